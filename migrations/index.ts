@@ -1,0 +1,4 @@
+/** Every migration, in order. Listed explicitly so ts-jest, tsc output and the CLI load the same set. */
+import { InitialSchema1763700000000 } from './1763700000000-InitialSchema.js';
+
+export const MIGRATIONS = [InitialSchema1763700000000];

@@ -1,0 +1,51 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { AnalyticsModule } from './analytics/analytics.module.js';
+import { AuthModule } from './auth/auth.module.js';
+import { BrandsModule } from './brands/brands.module.js';
+import { ClientsModule } from './clients/clients.module.js';
+import type { AppConfig } from './common/config/app-config.js';
+import { AppConfigModule } from './common/config/config.module.js';
+import { HttpExceptionFilter } from './common/errors/http-exception.filter.js';
+import { DeliveryLocationsModule } from './delivery-locations/delivery-locations.module.js';
+import { HealthModule } from './health/health.module.js';
+import { ImagesModule } from './images/images.module.js';
+import { CacheModule } from './infrastructure/cache/cache.module.js';
+import { DatabaseModule } from './infrastructure/database/database.module.js';
+import { LoggingModule } from './infrastructure/logging/logging.module.js';
+import { LocationsModule } from './locations/locations.module.js';
+import { ProductionRunsModule } from './production-runs/production-runs.module.js';
+import { SeedModule } from './seed/seed.module.js';
+import { StorageLocationsModule } from './storage-locations/storage-locations.module.js';
+import { TrackersModule } from './trackers/trackers.module.js';
+import { UsersModule } from './users/users.module.js';
+
+/** Root module, built from an already-validated config (main.ts, the CLI and tests each make one). */
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        AppConfigModule.forRoot(config),
+        LoggingModule,
+        DatabaseModule,
+        CacheModule,
+        AuthModule,
+        UsersModule,
+        ClientsModule,
+        BrandsModule,
+        ProductionRunsModule,
+        StorageLocationsModule,
+        DeliveryLocationsModule,
+        TrackersModule,
+        LocationsModule,
+        AnalyticsModule,
+        ImagesModule,
+        HealthModule,
+        SeedModule,
+      ],
+      providers: [{ provide: APP_FILTER, useClass: HttpExceptionFilter }],
+    };
+  }
+}

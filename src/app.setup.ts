@@ -1,0 +1,51 @@
+import { RequestMethod, type INestApplication } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import cookieParser from 'cookie-parser';
+import helmet from 'helmet';
+import { Logger } from 'nestjs-pino';
+import type { AppConfig } from './common/config/app-config.js';
+import { createValidationPipe } from './common/http/validation.pipe.js';
+
+export const API_PREFIX = 'api/v1';
+
+/**
+ * Everything about the HTTP app that is not a module: prefix, pipes, security headers, CORS,
+ * cookies and OpenAPI. Shared by main.ts and the test harness so tests run the real thing.
+ */
+export function configureApp(app: INestApplication, config: AppConfig): void {
+  const express = app as NestExpressApplication;
+  express.useLogger(app.get(Logger));
+  express.set('trust proxy', config.trustProxy ? 1 : false);
+  express.disable('x-powered-by');
+  app.setGlobalPrefix(API_PREFIX, { exclude: [{ path: 'health/db-pool', method: RequestMethod.GET }] });
+  app.useGlobalPipes(createValidationPipe());
+  app.use(
+    helmet({
+      // Swagger UI needs inline styles; images set their own stricter CSP.
+      contentSecurityPolicy: { directives: { 'script-src': ["'self'"], 'style-src': ["'self'", "'unsafe-inline'"] } },
+    }),
+  );
+  app.use(cookieParser());
+  app.enableCors({
+    origin: config.corsOrigins.includes('*') ? true : config.corsOrigins,
+    credentials: true,
+    exposedHeaders: ['X-Request-ID', 'X-Cache', 'Content-Disposition', 'Retry-After'],
+  });
+  express.useBodyParser('json', { limit: '8mb' });
+  express.useBodyParser('urlencoded', { extended: false, limit: '64kb' });
+
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Tracker Pipeline Service')
+      .setDescription('Trackers through production runs: status history, location aggregation, analytics, images.')
+      .setVersion('1')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
+      .build(),
+  );
+  SwaggerModule.setup('docs', app, document, {
+    jsonDocumentUrl: 'openapi.json',
+    swaggerOptions: { persistAuthorization: true },
+  });
+}

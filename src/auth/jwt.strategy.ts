@@ -1,0 +1,49 @@
+import { Inject, Injectable, UnauthorizedException } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
+import { ExtractJwt, Strategy } from 'passport-jwt';
+import type { AuthUser } from '../common/auth/auth-user.js';
+import { INVALID_CREDENTIALS } from '../common/auth/auth.guard.js';
+import type { AppConfig } from '../common/config/app-config.js';
+import { APP_CONFIG } from '../common/config/config.module.js';
+import { UsersRepository } from '../users/users.repository.js';
+import { RevocationService } from './revocation.service.js';
+import { isWellFormed, type TokenClaims } from './token.service.js';
+
+/**
+ * Bearer access tokens: passport-jwt checks signature, HS256, iss, aud and exp; here we require
+ * the claims to be complete, the type to be `access`, the jti not revoked and the user active —
+ * loaded fresh so role and client_list changes apply on the next request.
+ */
+@Injectable()
+export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly users: UsersRepository,
+    private readonly revocations: RevocationService,
+  ) {
+    super({
+      jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
+      secretOrKey: config.jwtSecret as string,
+      algorithms: ['HS256'],
+      issuer: config.jwtIssuer,
+      audience: config.jwtAudience,
+      ignoreExpiration: false,
+    });
+  }
+
+  async validate(claims: Partial<TokenClaims>): Promise<AuthUser> {
+    if (!isWellFormed(claims, 'access')) throw new UnauthorizedException({ detail: INVALID_CREDENTIALS });
+    if (await this.revocations.isRevoked(claims.jti)) throw new UnauthorizedException({ detail: INVALID_CREDENTIALS });
+    const user = await this.users.findActiveById(Number(claims.sub));
+    if (!user) throw new UnauthorizedException({ detail: INVALID_CREDENTIALS });
+    return {
+      id: user.id,
+      email: user.email,
+      name: user.name,
+      roles: user.roles,
+      clientIds: user.client_list,
+      tokenId: claims.jti,
+      tokenExpiresAt: new Date(claims.exp * 1000),
+    };
+  }
+}

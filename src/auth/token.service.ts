@@ -1,0 +1,77 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { JwtService } from '@nestjs/jwt';
+import { randomUUID } from 'node:crypto';
+import type { AppConfig } from '../common/config/app-config.js';
+import { APP_CONFIG } from '../common/config/config.module.js';
+
+export type TokenType = 'access' | 'refresh';
+
+export interface TokenClaims {
+  sub: string;
+  exp: number;
+  iat: number;
+  iss: string;
+  aud: string;
+  jti: string;
+  token_type: TokenType;
+}
+
+export interface IssuedToken {
+  token: string;
+  jti: string;
+  expiresAt: Date;
+}
+
+/** Signs and verifies JWTs: HS256 only, iss/aud pinned, exp required, random jti (contract §2). */
+@Injectable()
+export class TokenService {
+  constructor(
+    private readonly jwt: JwtService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  issue(userId: number, type: TokenType): IssuedToken {
+    const lifetimeSeconds =
+      type === 'access' ? this.config.accessTokenExpireMinutes * 60 : this.config.refreshTokenExpireDays * 86400;
+    const jti = randomUUID();
+    const token = this.jwt.sign(
+      { token_type: type },
+      {
+        algorithm: 'HS256',
+        subject: String(userId),
+        issuer: this.config.jwtIssuer,
+        audience: this.config.jwtAudience,
+        expiresIn: lifetimeSeconds,
+        jwtid: jti,
+      },
+    );
+    const claims = this.jwt.decode<TokenClaims>(token);
+    return { token, jti, expiresAt: new Date(claims.exp * 1000) };
+  }
+
+  /** Verifies signature, algorithm, iss, aud, exp (required) and token_type; null when invalid. */
+  verify(token: string, expected: TokenType): TokenClaims | null {
+    try {
+      const claims = this.jwt.verify<TokenClaims>(token, {
+        algorithms: ['HS256'],
+        issuer: this.config.jwtIssuer,
+        audience: this.config.jwtAudience,
+      });
+      return isWellFormed(claims, expected) ? claims : null;
+    } catch {
+      return null;
+    }
+  }
+}
+
+export function isWellFormed(claims: Partial<TokenClaims>, expected: TokenType): claims is TokenClaims {
+  return (
+    typeof claims.exp === 'number' &&
+    typeof claims.iat === 'number' &&
+    typeof claims.sub === 'string' &&
+    /^[1-9]\d{0,9}$/.test(claims.sub) &&
+    typeof claims.jti === 'string' &&
+    /^[0-9a-f-]{36}$/i.test(claims.jti) &&
+    claims.token_type === expected
+  );
+}

@@ -1,0 +1,61 @@
+import type { AuthUser } from './auth-user.js';
+import { isAdmin } from './auth-user.js';
+
+/**
+ * What data a caller may see (contract §1), turned into SQL by repositories.
+ * Admin scope is an explicit value, never a missing one. Repositories take the scope as the first
+ * argument of every read/write and add `scope.clientFilter(...)` inside their query, so no method
+ * can forget it and nothing is loaded before being filtered.
+ *
+ * The hierarchy client → brand → run → tracker is walked through production_runs.client_id
+ * (kept equal to the brand's client by a trigger), so one indexed column decides visibility.
+ */
+export class AccessScope {
+  private constructor(
+    readonly all: boolean,
+    readonly clientIds: readonly number[],
+    readonly userId: number | null,
+  ) {}
+
+  static admin(userId: number | null = null): AccessScope {
+    return new AccessScope(true, [], userId);
+  }
+
+  static clients(clientIds: readonly number[], userId: number | null = null): AccessScope {
+    return new AccessScope(false, [...new Set(clientIds)].sort((a, b) => a - b), userId);
+  }
+
+  static of(user: AuthUser): AccessScope {
+    return isAdmin(user) ? AccessScope.admin(user.id) : AccessScope.clients(user.clientIds, user.id);
+  }
+
+  /**
+   * SQL condition restricting `clientIdColumn` (e.g. `pr.client_id`) to the scope. Pushes its
+   * parameter onto `params` and references it by position, so it composes with other conditions.
+   */
+  clientFilter(clientIdColumn: string, params: unknown[]): string {
+    if (this.all) return 'TRUE';
+    params.push(this.clientIds);
+    return `${clientIdColumn} = ANY($${params.length}::int[])`;
+  }
+
+  /** Condition that a production run (by id column) is visible. */
+  runFilter(runIdColumn: string, params: unknown[]): string {
+    if (this.all) return 'TRUE';
+    params.push(this.clientIds);
+    return `EXISTS (SELECT 1 FROM production_runs scope_pr WHERE scope_pr.id = ${runIdColumn} AND scope_pr.client_id = ANY($${params.length}::int[]))`;
+  }
+
+  /** Condition that a tracker (by id column) is visible. */
+  trackerFilter(trackerIdColumn: string, params: unknown[]): string {
+    if (this.all) return 'TRUE';
+    params.push(this.clientIds);
+    return `EXISTS (SELECT 1 FROM trackers scope_t JOIN production_runs scope_pr ON scope_pr.id = scope_t.production_run_id
+      WHERE scope_t.id = ${trackerIdColumn} AND scope_pr.client_id = ANY($${params.length}::int[]))`;
+  }
+
+  /** Stable identity of the scope for cache keys: callers with equal visibility share entries. */
+  get cacheKey(): string {
+    return this.all ? 'all' : `c:${this.clientIds.join(',')}`;
+  }
+}

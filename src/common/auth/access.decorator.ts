@@ -1,0 +1,25 @@
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { ApiBearerAuth, ApiForbiddenResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import type { Role } from '../../users/entities/user.entity.js';
+
+export const ACCESS_ROLES = 'access:roles';
+export const PUBLIC_ROUTE = 'access:public';
+
+/**
+ * The one access decorator: which roles a route admits (contract §1), enforced by the global
+ * AuthGuard and documented in OpenAPI (bearer + 401/403). A route without @Access or @Public is
+ * admin-only (fail closed).
+ */
+export function Access(...roles: Role[]): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    SetMetadata(ACCESS_ROLES, roles),
+    ApiBearerAuth(),
+    ApiUnauthorizedResponse({ description: 'Missing, invalid, expired or revoked token: `{"detail":"Not authenticated"}` / `{"detail":"Could not validate credentials"}`' }),
+    ApiForbiddenResponse({ description: 'Role not allowed: `{"detail":"Not enough permissions"}`' }),
+  );
+}
+
+/** No token needed (login, refresh, public image bytes, docs). */
+export function Public(): MethodDecorator & ClassDecorator {
+  return SetMetadata(PUBLIC_ROUTE, true);
+}

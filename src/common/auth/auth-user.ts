@@ -1,0 +1,17 @@
+import type { Role } from '../../users/entities/user.entity.js';
+
+/** The caller, as loaded fresh from the users table on every request (never from token claims). */
+export interface AuthUser {
+  id: number;
+  email: string;
+  name: string;
+  roles: Role[];
+  clientIds: number[];
+  /** jti and expiry of the access token used, so logout can revoke it. */
+  tokenId: string;
+  tokenExpiresAt: Date;
+}
+
+export function isAdmin(user: Pick<AuthUser, 'roles'>): boolean {
+  return user.roles.includes('admin');
+}

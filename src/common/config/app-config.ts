@@ -1,0 +1,173 @@
+/**
+ * Typed configuration, parsed once from the environment (contract §9).
+ * `loadConfig` is pure so tests can build apps with their own settings; every bad
+ * variable is reported by name and the process exits non-zero (see main.ts).
+ */
+export type NodeEnv = 'development' | 'test' | 'production';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface AppConfig {
+  port: number;
+  nodeEnv: NodeEnv;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  embeddedPgPort: number;
+  redisUrl: string | undefined;
+  jwtSecret: string | undefined;
+  jwtIssuer: string;
+  jwtAudience: string;
+  accessTokenExpireMinutes: number;
+  refreshTokenExpireDays: number;
+  uploadDir: string;
+  imageMaxBytes: number;
+  importMaxBytes: number;
+  cacheTtlSeconds: number;
+  hourlyHistoryDays: number;
+  dbPoolSize: number;
+  dbConnectionTimeoutMs: number;
+  dbStatementTimeoutMs: number;
+  usingPgbouncer: boolean;
+  corsOrigins: string[];
+  logLevel: LogLevel;
+  adminEmail: string;
+  adminPassword: string | undefined;
+  seedDemoData: boolean;
+  trustProxy: boolean;
+  rawRetentionDays: number;
+  metricsToken: string | undefined;
+  /** Prefix of every cache key, so several deployments (or test apps) can share one Redis. */
+  cachePrefix: string;
+}
+
+export class ConfigValidationError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+class Reader {
+  readonly problems: string[] = [];
+  constructor(private readonly env: Env) {}
+
+  private raw(name: string): string | undefined {
+    const value = this.env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  }
+
+  string(name: string, fallback: string): string {
+    return this.raw(name) ?? fallback;
+  }
+
+  optional(name: string): string | undefined {
+    return this.raw(name);
+  }
+
+  int(name: string, fallback: number, min: number, max: number): number {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (!/^-?\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+      this.problems.push(`${name} must be an integer between ${min} and ${max} (got "${value}")`);
+      return fallback;
+    }
+    return Number(value);
+  }
+
+  bool(name: string, fallback: boolean): boolean {
+    const value = this.raw(name)?.toLowerCase();
+    if (value === undefined) return fallback;
+    if (['true', '1', 'yes'].includes(value)) return true;
+    if (['false', '0', 'no'].includes(value)) return false;
+    this.problems.push(`${name} must be true or false (got "${value}")`);
+    return fallback;
+  }
+
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (!(allowed as readonly string[]).includes(value)) {
+      this.problems.push(`${name} must be one of ${allowed.join(', ')} (got "${value}")`);
+      return fallback;
+    }
+    return value as T;
+  }
+
+  url(name: string, protocols: string[]): string | undefined {
+    const value = this.raw(name);
+    if (value === undefined) return undefined;
+    try {
+      const parsed = new URL(value);
+      if (!protocols.includes(parsed.protocol)) throw new Error('protocol');
+      return value;
+    } catch {
+      this.problems.push(`${name} must be a ${protocols.join(' or ')}// URL`);
+      return undefined;
+    }
+  }
+}
+
+const MB = 1024 * 1024;
+
+export function loadConfig(env: Env): AppConfig {
+  const r = new Reader(env);
+  const nodeEnv = r.oneOf<NodeEnv>('NODE_ENV', ['development', 'test', 'production'], 'development');
+  const jwtSecret = r.optional('JWT_SECRET');
+  if (nodeEnv === 'production' && (jwtSecret === undefined || jwtSecret.length < 32)) {
+    r.problems.push('JWT_SECRET must be set to at least 32 characters when NODE_ENV=production');
+  }
+  const adminEmail = r.string('ADMIN_EMAIL', 'admin@example.com');
+  if (!/^[^@\s]+@[^@\s]+$/.test(adminEmail)) r.problems.push('ADMIN_EMAIL must be an e-mail address');
+  const adminPassword = r.optional('ADMIN_PASSWORD');
+  if (adminPassword !== undefined && adminPassword.length < 8) {
+    r.problems.push('ADMIN_PASSWORD must be at least 8 characters');
+  }
+  const corsOrigins = (r.optional('CORS_ORIGINS') ?? '')
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter(Boolean);
+  for (const origin of corsOrigins) {
+    if (origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin)) {
+      r.problems.push(`CORS_ORIGINS entry "${origin}" must look like https://host[:port]`);
+    }
+  }
+
+  const config: AppConfig = {
+    port: r.int('PORT', 3000, 0, 65535),
+    nodeEnv,
+    databaseUrl: r.url('DATABASE_URL', ['postgres:', 'postgresql:']),
+    dataDir: r.string('DATA_DIR', './data'),
+    embeddedPgPort: r.int('EMBEDDED_PG_PORT', 54329, 1024, 65535),
+    redisUrl: r.url('REDIS_URL', ['redis:', 'rediss:']),
+    jwtSecret,
+    jwtIssuer: r.string('JWT_ISSUER', 'tracker-pipeline'),
+    jwtAudience: r.string('JWT_AUDIENCE', 'tracker-pipeline-api'),
+    accessTokenExpireMinutes: r.int('ACCESS_TOKEN_EXPIRE_MINUTES', 30, 1, 24 * 60),
+    refreshTokenExpireDays: r.int('REFRESH_TOKEN_EXPIRE_DAYS', 7, 1, 365),
+    uploadDir: r.string('UPLOAD_DIR', ''),
+    imageMaxBytes: r.int('IMAGE_MAX_BYTES', 10 * MB, 1, 1024 * MB),
+    importMaxBytes: r.int('IMPORT_MAX_BYTES', 20 * MB, 1, 1024 * MB),
+    cacheTtlSeconds: r.int('CACHE_TTL_SECONDS', 60, 1, 86400),
+    hourlyHistoryDays: r.int('HOURLY_HISTORY_DAYS', 7, 0, 3650),
+    dbPoolSize: r.int('DB_POOL_SIZE', 10, 1, 500),
+    dbConnectionTimeoutMs: r.int('DB_CONNECTION_TIMEOUT_MS', 3000, 100, 60000),
+    dbStatementTimeoutMs: r.int('DB_STATEMENT_TIMEOUT_MS', 30000, 100, 3600000),
+    usingPgbouncer: r.bool('USING_PGBOUNCER', false),
+    corsOrigins,
+    logLevel: r.oneOf<LogLevel>(
+      'LOG_LEVEL',
+      ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+      nodeEnv === 'test' ? 'silent' : 'info',
+    ),
+    adminEmail: adminEmail.toLowerCase(),
+    adminPassword,
+    seedDemoData: r.bool('SEED_DEMO_DATA', true),
+    trustProxy: r.bool('TRUST_PROXY', false),
+    rawRetentionDays: r.int('RAW_RETENTION_DAYS', 0, 0, 36500),
+    metricsToken: r.optional('METRICS_TOKEN'),
+    cachePrefix: r.string('CACHE_PREFIX', 'tps'),
+  };
+  if (config.uploadDir === '') config.uploadDir = `${config.dataDir}/uploads`;
+  if (r.problems.length > 0) throw new ConfigValidationError(r.problems);
+  return config;
+}

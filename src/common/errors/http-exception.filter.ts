@@ -1,0 +1,90 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { QueryFailedError } from 'typeorm';
+
+interface PgError {
+  code?: string;
+  constraint?: string;
+}
+
+/** Connection-level failures that mean "the database is unreachable", answered with 503. */
+const UNAVAILABLE_MESSAGES = [/timeout exceeded when trying to connect/i, /Connection terminated/i, /ECONNREFUSED/, /ECONNRESET/, /connect ETIMEDOUT/];
+const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300', '08000', '08003', '08006', '08001', '08004', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT']);
+
+/**
+ * The one exception filter: every error leaves as `{"detail": string}` (plus `errors` for 422).
+ * Unknown errors become a bare 500 and are logged with the request id — never a stack, SQL or path
+ * in a response.
+ */
+@Catch()
+export class HttpExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('HttpExceptionFilter');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const response = http.getResponse<Response>();
+    const request = http.getRequest<Request & { id?: string }>();
+    if (response.headersSent) {
+      // A streamed response failed midway: the status is gone, so end the stream.
+      this.logger.error({ err: exception, reqId: request.id }, 'error after response started');
+      response.destroy();
+      return;
+    }
+    const { status, body, headers } = this.describe(exception);
+    if (status >= 500) {
+      this.logger.error({ err: exception, reqId: request.id, path: request.path }, `request failed with ${status}`);
+    }
+    for (const [name, value] of Object.entries(headers ?? {})) response.setHeader(name, value);
+    response.status(status).json(body);
+  }
+
+  private describe(exception: unknown): { status: number; body: Record<string, unknown>; headers?: Record<string, string> } {
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      const payload = exception.getResponse();
+      const headers = status === HttpStatus.UNAUTHORIZED ? { 'WWW-Authenticate': 'Bearer' } : undefined;
+      if (typeof payload === 'object' && payload !== null && typeof (payload as { detail?: unknown }).detail === 'string') {
+        return { status, body: payload as Record<string, unknown>, headers };
+      }
+      return { status, body: { detail: defaultDetail(status, payload) }, headers };
+    }
+    const bodyParserError = exception as { type?: string; status?: number };
+    if (bodyParserError?.type === 'entity.parse.failed') {
+      return { status: 422, body: { detail: 'Validation failed: body: malformed JSON', errors: [{ field: 'body', message: 'malformed JSON' }] } };
+    }
+    if (bodyParserError?.type === 'entity.too.large') {
+      return { status: 413, body: { detail: 'Request body too large' } };
+    }
+    if (typeof bodyParserError?.type === 'string' && typeof bodyParserError.status === 'number' && bodyParserError.status < 500) {
+      return { status: bodyParserError.status === 400 ? 422 : bodyParserError.status, body: { detail: 'Validation failed: body: unreadable request body' } };
+    }
+    if (exception instanceof QueryFailedError) {
+      const pg = exception.driverError as PgError;
+      if (pg?.code === '23505') return { status: 409, body: { detail: 'Resource already exists' } };
+      if (pg?.code === '23503') return { status: 409, body: { detail: 'Resource is still referenced' } };
+      if (pg?.code === '57014') return { status: 503, body: { detail: 'Service temporarily unavailable' } };
+    }
+    if (isDatabaseUnavailable(exception)) {
+      return { status: 503, body: { detail: 'Service temporarily unavailable' }, headers: { 'Retry-After': '1' } };
+    }
+    return { status: 500, body: { detail: 'Internal server error' } };
+  }
+}
+
+export function isDatabaseUnavailable(exception: unknown): boolean {
+  const err = (exception instanceof QueryFailedError ? exception.driverError : exception) as PgError & { message?: string };
+  if (!err) return false;
+  if (err.code && UNAVAILABLE_CODES.has(err.code)) return true;
+  return typeof err.message === 'string' && UNAVAILABLE_MESSAGES.some((re) => re.test(err.message as string));
+}
+
+function defaultDetail(status: number, payload: unknown): string {
+  if (typeof payload === 'string') return payload;
+  const message = (payload as { message?: unknown })?.message;
+  if (status === 404 && (message === undefined || /^Cannot (GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) /.test(String(message)))) {
+    return 'Not Found';
+  }
+  if (typeof message === 'string') return message;
+  if (Array.isArray(message)) return message.join('; ');
+  return HttpStatus[status]?.toString() ?? 'Error';
+}

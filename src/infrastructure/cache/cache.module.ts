@@ -1,0 +1,37 @@
+import { Global, Module } from '@nestjs/common';
+import { CacheModule as NestCacheModule } from '@nestjs/cache-manager';
+import KeyvRedis from '@keyv/redis';
+import { Keyv } from 'keyv';
+import type { AppConfig } from '../../common/config/app-config.js';
+import { APP_CONFIG } from '../../common/config/config.module.js';
+import { CacheService } from './cache.service.js';
+import { connectRedis, REDIS_CLIENT, type RedisConnection } from './redis-client.js';
+
+/** The single Redis connection of the process (null without REDIS_URL). */
+@Module({
+  providers: [{ provide: REDIS_CLIENT, inject: [APP_CONFIG], useFactory: (c: AppConfig) => (c.redisUrl ? connectRedis(c.redisUrl) : null) }],
+  exports: [REDIS_CLIENT],
+})
+export class RedisModule {}
+
+/**
+ * @nestjs/cache-manager over Redis (@keyv/redis) when REDIS_URL is set, else an in-process store.
+ * Application code uses CacheService only.
+ */
+@Global()
+@Module({
+  imports: [
+    RedisModule,
+    NestCacheModule.registerAsync({
+      imports: [RedisModule],
+      inject: [APP_CONFIG, REDIS_CLIENT],
+      useFactory: (config: AppConfig, redis: RedisConnection | null) => ({
+        ttl: config.cacheTtlSeconds * 1000,
+        stores: redis ? [new Keyv({ store: new KeyvRedis(redis as never, { throwOnErrors: true }), useKeyPrefix: false })] : undefined,
+      }),
+    }),
+  ],
+  providers: [CacheService],
+  exports: [CacheService, RedisModule],
+})
+export class CacheModule {}

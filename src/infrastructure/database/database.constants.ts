@@ -1,0 +1,1 @@
+export const EMBEDDED_DATABASE_NAME = 'tracker_pipeline';

@@ -1,0 +1,22 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import type { AppConfig } from '../../common/config/app-config.js';
+import { APP_CONFIG } from '../../common/config/config.module.js';
+import { dataSourceOptions } from './data-source-options.js';
+import { DatabasePool } from './database-pool.js';
+
+/** TypeORM on `pg`. Migrations run at start (never synchronize). The URL is resolved in main.ts. */
+@Module({
+  imports: [
+    TypeOrmModule.forRootAsync({
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => {
+        if (!config.databaseUrl) throw new Error('DATABASE_URL was not resolved before boot');
+        return { ...dataSourceOptions(config, config.databaseUrl), migrationsRun: true, retryAttempts: 3, retryDelay: 1000 };
+      },
+    }),
+  ],
+  providers: [DatabasePool],
+  exports: [DatabasePool],
+})
+export class DatabaseModule {}

@@ -1,0 +1,12 @@
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+
+@Entity('storage_locations')
+export class StorageLocationEntity {
+  @PrimaryGeneratedColumn() id: number;
+  @Column('text') name: string;
+  @Column('text', { nullable: true }) address: string | null;
+  @Column('double precision', { nullable: true }) latitude: number | null;
+  @Column('double precision', { nullable: true }) longitude: number | null;
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' }) updatedAt: Date;
+}
