@@ -34,3 +34,45 @@ describe('Foundation: HTTP conventions', () => {
     expect(res.headers['x-powered-by']).toBeUndefined();
   });
 });
+
+describe('Foundation: errors never leak internals', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('answers 401 Not authenticated with WWW-Authenticate when a protected route has no token', async () => {
+    const res = await t.http().get('/api/v1/users/me');
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ detail: 'Not authenticated' });
+    expect(res.headers['www-authenticate']).toBe('Bearer');
+  });
+
+  it('answers 401 Could not validate credentials for a garbage token', async () => {
+    const res = await t.http().get('/api/v1/users/me').set('Authorization', 'Bearer not.a.jwt');
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ detail: 'Could not validate credentials' });
+  });
+
+  it('turns an unexpected database error into a bare 500 with the request id header', async () => {
+    const admin = await t.factories.admin();
+    await t.db.query('ALTER TABLE revoked_tokens RENAME TO revoked_tokens_moved');
+    try {
+      const res = await t.http().get('/api/v1/users/me').set(admin.auth).set('X-Request-ID', 'req-500-test');
+      expect(res.status).toBe(500);
+      expect(res.body).toEqual({ detail: 'Internal server error' });
+      expect(res.headers['x-request-id']).toBe('req-500-test');
+      expect(res.text).not.toMatch(/revoked_tokens|SELECT|at .*\.js|\/work\//);
+    } finally {
+      await t.db.query('ALTER TABLE revoked_tokens_moved RENAME TO revoked_tokens');
+    }
+  });
+
+  it('answers a malformed JSON body with 422 in the validation shape', async () => {
+    const res = await t.http().post('/api/v1/auth/login/json').set('Content-Type', 'application/json').send('{"email": ');
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toMatch(/^Validation failed: body: /);
+    expect(res.body.errors).toEqual([{ field: 'body', message: 'malformed JSON' }]);
+  });
+});

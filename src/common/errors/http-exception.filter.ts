@@ -39,6 +39,20 @@ export class HttpExceptionFilter implements ExceptionFilter {
   }
 
   private describe(exception: unknown): { status: number; body: Record<string, unknown>; headers?: Record<string, string> } {
+    // Express wraps body-parser failures in an HttpException; the cause says what really happened.
+    const bodyParserError = (exception instanceof HttpException ? exception.cause : exception) as { type?: string; status?: number } | undefined;
+    if (bodyParserError?.type === 'entity.parse.failed') {
+      return { status: 422, body: { detail: 'Validation failed: body: malformed JSON', errors: [{ field: 'body', message: 'malformed JSON' }] } };
+    }
+    if (bodyParserError?.type === 'entity.too.large') {
+      return { status: 413, body: { detail: 'Request body too large' } };
+    }
+    if (typeof bodyParserError?.type === 'string' && typeof bodyParserError.status === 'number' && bodyParserError.status < 500) {
+      return {
+        status: bodyParserError.status === 400 ? 422 : bodyParserError.status,
+        body: { detail: 'Validation failed: body: unreadable request body', errors: [{ field: 'body', message: 'unreadable request body' }] },
+      };
+    }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       const payload = exception.getResponse();
@@ -47,16 +61,6 @@ export class HttpExceptionFilter implements ExceptionFilter {
         return { status, body: payload as Record<string, unknown>, headers };
       }
       return { status, body: { detail: defaultDetail(status, payload) }, headers };
-    }
-    const bodyParserError = exception as { type?: string; status?: number };
-    if (bodyParserError?.type === 'entity.parse.failed') {
-      return { status: 422, body: { detail: 'Validation failed: body: malformed JSON', errors: [{ field: 'body', message: 'malformed JSON' }] } };
-    }
-    if (bodyParserError?.type === 'entity.too.large') {
-      return { status: 413, body: { detail: 'Request body too large' } };
-    }
-    if (typeof bodyParserError?.type === 'string' && typeof bodyParserError.status === 'number' && bodyParserError.status < 500) {
-      return { status: bodyParserError.status === 400 ? 422 : bodyParserError.status, body: { detail: 'Validation failed: body: unreadable request body' } };
     }
     if (exception instanceof QueryFailedError) {
       const pg = exception.driverError as PgError;

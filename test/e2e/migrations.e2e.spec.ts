@@ -1,0 +1,54 @@
+import { DataSource } from 'typeorm';
+import { loadConfig } from '../../src/common/config/app-config.js';
+import { dataSourceOptions } from '../../src/infrastructure/database/data-source-options.js';
+import { MIGRATIONS } from '../../migrations/index.js';
+import { createTestDatabase, databaseUrl, dropTestDatabase } from '../support/database.js';
+
+const relations = async (ds: DataSource) =>
+  (
+    await ds.query<{ name: string }[]>(
+      `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_name <> 'migrations' ORDER BY 1`,
+    )
+  ).map((r) => r.name);
+
+describe('migrations', () => {
+  let name: string;
+  let ds: DataSource;
+  beforeAll(async () => {
+    name = await createTestDatabase({ migrated: false });
+    ds = new DataSource(dataSourceOptions(loadConfig({ NODE_ENV: 'test' }), databaseUrl(name)));
+    await ds.initialize();
+  });
+  afterAll(async () => {
+    await ds.destroy();
+    await dropTestDatabase(name);
+  });
+
+  it('go up, down and up again cleanly on an empty database', async () => {
+    expect(await relations(ds)).toEqual([]);
+    await ds.runMigrations();
+    const created = await relations(ds);
+    expect(created).toEqual(
+      expect.arrayContaining([
+        'users', 'revoked_tokens', 'clients', 'brands', 'production_runs', 'storage_locations', 'delivery_locations',
+        'trackers', 'tracker_status_history', 'location_reports', 'location_history_hourly', 'location_history_daily',
+        'location_history', 'images',
+      ]),
+    );
+    for (let i = 0; i < MIGRATIONS.length; i++) await ds.undoLastMigration();
+    expect(await relations(ds)).toEqual([]);
+    await ds.runMigrations();
+    expect(await relations(ds)).toEqual(created);
+  });
+
+  it('keeps production_runs.client_id equal to the brand client (trigger)', async () => {
+    const [c1] = await ds.query(`INSERT INTO clients (name) VALUES ('m-c1') RETURNING id`);
+    const [c2] = await ds.query(`INSERT INTO clients (name) VALUES ('m-c2') RETURNING id`);
+    const [b] = await ds.query(`INSERT INTO brands (name, client_id) VALUES ('m-b', $1) RETURNING id`, [c1.id]);
+    const [run] = await ds.query(`INSERT INTO production_runs (description, brand_id) VALUES ('r', $1) RETURNING client_id`, [b.id]);
+    expect(run.client_id).toBe(c1.id);
+    await ds.query(`UPDATE brands SET client_id = $1 WHERE id = $2`, [c2.id, b.id]);
+    const [moved] = await ds.query(`SELECT client_id FROM production_runs WHERE brand_id = $1`, [b.id]);
+    expect(moved.client_id).toBe(c2.id);
+  });
+});
