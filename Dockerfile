@@ -1,6 +1,8 @@
 # syntax=docker/dockerfile:1
+# Node 26 is the active LTS line in late 2026; override with --build-arg NODE_VERSION=24 if needed.
+ARG NODE_VERSION=26
 # Multi-stage build: compile with dev dependencies, ship only production ones, run as non-root.
-FROM node:22-bookworm-slim AS build
+FROM node:${NODE_VERSION}-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -10,12 +12,12 @@ COPY migrations ./migrations
 COPY bench ./bench
 RUN npx nest build
 
-FROM node:22-bookworm-slim AS deps
+FROM node:${NODE_VERSION}-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 
-FROM node:22-bookworm-slim
+FROM node:${NODE_VERSION}-bookworm-slim
 ENV NODE_ENV=production PORT=3000 DATA_DIR=/data UPLOAD_DIR=/data/uploads
 WORKDIR /app
 RUN mkdir -p /data && chown node:node /data
