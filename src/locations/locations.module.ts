@@ -1,4 +1,18 @@
 import { Module } from '@nestjs/common';
+import { LocationHistoryService } from './location-history.service.js';
+import { LocationIngestionService } from './location-ingestion.service.js';
+import { LocationRebuildService } from './location-rebuild.service.js';
+import { LocationsController } from './locations.controller.js';
+import { LocationsDemoSeeder } from './locations-demo.seeder.js';
+import { LocationsRepository } from './locations.repository.js';
 
-@Module({})
+/**
+ * Location pipeline (contract §5): report ingestion with in-transaction hourly/daily aggregation,
+ * location history, latest locations, rebuild from raw, and demo reports.
+ */
+@Module({
+  controllers: [LocationsController],
+  providers: [LocationsRepository, LocationIngestionService, LocationHistoryService, LocationRebuildService, LocationsDemoSeeder],
+  exports: [LocationIngestionService, LocationHistoryService, LocationRebuildService, LocationsDemoSeeder],
+})
 export class LocationsModule {}

@@ -1,0 +1,56 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsDate, IsIn, IsOptional } from 'class-validator';
+import { PaginationQuery } from '../../common/http/pagination.js';
+import { parseIsoTimestamp } from '../iso-timestamp.js';
+import type { HistoryGranularity } from '../locations.repository.js';
+
+/** ISO 8601 date or date-time (UTC when no offset) → Date; anything else stays a string for @IsDate to reject. */
+function QueryTimestamp(): PropertyDecorator {
+  return Transform(({ value }) => {
+    const ms = parseIsoTimestamp(value, { allowDateOnly: true });
+    return ms === null ? value : new Date(ms);
+  });
+}
+
+export const GRANULARITIES: HistoryGranularity[] = ['auto', 'hourly', 'daily'];
+
+/** Query of GET /trackers/{id}/location-history (contract §5). */
+export class LocationHistoryQuery extends PaginationQuery {
+  @ApiPropertyOptional({
+    type: String,
+    format: 'date-time',
+    description: 'Inclusive lower bound on the bucket start. ISO 8601 date or date-time; without an offset it is UTC.',
+    example: '2026-11-01T00:00:00Z',
+  })
+  @IsOptional()
+  @QueryTimestamp()
+  @IsDate({ message: 'must be an ISO 8601 date or date-time' })
+  start_date?: Date;
+
+  @ApiPropertyOptional({
+    type: String,
+    format: 'date-time',
+    description: 'Inclusive upper bound on the bucket start (a bare date means its midnight UTC). Must not be before start_date.',
+    example: '2026-11-21T23:00:00Z',
+  })
+  @IsOptional()
+  @QueryTimestamp()
+  @IsDate({ message: 'must be an ISO 8601 date or date-time' })
+  end_date?: Date;
+
+  @ApiPropertyOptional({
+    enum: GRANULARITIES,
+    default: 'auto',
+    description:
+      '`auto`: the combined history (hourly points from the start of today (UTC) minus HOURLY_HISTORY_DAYS on, daily points before); `hourly` / `daily`: that table only.',
+  })
+  @IsOptional()
+  @IsIn(GRANULARITIES)
+  granularity: HistoryGranularity = 'auto';
+
+  @ApiPropertyOptional({ enum: ['desc', 'asc'], default: 'desc', description: 'By bucket start.' })
+  @IsOptional()
+  @IsIn(['desc', 'asc'])
+  order: 'asc' | 'desc' = 'desc';
+}

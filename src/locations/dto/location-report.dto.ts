@@ -1,0 +1,36 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { MAX_REPORTS_PER_BATCH } from '../report-batch.js';
+
+/*
+ * OpenAPI documentation of the report bodies. The routes validate the items by hand (report-batch.ts),
+ * each on its own, so one bad report never fails its batch; these classes only describe the wire shape.
+ */
+
+/** A report on the tracker route (`POST /trackers/{id}/locations`): the tracker comes from the path. */
+export class TrackerLocationReportDto {
+  @ApiProperty({ format: 'date-time', description: 'ISO 8601; without an offset it is UTC. At most 5 minutes in the future.', example: '2026-11-21T10:42:13Z' })
+  timestamp: string;
+
+  @ApiProperty({ minimum: -90, maximum: 90, example: 52.52 }) latitude: number;
+  @ApiProperty({ minimum: -180, maximum: 180, example: 13.405 }) longitude: number;
+
+  @ApiProperty({ minimum: 0, description: 'Integer; reports below 2 are stored but not aggregated.', example: 3 })
+  confidence: number;
+
+  @ApiPropertyOptional({ minimum: 0, nullable: true, example: 12.5 }) accuracy_m?: number | null;
+  @ApiPropertyOptional({ maxLength: 64, nullable: true, example: 'gps' }) source?: string | null;
+}
+
+export class LocationReportDto extends TrackerLocationReportDto {
+  @ApiProperty({ minimum: 1, example: 1 }) tracker_id: number;
+}
+
+export class LocationReportBatchDto {
+  @ApiProperty({ type: [LocationReportDto], minItems: 1, maxItems: MAX_REPORTS_PER_BATCH })
+  reports: LocationReportDto[];
+}
+
+export class TrackerLocationReportBatchDto {
+  @ApiProperty({ type: [TrackerLocationReportDto], minItems: 1, maxItems: MAX_REPORTS_PER_BATCH })
+  reports: TrackerLocationReportDto[];
+}

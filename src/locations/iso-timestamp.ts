@@ -1,0 +1,40 @@
+/**
+ * Strict ISO 8601 parsing to epoch milliseconds (contract §0: any ISO 8601 date-time; without an
+ * offset it means UTC). `Date.parse` is not used because it reads offset-less times as local time
+ * and silently rolls invalid dates over (2026-02-30 → 2026-03-02); PostgreSQL would reject those,
+ * so they must be caught here. Fractions beyond milliseconds are truncated (the wire precision).
+ */
+const ISO_DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?)?$/;
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Earliest accepted instant: timestamps before the Unix epoch are treated as bad values. */
+export const MIN_YEAR = 1970;
+
+export function parseIsoTimestamp(value: unknown, options: { allowDateOnly?: boolean } = {}): number | null {
+  if (typeof value !== 'string' || value.length > 64) return null;
+  const m = ISO_DATE_TIME.exec(value);
+  if (!m) return null;
+  const [, ys, mos, ds, hs, mis, ss, fraction, , sign, ohs, oms] = m;
+  if (hs === undefined && !options.allowDateOnly) return null;
+  const year = +ys;
+  const month = +mos;
+  const day = +ds;
+  if (year < MIN_YEAR || month < 1 || month > 12 || day < 1) return null;
+  const leap = month === 2 && (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0));
+  if (day > DAYS_IN_MONTH[month - 1] + (leap ? 1 : 0)) return null;
+  const hour = hs === undefined ? 0 : +hs;
+  const minute = mis === undefined ? 0 : +mis;
+  const second = ss === undefined ? 0 : +ss;
+  if (hour > 23 || minute > 59 || second > 59) return null;
+  const millis = fraction === undefined ? 0 : +fraction.slice(0, 3).padEnd(3, '0');
+  let offsetMinutes = 0;
+  if (sign !== undefined) {
+    const oh = +ohs;
+    const om = oms === undefined ? 0 : +oms;
+    if (oh > 23 || om > 59) return null;
+    offsetMinutes = (sign === '-' ? -1 : 1) * (oh * 60 + om);
+  }
+  return Date.UTC(year, month - 1, day, hour, minute, second, millis) - offsetMinutes * 60_000;
+}

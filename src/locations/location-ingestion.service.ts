@@ -1,0 +1,81 @@
+import { Injectable } from '@nestjs/common';
+import { QueryFailedError } from 'typeorm';
+import type { AccessScope } from '../common/auth/access-scope.js';
+import { LocationsRepository } from './locations.repository.js';
+import { parseReports, type RejectedReport, type ReportColumns } from './report-batch.js';
+
+/** Response of both report routes (contract §5). */
+export interface IngestResult {
+  accepted: number;
+  duplicates: number;
+  rejected: RejectedReport[];
+  aggregated: number;
+  filtered_low_confidence: number;
+  filtered_manufacturing_region: number;
+}
+
+/** Deadlock, or a tracker deleted between the batch's check and its insert: safe to run again. */
+const RETRYABLE_CODES = new Set(['40P01', '40001', '23503']);
+const MAX_ATTEMPTS = 3;
+
+export const UNKNOWN_TRACKER_DETAIL = 'tracker_id: tracker not found';
+
+/**
+ * Location report ingestion: judges each report, stores the valid ones raw and maintains the
+ * hourly/daily aggregates in the same statement (see LocationsRepository.insertBatch).
+ */
+@Injectable()
+export class LocationIngestionService {
+  constructor(private readonly repository: LocationsRepository) {}
+
+  /**
+   * `items` are the request's plain report objects (already checked to be a list of 1..10 000).
+   * `pathTrackerId`: the tracker route, where items carry no tracker_id.
+   */
+  async ingest(scope: AccessScope, items: readonly unknown[], pathTrackerId?: number): Promise<IngestResult> {
+    const reports = parseReports(items, { now: Date.now(), pathTrackerId });
+    if (reports.index.length === 0) {
+      return { accepted: 0, duplicates: 0, rejected: reports.rejected, aggregated: 0, filtered_low_confidence: 0, filtered_manufacturing_region: 0 };
+    }
+    const outcome = await this.insertWithRetry(scope, reports);
+    const known = new Set(outcome.knownTrackerIds);
+    const unknownTracker: RejectedReport[] = [];
+    for (let i = 0; i < reports.index.length; i++) {
+      if (!known.has(reports.trackerId[i])) unknownTracker.push({ index: reports.index[i], detail: UNKNOWN_TRACKER_DETAIL });
+    }
+    const stored = reports.index.length - unknownTracker.length;
+    return {
+      accepted: outcome.accepted,
+      duplicates: stored - outcome.accepted,
+      rejected: mergeByIndex(reports.rejected, unknownTracker),
+      aggregated: outcome.aggregated,
+      filtered_low_confidence: outcome.filteredLowConfidence,
+      filtered_manufacturing_region: outcome.filteredManufacturingRegion,
+    };
+  }
+
+  private async insertWithRetry(scope: AccessScope, reports: ReportColumns) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.repository.insertBatch(scope, reports);
+      } catch (error) {
+        const code = error instanceof QueryFailedError ? (error.driverError as { code?: string }).code : undefined;
+        if (attempt >= MAX_ATTEMPTS || code === undefined || !RETRYABLE_CODES.has(code)) throw error;
+      }
+    }
+  }
+}
+
+/** Merges two index-ascending lists into one. */
+function mergeByIndex(a: RejectedReport[], b: RejectedReport[]): RejectedReport[] {
+  if (b.length === 0) return a;
+  if (a.length === 0) return b;
+  const out: RejectedReport[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    if (j >= b.length || (i < a.length && a[i].index < b[j].index)) out.push(a[i++]);
+    else out.push(b[j++]);
+  }
+  return out;
+}

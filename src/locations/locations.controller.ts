@@ -1,0 +1,96 @@
+import { Body, Controller, Get, HttpCode, NotFoundException, Param, Post, Query } from '@nestjs/common';
+import {
+  ApiBody,
+  ApiExtraModels,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  ApiUnprocessableEntityResponse,
+  getSchemaPath,
+} from '@nestjs/swagger';
+import { Access } from '../common/auth/access.decorator.js';
+import { AccessScope } from '../common/auth/access-scope.js';
+import type { AuthUser } from '../common/auth/auth-user.js';
+import { CurrentScope, CurrentUser } from '../common/auth/current-user.decorator.js';
+import { PageOf, type Page } from '../common/http/pagination.js';
+import { ParseIdPipe } from '../common/http/parse-id.pipe.js';
+import { IngestResultResponse } from './dto/ingest-result.response.js';
+import { LocationHistoryQuery } from './dto/location-history.query.js';
+import { LocationPointResponse } from './dto/location-point.response.js';
+import { LocationReportBatchDto, TrackerLocationReportBatchDto, TrackerLocationReportDto } from './dto/location-report.dto.js';
+import { LocationHistoryService, TRACKER_NOT_FOUND } from './location-history.service.js';
+import { LocationIngestionService, type IngestResult } from './location-ingestion.service.js';
+import type { LocationPoint } from './location-point.js';
+import { LocationsRepository } from './locations.repository.js';
+import { reportItems } from './report-batch.js';
+
+const MALFORMED_BODY = 'Malformed body (not an object, `reports` missing or not an array, empty, more than 10 000 reports): `{"detail":"Validation failed: ...","errors":[...]}`';
+
+/**
+ * Ingest devices post for every tracker (contract §1), so their scope is the whole fleet; the
+ * repository still applies it in SQL like any other scope.
+ */
+function ingestScope(user: AuthUser): AccessScope {
+  return AccessScope.admin(user.id);
+}
+
+@ApiTags('locations')
+@Controller()
+export class LocationsController {
+  constructor(
+    private readonly ingestion: LocationIngestionService,
+    private readonly history: LocationHistoryService,
+    private readonly repository: LocationsRepository,
+  ) {}
+
+  @Post('locations/reports')
+  @HttpCode(200)
+  @Access('admin', 'ingest')
+  @ApiOperation({
+    summary: 'Ingest a batch of location reports',
+    description:
+      'Each report is judged on its own: invalid ones (bad value, unknown tracker, timestamp more than 5 minutes ahead) are listed in `rejected` and the rest are stored. ' +
+      'Re-sending a report with the same (tracker_id, timestamp, latitude, longitude) is a duplicate and changes nothing. ' +
+      'Eligible reports (confidence >= 2, outside the manufacturing-region box) update the hourly and daily history in the same transaction.',
+  })
+  @ApiBody({ type: LocationReportBatchDto })
+  @ApiOkResponse({ type: IngestResultResponse })
+  @ApiUnprocessableEntityResponse({ description: MALFORMED_BODY })
+  ingestBatch(@CurrentUser() user: AuthUser, @Body() body: unknown): Promise<IngestResult> {
+    return this.ingestion.ingest(ingestScope(user), reportItems(body, false));
+  }
+
+  @Post('trackers/:id/locations')
+  @HttpCode(200)
+  @Access('admin', 'ingest')
+  @ApiOperation({
+    summary: "Ingest one tracker's location reports",
+    description: 'One report object, or `{"reports": [...]}`; the items carry no `tracker_id` (the path names the tracker). Same rules and response as POST /locations/reports.',
+  })
+  @ApiExtraModels(TrackerLocationReportDto, TrackerLocationReportBatchDto)
+  @ApiBody({ schema: { oneOf: [{ $ref: getSchemaPath(TrackerLocationReportDto) }, { $ref: getSchemaPath(TrackerLocationReportBatchDto) }] } })
+  @ApiOkResponse({ type: IngestResultResponse })
+  @ApiNotFoundResponse({ description: '`{"detail":"Tracker not found"}`' })
+  @ApiUnprocessableEntityResponse({ description: `${MALFORMED_BODY}; a path id that is not a positive integer.` })
+  async ingestForTracker(@CurrentUser() user: AuthUser, @Param('id', ParseIdPipe) id: number, @Body() body: unknown): Promise<IngestResult> {
+    const scope = ingestScope(user);
+    const items = reportItems(body, true);
+    if (!(await this.repository.trackerVisible(scope, id))) throw new NotFoundException({ detail: TRACKER_NOT_FOUND });
+    return this.ingestion.ingest(scope, items, id);
+  }
+
+  @Get('trackers/:id/location-history')
+  @Access('admin', 'user')
+  @ApiOperation({
+    summary: "A tracker's aggregated location history",
+    description:
+      'One point per UTC hour or day bucket: the eligible report with the latest (timestamp, id) in it. `timestamp` is the bucket start, `reported_at` the report time.',
+  })
+  @ApiOkResponse({ type: PageOf(LocationPointResponse) })
+  @ApiNotFoundResponse({ description: 'Missing or not visible: `{"detail":"Tracker not found"}`' })
+  @ApiUnprocessableEntityResponse({ description: 'Bad query value, start_date after end_date, or a bad path id.' })
+  historyPage(@CurrentScope() scope: AccessScope, @Param('id', ParseIdPipe) id: number, @Query() query: LocationHistoryQuery): Promise<Page<LocationPoint>> {
+    return this.history.page(scope, id, query);
+  }
+}

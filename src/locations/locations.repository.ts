@@ -1,0 +1,229 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { AccessScope } from '../common/auth/access-scope.js';
+import { latestLocationLateral, type LocationPointRow } from './location-point.js';
+import { eligibleSql, MIN_AGGREGATED_CONFIDENCE } from './location-rules.js';
+import { nullableNumberArray, nullableTextArray, numberArray, plainTextArray } from './pg-arrays.js';
+import type { ReportColumns } from './report-batch.js';
+
+export interface InsertOutcome {
+  /** Trackers of the batch that exist and are in scope; reports of other trackers were skipped. */
+  knownTrackerIds: number[];
+  accepted: number;
+  aggregated: number;
+  filteredLowConfidence: number;
+  filteredManufacturingRegion: number;
+}
+
+export type HistoryGranularity = 'auto' | 'hourly' | 'daily';
+
+export interface HistoryFilter {
+  start?: Date;
+  end?: Date;
+  granularity: HistoryGranularity;
+  order: 'asc' | 'desc';
+  skip: number;
+  limit: number;
+}
+
+/** Which relation serves each granularity; `auto` is the combined view (contract §5). */
+const HISTORY_SOURCES: Record<HistoryGranularity, string> = {
+  auto: `(SELECT tracker_id, bucket, reported_at, latitude, longitude, confidence, granularity FROM location_history)`,
+  hourly: `(SELECT tracker_id, bucket, reported_at, latitude, longitude, confidence, 'hourly'::text AS granularity FROM location_history_hourly)`,
+  daily: `(SELECT tracker_id, bucket, reported_at, latitude, longitude, confidence, 'daily'::text AS granularity FROM location_history_daily)`,
+};
+
+/**
+ * Upsert of one aggregate table from the batch's newly inserted eligible reports.
+ * DISTINCT ON keeps one row per (tracker, bucket) so the statement never touches a row twice, and
+ * sorts them so concurrent batches lock rows in the same order (no deadlock cycles). The WHERE
+ * keeps the row with the greatest (reported_at, report_id): a late, older report never overwrites
+ * a newer one, and concurrent batches end with the same winner as a serial run because the
+ * condition is re-checked against the latest committed row version.
+ */
+function aggregateUpsert(table: 'location_history_hourly' | 'location_history_daily', unit: 'hour' | 'day', from: string): string {
+  return `
+    INSERT INTO ${table} AS cur (tracker_id, bucket, report_id, reported_at, latitude, longitude, confidence)
+    SELECT DISTINCT ON (r.tracker_id, bucket)
+           r.tracker_id, date_trunc('${unit}', r.timestamp, 'UTC') AS bucket, r.id, r.timestamp, r.latitude, r.longitude, r.confidence
+      FROM ${from}
+     ORDER BY r.tracker_id, bucket, r.timestamp DESC, r.id DESC
+    ON CONFLICT (tracker_id, bucket) DO UPDATE
+       SET report_id = EXCLUDED.report_id, reported_at = EXCLUDED.reported_at,
+           latitude = EXCLUDED.latitude, longitude = EXCLUDED.longitude, confidence = EXCLUDED.confidence
+     WHERE (EXCLUDED.reported_at, EXCLUDED.report_id) > (cur.reported_at, cur.report_id)`;
+}
+
+/** SQL of location reports and their hourly/daily aggregates. */
+@Injectable()
+export class LocationsRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /**
+   * Stores a batch and maintains both aggregates in ONE statement (so one transaction and one round
+   * trip): the raw insert skips duplicates (same tracker, timestamp, position — already stored or
+   * earlier in the batch: the first occurrence wins) and returns only the new rows, which then feed
+   * the two upserts. Reports of unknown or out-of-scope trackers are left out and reported back
+   * through `knownTrackerIds`. Rows are inserted in key order so concurrent batches carrying the
+   * same reports wait on each other instead of deadlocking.
+   */
+  async insertBatch(scope: AccessScope, reports: ReportColumns): Promise<InsertOutcome> {
+    const params: unknown[] = [
+      numberArray(reports.trackerId),
+      plainTextArray(reports.timestamp),
+      numberArray(reports.latitude),
+      numberArray(reports.longitude),
+      numberArray(reports.confidence),
+      nullableNumberArray(reports.accuracyM),
+      nullableTextArray(reports.source),
+    ];
+    const trackerScope = scope.trackerFilter('t.id', params);
+    const rows = await this.db.query<
+      {
+        known_tracker_ids: number[];
+        accepted: number;
+        aggregated: number;
+        filtered_low_confidence: number;
+        filtered_manufacturing_region: number;
+      }[]
+    >(
+      `
+      WITH input AS (
+        SELECT u.*
+          FROM unnest($1::int[], $2::timestamptz[], $3::float8[], $4::float8[], $5::int[], $6::float8[], $7::text[])
+               WITH ORDINALITY AS u(tracker_id, timestamp, latitude, longitude, confidence, accuracy_m, source, ord)
+      ),
+      known AS (
+        SELECT t.id FROM trackers t WHERE t.id = ANY($1::int[]) AND ${trackerScope}
+      ),
+      inserted AS (
+        INSERT INTO location_reports (tracker_id, timestamp, latitude, longitude, confidence, accuracy_m, source, eligible)
+        SELECT i.tracker_id, i.timestamp, i.latitude, i.longitude, i.confidence, i.accuracy_m, i.source,
+               ${eligibleSql('i.latitude', 'i.longitude', 'i.confidence')}
+          FROM input i JOIN known k ON k.id = i.tracker_id
+         ORDER BY i.tracker_id, i.timestamp, i.latitude, i.longitude, i.ord
+        ON CONFLICT (tracker_id, timestamp, latitude, longitude) DO NOTHING
+        RETURNING id, tracker_id, timestamp, latitude, longitude, confidence, eligible
+      ),
+      hourly AS (${aggregateUpsert('location_history_hourly', 'hour', 'inserted r WHERE r.eligible')}),
+      daily AS (${aggregateUpsert('location_history_daily', 'day', 'inserted r WHERE r.eligible')})
+      SELECT (SELECT coalesce(array_agg(id), '{}') FROM known) AS known_tracker_ids,
+             count(*)::int AS accepted,
+             count(*) FILTER (WHERE eligible)::int AS aggregated,
+             count(*) FILTER (WHERE confidence < ${MIN_AGGREGATED_CONFIDENCE})::int AS filtered_low_confidence,
+             count(*) FILTER (WHERE NOT eligible AND confidence >= ${MIN_AGGREGATED_CONFIDENCE})::int AS filtered_manufacturing_region
+        FROM inserted`,
+      params,
+    );
+    const row = rows[0];
+    return {
+      knownTrackerIds: row.known_tracker_ids,
+      accepted: row.accepted,
+      aggregated: row.aggregated,
+      filteredLowConfidence: row.filtered_low_confidence,
+      filteredManufacturingRegion: row.filtered_manufacturing_region,
+    };
+  }
+
+  /** Whether the tracker exists and is in scope (the tracker route answers 404 otherwise). */
+  async trackerVisible(scope: AccessScope, trackerId: number): Promise<boolean> {
+    const params: unknown[] = [trackerId];
+    const rows = await this.db.query(`SELECT 1 FROM trackers t WHERE t.id = $1 AND ${scope.trackerFilter('t.id', params)}`, params);
+    return rows.length > 0;
+  }
+
+  /**
+   * One page of a tracker's history plus the total, in one round trip. No row at all means the
+   * tracker does not exist or is not visible. Both parts read the (tracker_id, bucket) primary keys.
+   */
+  async historyPage(
+    scope: AccessScope,
+    trackerId: number,
+    filter: HistoryFilter,
+  ): Promise<{ total: number; rows: LocationPointRow[] } | null> {
+    const params: unknown[] = [trackerId];
+    const conditions = ['h.tracker_id = $1'];
+    if (filter.start) {
+      params.push(filter.start.toISOString());
+      conditions.push(`h.bucket >= $${params.length}::timestamptz`);
+    }
+    if (filter.end) {
+      params.push(filter.end.toISOString());
+      conditions.push(`h.bucket <= $${params.length}::timestamptz`);
+    }
+    const where = conditions.join(' AND ');
+    params.push(filter.limit);
+    const limit = `$${params.length}::int`;
+    params.push(filter.skip);
+    const offset = `$${params.length}::int`;
+    const trackerScope = scope.trackerFilter('t.id', params);
+    const source = HISTORY_SOURCES[filter.granularity];
+    const direction = filter.order === 'asc' ? 'ASC' : 'DESC';
+    const rows = await this.db.query<(LocationPointRow & { total: number })[]>(
+      `
+      SELECT c.total, p.bucket, p.latitude, p.longitude, p.confidence, p.reported_at, p.granularity
+        FROM trackers t
+        CROSS JOIN LATERAL (SELECT count(*)::int AS total FROM ${source} h WHERE ${where}) c
+        LEFT JOIN LATERAL (
+          SELECT h.bucket, h.latitude, h.longitude, h.confidence, h.reported_at, h.granularity
+            FROM ${source} h WHERE ${where}
+           ORDER BY h.bucket ${direction}
+           LIMIT ${limit} OFFSET ${offset}
+        ) p ON TRUE
+       WHERE t.id = $1 AND ${trackerScope}
+       ORDER BY p.bucket ${direction}`,
+      params,
+    );
+    if (rows.length === 0) return null;
+    return { total: rows[0].total, rows: rows[0].bucket === null ? [] : rows };
+  }
+
+  /** Latest eligible location of each visible tracker among `trackerIds` (absent: none). */
+  async latestLocations(scope: AccessScope, trackerIds: readonly number[]): Promise<Map<number, LocationPointRow>> {
+    const params: unknown[] = [numberArray(trackerIds)];
+    const trackerScope = scope.trackerFilter('ids.id', params);
+    const rows = await this.db.query<(LocationPointRow & { tracker_id: number })[]>(
+      `SELECT ids.id AS tracker_id, ll.*
+         FROM (SELECT DISTINCT unnest($1::int[]) AS id) ids
+         JOIN LATERAL (${latestLocationLateral('ids.id')}) ll ON TRUE
+        WHERE ${trackerScope}`,
+      params,
+    );
+    return new Map(rows.map((row) => [row.tracker_id, row]));
+  }
+
+  /** Ids of the trackers a rebuild covers (all visible ones, or the one asked for), ascending. */
+  async trackerIdsForRebuild(scope: AccessScope, trackerId?: number): Promise<number[]> {
+    const params: unknown[] = [];
+    const conditions = [scope.trackerFilter('t.id', params)];
+    if (trackerId !== undefined) {
+      params.push(trackerId);
+      conditions.push(`t.id = $${params.length}`);
+    }
+    const rows = await this.db.query<{ id: number }[]>(`SELECT t.id FROM trackers t WHERE ${conditions.join(' AND ')} ORDER BY t.id`, params);
+    return rows.map((row) => row.id);
+  }
+
+  /**
+   * Recomputes eligibility and both aggregates of some trackers from their raw reports, inside the
+   * caller's transaction. Locking the tracker rows first (FOR UPDATE conflicts with the FOR KEY SHARE
+   * that every report insert takes through its foreign key) makes in-flight ingestion for these
+   * trackers finish before, or wait until after, the rebuild — so no report slips between the
+   * delete and the re-insert. Locks are taken in id order, as ingestion takes them.
+   */
+  async rebuildTrackers(scope: AccessScope, m: EntityManager, trackerIds: readonly number[]): Promise<void> {
+    const params: unknown[] = [numberArray(trackerIds)];
+    const trackerScope = scope.trackerFilter('t.id', params);
+    await m.query(`SELECT t.id FROM trackers t WHERE t.id = ANY($1::int[]) AND ${trackerScope} ORDER BY t.id FOR UPDATE OF t`, params);
+    const ids = [params[0]];
+    const eligible = eligibleSql('latitude', 'longitude', 'confidence');
+    await m.query(`UPDATE location_reports SET eligible = ${eligible} WHERE tracker_id = ANY($1::int[]) AND eligible IS DISTINCT FROM ${eligible}`, ids);
+    for (const [table, unit] of [
+      ['location_history_hourly', 'hour'],
+      ['location_history_daily', 'day'],
+    ] as const) {
+      await m.query(`DELETE FROM ${table} WHERE tracker_id = ANY($1::int[])`, ids);
+      await m.query(aggregateUpsert(table, unit, 'location_reports r WHERE r.tracker_id = ANY($1::int[]) AND r.eligible'), ids);
+    }
+  }
+}
