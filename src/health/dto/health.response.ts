@@ -1,0 +1,94 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+/** Wire shapes of interface.md "Health" and contract §8 (OpenAPI documentation). */
+
+export class ComponentHealthResponse {
+  @ApiProperty({ enum: ['healthy', 'unhealthy'] }) status: 'healthy' | 'unhealthy';
+  @ApiProperty({ type: String, nullable: true, description: 'Why the component is unhealthy; null when healthy' }) error: string | null;
+}
+
+export class BasicComponentsResponse {
+  @ApiProperty() database: ComponentHealthResponse;
+  @ApiProperty({ description: 'The cache store (Redis, or the in-process store without REDIS_URL)' }) cache_store: ComponentHealthResponse;
+}
+
+export class BasicHealthResponse {
+  @ApiProperty({ enum: ['healthy', 'unhealthy'] }) status: 'healthy' | 'unhealthy';
+  @ApiProperty({ example: '2026-11-21T10:04:05.123+00:00' }) timestamp: string;
+  @ApiProperty() components: BasicComponentsResponse;
+  @ApiProperty() response_time_ms: number;
+}
+
+export class SimpleStatusResponse {
+  @ApiProperty({ enum: ['healthy', 'unhealthy'] }) status: 'healthy' | 'unhealthy';
+  @ApiProperty({ example: '2026-11-21T10:04:05.123+00:00' }) timestamp: string;
+}
+
+export class PipelineStepResponse {
+  @ApiProperty() name: string;
+  @ApiProperty() success: boolean;
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'Step-specific figures (see docs/operations.md)' })
+  details: Record<string, unknown>;
+  @ApiProperty({ type: [String] }) issues: string[];
+}
+
+export class RecommendationResponse {
+  @ApiProperty({ enum: ['critical', 'warning', 'info'] }) severity: 'critical' | 'warning' | 'info';
+  @ApiProperty() issue: string;
+  @ApiProperty() action: string;
+  @ApiProperty({ example: 'docs/operations.md#check_aggregation_rules' }) documentation: string;
+}
+
+export class PipelineHealthResponse {
+  @ApiProperty({ enum: ['healthy', 'degraded', 'unhealthy', 'error'] }) status: 'healthy' | 'degraded' | 'unhealthy' | 'error';
+  @ApiProperty({ example: '2026-11-21T10:04:05.123+00:00' }) timestamp: string;
+  @ApiProperty({ description: 'Percent of passed steps (two decimals)' }) success_rate: number;
+  @ApiProperty() successful_steps: number;
+  @ApiProperty() total_steps: number;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { $ref: '#/components/schemas/PipelineStepResponse' },
+    description:
+      'Keys: check_database_connection, check_required_tables, check_views_and_policies, check_aggregation_freshness, check_aggregation_rules, check_cache_store, check_status_consistency',
+  })
+  test_steps: Record<string, PipelineStepResponse>;
+  @ApiProperty({ type: [RecommendationResponse] }) recommendations: RecommendationResponse[];
+  @ApiProperty() response_time_ms: number;
+}
+
+export class OverallMetricsResponse {
+  @ApiProperty({ description: 'Pipeline success rate (percent)' }) success_rate: number;
+  @ApiProperty({ description: 'Healthy basic components plus passed pipeline steps' }) components_healthy: number;
+  @ApiProperty({ description: 'Basic components plus pipeline steps' }) components_total: number;
+  @ApiProperty() basic_response_time_ms: number;
+  @ApiProperty() pipeline_response_time_ms: number;
+  @ApiProperty() response_time_ms: number;
+}
+
+export class SystemHealthResponse {
+  @ApiProperty({ enum: ['healthy', 'degraded', 'unhealthy', 'critical'] }) status: 'healthy' | 'degraded' | 'unhealthy' | 'critical';
+  @ApiProperty({ example: '2026-11-21T10:04:05.123+00:00' }) timestamp: string;
+  @ApiProperty() basic: BasicHealthResponse;
+  @ApiProperty() pipeline: PipelineHealthResponse;
+  @ApiProperty() overall_metrics: OverallMetricsResponse;
+}
+
+export class PoolStatsResponse {
+  @ApiProperty({ description: 'Configured pool maximum (DB_POOL_SIZE)' }) size: number;
+  @ApiProperty({ description: 'Connections available: size − checked_out' }) checked_in: number;
+  @ApiProperty({ description: 'Connections in use' }) checked_out: number;
+  @ApiProperty({ description: 'Requests waiting for a connection' }) overflow: number;
+  @ApiProperty({ description: 'Open connections' }) total: number;
+  @ApiProperty({ description: 'checked_out / size × 100' }) utilization_percent: number;
+}
+
+export class PoolConfigurationResponse {
+  @ApiProperty() using_pgbouncer: boolean;
+  @ApiProperty({ enum: ['development', 'test'] }) environment: string;
+}
+
+export class PoolHealthResponse {
+  @ApiProperty({ enum: ['healthy', 'warning', 'critical'] }) status: 'healthy' | 'warning' | 'critical';
+  @ApiProperty() pool_stats: PoolStatsResponse;
+  @ApiProperty() configuration: PoolConfigurationResponse;
+}
