@@ -1,4 +1,11 @@
 import { Module } from '@nestjs/common';
+import { BrandsController } from './brands.controller.js';
+import { BrandsRepository } from './brands.repository.js';
+import { BrandsService } from './brands.service.js';
 
-@Module({})
+@Module({
+  controllers: [BrandsController],
+  providers: [BrandsRepository, BrandsService],
+  exports: [BrandsRepository],
+})
 export class BrandsModule {}

@@ -1,4 +1,11 @@
 import { Module } from '@nestjs/common';
+import { ClientsController } from './clients.controller.js';
+import { ClientsRepository } from './clients.repository.js';
+import { ClientsService } from './clients.service.js';
 
-@Module({})
+@Module({
+  controllers: [ClientsController],
+  providers: [ClientsRepository, ClientsService],
+  exports: [ClientsRepository],
+})
 export class ClientsModule {}

@@ -1,4 +1,11 @@
 import { Module } from '@nestjs/common';
+import { ProductionRunsController } from './production-runs.controller.js';
+import { ProductionRunsRepository } from './production-runs.repository.js';
+import { ProductionRunsService } from './production-runs.service.js';
 
-@Module({})
+@Module({
+  controllers: [ProductionRunsController],
+  providers: [ProductionRunsRepository, ProductionRunsService],
+  exports: [ProductionRunsRepository],
+})
 export class ProductionRunsModule {}

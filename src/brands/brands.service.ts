@@ -1,0 +1,81 @@
+import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { AccessScope } from '../common/auth/access-scope.js';
+import { RequestValidationException } from '../common/errors/validation.exception.js';
+import { toPage, type Page } from '../common/http/pagination.js';
+import { CacheService } from '../infrastructure/cache/cache.service.js';
+import { BrandsRepository } from './brands.repository.js';
+import type { CreateBrandDto, ListBrandsQuery, UpdateBrandDto } from './dto/brand.dto.js';
+import { toBrandResponse, type BrandResponse } from './dto/brand.response.js';
+
+export const BRAND_NOT_FOUND = 'Brand not found';
+
+/** Brands (contract §3): admin writes, reads scoped to the caller's clients. */
+@Injectable()
+export class BrandsService {
+  constructor(
+    private readonly db: DataSource,
+    private readonly brands: BrandsRepository,
+    private readonly cache: CacheService,
+  ) {}
+
+  async list(scope: AccessScope, query: ListBrandsQuery): Promise<Page<BrandResponse>> {
+    const { rows, total } = await this.brands.list(scope, { clientId: query.client_id, name: query.name }, query);
+    return toPage(rows.map(toBrandResponse), total, query);
+  }
+
+  async get(scope: AccessScope, id: number): Promise<BrandResponse> {
+    const row = await this.brands.findById(scope, id);
+    if (!row) throw new NotFoundException({ detail: BRAND_NOT_FOUND });
+    return toBrandResponse(row);
+  }
+
+  async create(scope: AccessScope, body: CreateBrandDto): Promise<BrandResponse> {
+    return this.db.transaction(async (m) => {
+      if (!(await this.brands.clientExists(scope, body.client_id, m))) throw unknownClient();
+      if (await this.brands.nameTaken(scope, body.client_id, body.name, null, m)) throw duplicateName(body.name, body.client_id);
+      return toBrandResponse(await this.brands.insert(scope, { name: body.name, clientId: body.client_id }, m));
+    });
+  }
+
+  /**
+   * Moving a brand to another client moves its runs and trackers to another scope (the trigger
+   * rewrites production_runs.client_id), so cached tracker lists and the runs' analytics are
+   * invalidated — after the commit, so no instance can re-cache the old state.
+   */
+  async update(scope: AccessScope, id: number, body: UpdateBrandDto): Promise<BrandResponse> {
+    const { row, movedRunIds } = await this.db.transaction(async (m) => {
+      const current = await this.brands.findById(scope, id, m, true);
+      if (!current) throw new NotFoundException({ detail: BRAND_NOT_FOUND });
+      const clientId = body.client_id ?? current.client_id;
+      const name = body.name ?? current.name;
+      const moved = clientId !== current.client_id;
+      if (moved && !(await this.brands.clientExists(scope, clientId, m))) throw unknownClient();
+      if ((moved || body.name !== undefined) && (await this.brands.nameTaken(scope, clientId, name, id, m))) throw duplicateName(name, clientId);
+      const runIds = moved ? await this.brands.runIds(scope, id, m) : [];
+      const updated = await this.brands.update(scope, id, { name: body.name, clientId: body.client_id }, m);
+      return { row: updated!, movedRunIds: moved ? runIds : null };
+    });
+    if (movedRunIds) await this.cache.bump('trackers', ...movedRunIds.map((runId) => `analytics:run:${runId}`));
+    return toBrandResponse(row);
+  }
+
+  /** The row is locked first, so no run can start referencing it between the check and the delete. */
+  async delete(scope: AccessScope, id: number): Promise<BrandResponse> {
+    return this.db.transaction(async (m) => {
+      if (!(await this.brands.findById(scope, id, m, true))) throw new NotFoundException({ detail: BRAND_NOT_FOUND });
+      if ((await this.brands.references(scope, id, m)).productionRuns) {
+        throw new ConflictException({ detail: 'Brand is still referenced by production runs' });
+      }
+      return toBrandResponse((await this.brands.delete(scope, id, m))!);
+    });
+  }
+}
+
+function unknownClient(): RequestValidationException {
+  return RequestValidationException.field('client_id', 'client does not exist');
+}
+
+function duplicateName(name: string, clientId: number): ConflictException {
+  return new ConflictException({ detail: `Brand '${name}' already exists for client ${clientId}` });
+}

@@ -1,0 +1,54 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Length, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { PaginationQuery } from '../../common/http/pagination.js';
+
+const trim = Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
+const MAX_INT4 = 2_147_483_647;
+
+export class CreateBrandDto {
+  @ApiProperty({ minLength: 1, maxLength: 255, example: 'Acme Premium', description: 'Unique per client (case-insensitive); trimmed.' })
+  @trim
+  @IsString()
+  @Length(1, 255)
+  name: string;
+
+  @ApiProperty({ description: 'Owning client; an unknown id is 422.' })
+  @IsInt()
+  @Min(1)
+  @Max(MAX_INT4)
+  client_id: number;
+}
+
+/** PUT body: every field optional (partial update); a given field may not be null. */
+export class UpdateBrandDto {
+  @ApiPropertyOptional({ minLength: 1, maxLength: 255 })
+  @ValidateIf((_, value) => value !== undefined)
+  @trim
+  @IsString()
+  @Length(1, 255)
+  name?: string;
+
+  @ApiPropertyOptional({ description: "Moving a brand moves its production runs (and their trackers) to the new client's scope." })
+  @ValidateIf((_, value) => value !== undefined)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_INT4)
+  client_id?: number;
+}
+
+export class ListBrandsQuery extends PaginationQuery {
+  @ApiPropertyOptional()
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_INT4)
+  client_id?: number;
+
+  @ApiPropertyOptional({ description: 'Case-insensitive substring of the brand name.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(255)
+  name?: string;
+}

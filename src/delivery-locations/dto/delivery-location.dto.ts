@@ -1,0 +1,8 @@
+import { CreatePlaceDto, ListPlacesQuery, UpdatePlaceDto } from '../../storage-locations/places/place.dto.js';
+import { PlaceResponse } from '../../storage-locations/places/place.response.js';
+
+/** Delivery-location names for the shared location shapes (OpenAPI schema names). */
+export class CreateDeliveryLocationDto extends CreatePlaceDto {}
+export class UpdateDeliveryLocationDto extends UpdatePlaceDto {}
+export class ListDeliveryLocationsQuery extends ListPlacesQuery {}
+export class DeliveryLocationResponse extends PlaceResponse {}

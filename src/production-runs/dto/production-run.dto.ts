@@ -1,0 +1,86 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import { IsDate, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { PaginationQuery } from '../../common/http/pagination.js';
+import { InputTimestamp } from './input-timestamp.js';
+
+const trim = Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
+const MAX_INT4 = 2_147_483_647;
+const DATE_MESSAGE = { message: 'must be an ISO 8601 date-time' };
+
+export class CreateProductionRunDto {
+  @ApiPropertyOptional({ maxLength: 1000, default: '', example: 'Spring 2026 batch' })
+  @IsOptional()
+  @trim
+  @IsString()
+  @MaxLength(1000)
+  description?: string;
+
+  @ApiProperty({ description: 'The run\'s brand; its client becomes the run\'s client_id. An unknown brand is 422.' })
+  @IsInt()
+  @Min(1)
+  @Max(MAX_INT4)
+  brand_id: number;
+
+  @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true, description: 'ISO 8601; without an offset it means UTC.' })
+  @IsOptional()
+  @InputTimestamp()
+  @IsDate(DATE_MESSAGE)
+  start_date?: Date | null;
+
+  @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true, description: 'ISO 8601, not before start_date (else 422).' })
+  @IsOptional()
+  @InputTimestamp()
+  @IsDate(DATE_MESSAGE)
+  end_date?: Date | null;
+}
+
+/**
+ * PUT body: every field optional (partial update). `start_date`/`end_date` may be null to clear
+ * them; the others may not. client_id is not accepted: it always follows the brand.
+ */
+export class UpdateProductionRunDto {
+  @ApiPropertyOptional({ maxLength: 1000 })
+  @ValidateIf((_, value) => value !== undefined)
+  @trim
+  @IsString()
+  @MaxLength(1000)
+  description?: string;
+
+  @ApiPropertyOptional({ description: 'Moving a run to another brand moves it (and its trackers) to that brand\'s client.' })
+  @ValidateIf((_, value) => value !== undefined)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_INT4)
+  brand_id?: number;
+
+  @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true })
+  @IsOptional()
+  @InputTimestamp()
+  @IsDate(DATE_MESSAGE)
+  start_date?: Date | null;
+
+  @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true, description: 'Not before the (new or stored) start_date, else 422.' })
+  @IsOptional()
+  @InputTimestamp()
+  @IsDate(DATE_MESSAGE)
+  end_date?: Date | null;
+}
+
+export class ListProductionRunsQuery extends PaginationQuery {
+  @ApiPropertyOptional()
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_INT4)
+  brand_id?: number;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_INT4)
+  client_id?: number;
+}

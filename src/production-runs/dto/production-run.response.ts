@@ -1,0 +1,29 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { isoUtc } from '../../common/http/timestamps.js';
+import type { ProductionRunRow } from '../production-runs.repository.js';
+
+export class ProductionRunResponse {
+  @ApiProperty() id: number;
+  @ApiProperty() description: string;
+  @ApiProperty() brand_id: number;
+  @ApiProperty({ description: "The brand's client (read-only, follows the brand)." }) client_id: number;
+  @ApiProperty({ type: String, nullable: true, example: '2026-03-01T00:00:00.000Z' }) start_date: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null }) end_date: string | null;
+  @ApiProperty({ description: 'Number of trackers in the run.' }) tracker_count: number;
+  @ApiProperty({ example: '2026-11-21T10:04:05.123Z' }) created_at: string;
+  @ApiProperty({ example: '2026-11-21T10:04:05.123Z' }) updated_at: string;
+}
+
+export function toProductionRunResponse(row: ProductionRunRow): ProductionRunResponse {
+  return {
+    id: row.id,
+    description: row.description,
+    brand_id: row.brand_id,
+    client_id: row.client_id,
+    start_date: isoUtc(row.start_date),
+    end_date: isoUtc(row.end_date),
+    tracker_count: Number(row.tracker_count),
+    created_at: isoUtc(row.created_at) as string,
+    updated_at: isoUtc(row.updated_at) as string,
+  };
+}

@@ -1,0 +1,83 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import {
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  ApiUnprocessableEntityResponse,
+} from '@nestjs/swagger';
+import { AccessScope } from '../common/auth/access-scope.js';
+import { Access } from '../common/auth/access.decorator.js';
+import { CurrentScope } from '../common/auth/current-user.decorator.js';
+import { PageOf, type Page } from '../common/http/pagination.js';
+import { ParseIdPipe } from '../common/http/parse-id.pipe.js';
+import { CreateProductionRunDto, ListProductionRunsQuery, UpdateProductionRunDto } from './dto/production-run.dto.js';
+import { ProductionRunResponse } from './dto/production-run.response.js';
+import { ProductionRunsService } from './production-runs.service.js';
+
+const NOT_FOUND = 'Missing, or of a client not in the caller\'s client_list: `{"detail":"Production run not found"}`';
+const INVALID = 'Invalid id, query or body: `{"detail":"Validation failed: ...","errors":[...]}`';
+const INVALID_WRITE = `${INVALID}. Also 422 for an unknown brand (\`brand_id: brand does not exist\`) and for end_date before start_date (\`end_date: must not be before start_date\`)`;
+
+/** CRUD of runs. The analytics routes under /production-runs/{id}/analytics live in the analytics module. */
+@ApiTags('production-runs')
+@Controller('production-runs')
+export class ProductionRunsController {
+  constructor(private readonly runs: ProductionRunsService) {}
+
+  @Get()
+  @Access('admin', 'user')
+  @ApiOperation({ summary: 'List visible production runs, with tracker_count' })
+  @ApiOkResponse({ type: PageOf(ProductionRunResponse) })
+  @ApiUnprocessableEntityResponse({ description: INVALID })
+  list(@CurrentScope() scope: AccessScope, @Query() query: ListProductionRunsQuery): Promise<Page<ProductionRunResponse>> {
+    return this.runs.list(scope, query);
+  }
+
+  @Get(':id')
+  @Access('admin', 'user')
+  @ApiOperation({ summary: 'Get a production run' })
+  @ApiOkResponse({ type: ProductionRunResponse })
+  @ApiNotFoundResponse({ description: NOT_FOUND })
+  @ApiUnprocessableEntityResponse({ description: INVALID })
+  get(@CurrentScope() scope: AccessScope, @Param('id', ParseIdPipe) id: number): Promise<ProductionRunResponse> {
+    return this.runs.get(scope, id);
+  }
+
+  @Post()
+  @Access('admin')
+  @ApiOperation({ summary: "Create a production run (admin); client_id is the brand's client" })
+  @ApiCreatedResponse({ type: ProductionRunResponse })
+  @ApiUnprocessableEntityResponse({ description: INVALID_WRITE })
+  create(@CurrentScope() scope: AccessScope, @Body() body: CreateProductionRunDto): Promise<ProductionRunResponse> {
+    return this.runs.create(scope, body);
+  }
+
+  @Put(':id')
+  @Access('admin')
+  @ApiOperation({ summary: 'Update a production run (admin; partial body allowed; null clears a date)' })
+  @ApiOkResponse({ type: ProductionRunResponse })
+  @ApiNotFoundResponse({ description: NOT_FOUND })
+  @ApiUnprocessableEntityResponse({ description: INVALID_WRITE })
+  update(
+    @CurrentScope() scope: AccessScope,
+    @Param('id', ParseIdPipe) id: number,
+    @Body() body: UpdateProductionRunDto,
+  ): Promise<ProductionRunResponse> {
+    return this.runs.update(scope, id, body);
+  }
+
+  @Delete(':id')
+  @HttpCode(200)
+  @Access('admin')
+  @ApiOperation({ summary: 'Delete a production run (admin); answers the deleted run' })
+  @ApiOkResponse({ type: ProductionRunResponse })
+  @ApiNotFoundResponse({ description: NOT_FOUND })
+  @ApiConflictResponse({ description: 'Trackers still belong to it: `{"detail":"Production run is still referenced by trackers"}`' })
+  @ApiUnprocessableEntityResponse({ description: INVALID })
+  delete(@CurrentScope() scope: AccessScope, @Param('id', ParseIdPipe) id: number): Promise<ProductionRunResponse> {
+    return this.runs.delete(scope, id);
+  }
+}

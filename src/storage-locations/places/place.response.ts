@@ -1,0 +1,26 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { isoUtc } from '../../common/http/timestamps.js';
+import type { PlaceRow } from './places.repository.js';
+
+/** Wire shape of a storage or delivery location (each module subclasses it for its OpenAPI name). */
+export class PlaceResponse {
+  @ApiProperty() id: number;
+  @ApiProperty() name: string;
+  @ApiProperty({ type: String, nullable: true }) address: string | null;
+  @ApiProperty({ type: Number, nullable: true }) latitude: number | null;
+  @ApiProperty({ type: Number, nullable: true }) longitude: number | null;
+  @ApiProperty({ example: '2026-11-21T10:04:05.123Z' }) created_at: string;
+  @ApiProperty({ example: '2026-11-21T10:04:05.123Z' }) updated_at: string;
+}
+
+export function toPlaceResponse(row: PlaceRow): PlaceResponse {
+  return {
+    id: row.id,
+    name: row.name,
+    address: row.address,
+    latitude: row.latitude === null ? null : Number(row.latitude),
+    longitude: row.longitude === null ? null : Number(row.longitude),
+    created_at: isoUtc(row.created_at) as string,
+    updated_at: isoUtc(row.updated_at) as string,
+  };
+}

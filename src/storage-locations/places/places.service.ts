@@ -1,0 +1,70 @@
+import { ConflictException, NotFoundException } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import type { AccessScope } from '../../common/auth/access-scope.js';
+import { toPage, type Page } from '../../common/http/pagination.js';
+import type { CacheService } from '../../infrastructure/cache/cache.service.js';
+import type { CreatePlaceDto, ListPlacesQuery, UpdatePlaceDto } from './place.dto.js';
+import { toPlaceResponse, type PlaceResponse } from './place.response.js';
+import type { PlacesRepository } from './places.repository.js';
+
+/**
+ * Rules shared by storage and delivery locations (contract §3). `resource` names the kind in
+ * error details: "Storage location not found", "Storage location is still referenced by trackers".
+ *
+ * Analytics show location names (delivery_location_name, storage visits), so a rename bumps the
+ * `analytics` cache area after the commit; tracker lists show only location ids and a location can
+ * only be deleted unreferenced, so they are untouched.
+ */
+export class PlacesService {
+  constructor(
+    private readonly resource: 'Storage location' | 'Delivery location',
+    private readonly db: DataSource,
+    private readonly places: PlacesRepository,
+    private readonly cache: CacheService,
+  ) {}
+
+  get notFoundDetail(): string {
+    return `${this.resource} not found`;
+  }
+
+  async list(scope: AccessScope, query: ListPlacesQuery): Promise<Page<PlaceResponse>> {
+    const { rows, total } = await this.places.list(scope, { name: query.name }, query);
+    return toPage(rows.map(toPlaceResponse), total, query);
+  }
+
+  async get(scope: AccessScope, id: number): Promise<PlaceResponse> {
+    const row = await this.places.findById(scope, id);
+    if (!row) throw this.notFound();
+    return toPlaceResponse(row);
+  }
+
+  async create(scope: AccessScope, body: CreatePlaceDto): Promise<PlaceResponse> {
+    return toPlaceResponse(await this.places.insert(scope, body));
+  }
+
+  async update(scope: AccessScope, id: number, body: UpdatePlaceDto): Promise<PlaceResponse> {
+    const { row, renamed } = await this.db.transaction(async (m) => {
+      const current = await this.places.findById(scope, id, m, true);
+      if (!current) throw this.notFound();
+      const updated = await this.places.update(scope, id, body, m);
+      return { row: updated!, renamed: body.name !== undefined && body.name !== current.name };
+    });
+    if (renamed) await this.cache.bump('analytics');
+    return toPlaceResponse(row);
+  }
+
+  /** The row is locked first, so nothing can start referencing it between the check and the delete. */
+  async delete(scope: AccessScope, id: number): Promise<PlaceResponse> {
+    const row = await this.db.transaction(async (m) => {
+      if (!(await this.places.findById(scope, id, m, true))) throw this.notFound();
+      const reference = await this.places.firstReference(scope, id, m);
+      if (reference) throw new ConflictException({ detail: `${this.resource} is still referenced by ${reference.what}` });
+      return (await this.places.delete(scope, id, m))!;
+    });
+    return toPlaceResponse(row);
+  }
+
+  private notFound(): NotFoundException {
+    return new NotFoundException({ detail: this.notFoundDetail });
+  }
+}
