@@ -1,4 +1,11 @@
 import { Module } from '@nestjs/common';
+import { AnalyticsController } from './analytics.controller.js';
+import { AnalyticsRepository } from './analytics.repository.js';
+import { AnalyticsService } from './analytics.service.js';
 
-@Module({})
+/** Production-run analytics (contract §6): JSON, summary, delivery performance, streamed CSV. */
+@Module({
+  controllers: [AnalyticsController],
+  providers: [AnalyticsService, AnalyticsRepository],
+})
 export class AnalyticsModule {}

@@ -1,0 +1,95 @@
+import { csvRow, fileTimestamp, formatCsvDate, safeFileNamePart, CSV_LINE_END, type CsvDateFormat } from '../common/csv/csv.js';
+import type { AggregatesRow, AnalyticsRunRow, TrackerMetricsRow } from './analytics.repository.js';
+import { toAggregateMetricsResponse, toDeliveryPerformanceResponse, toTrackerAnalyticsResponse } from './analytics.mapper.js';
+
+/** The CSV layout of contract §6, as pure functions of the rows (the writer streams them). */
+
+export const TRACKER_ANALYTICS_HEADER = [
+  'Tracker Name',
+  'Tracker ID',
+  'Current Status',
+  'Journey Completion %',
+  'Total Journey Duration (days)',
+  'Delivery Location',
+  'Delivery Location Duration (days)',
+  'Delivery Location Duration (hours)',
+  'Storage Locations Visited',
+  'Total Storage Duration (days)',
+] as const;
+
+export const DELIVERY_PERFORMANCE_HEADER = [
+  'Location Name',
+  'Tracker Count',
+  'Average Duration (days)',
+  'Min Duration (days)',
+  'Max Duration (days)',
+] as const;
+
+/** Durations are written with exactly two decimals, like the JSON's rounding. */
+const fixed2 = (value: number): string => value.toFixed(2);
+
+/** `production_run_{id}_{description}_{YYYYMMDD_HHMMSS}.csv` */
+export function analyticsCsvFileName(runId: number, description: string, generatedAt: Date): string {
+  return `production_run_${runId}_${safeFileNamePart(description)}_${fileTimestamp(generatedAt)}.csv`;
+}
+
+/** Section title alone on its line; every section but the first is preceded by one empty line. */
+function title(text: string, first = false): string {
+  return (first ? '' : CSV_LINE_END) + csvRow([text]);
+}
+
+export function runSection(run: AnalyticsRunRow, totalTrackers: number, generatedAt: Date, dateFormat: CsvDateFormat): string {
+  return (
+    title('Production Run Analytics', true) +
+    csvRow(['ID', run.id]) +
+    csvRow(['Description', run.description]) +
+    csvRow(['Start Date', formatCsvDate(run.start_date, dateFormat)]) +
+    csvRow(['End Date', formatCsvDate(run.end_date, dateFormat)]) +
+    csvRow(['Total Trackers', totalTrackers]) +
+    csvRow(['Generated At', formatCsvDate(generatedAt, dateFormat)])
+  );
+}
+
+export function trackerSectionStart(): string {
+  return title('Tracker Analytics') + csvRow(TRACKER_ANALYTICS_HEADER);
+}
+
+export function trackerCsvRow(row: TrackerMetricsRow): string {
+  const t = toTrackerAnalyticsResponse(row);
+  return csvRow([
+    t.tracker_name,
+    t.tracker_id,
+    t.current_status,
+    `${t.journey_completion_percent.toFixed(1)}%`,
+    fixed2(t.total_journey_duration_days),
+    t.delivery_location_name,
+    fixed2(t.delivery_location_duration_days),
+    fixed2(t.delivery_location_duration_hours),
+    row.visit_count,
+    fixed2(t.total_storage_duration_days),
+  ]);
+}
+
+export function aggregateSection(aggregates: AggregatesRow): string {
+  const m = toAggregateMetricsResponse(aggregates);
+  return (
+    title('Aggregate Summary') +
+    csvRow(['Total Trackers', m.total_trackers]) +
+    csvRow(['Completed Trackers', m.completed_trackers]) +
+    csvRow(['Completion Rate %', `${m.completion_rate_percent.toFixed(2)}%`]) +
+    csvRow(['Average Delivery Location Duration (days)', fixed2(m.average_delivery_location_duration_days)])
+  );
+}
+
+export function deliveryPerformanceSection(aggregates: AggregatesRow): string {
+  const rows = aggregates.delivery_performance.map(toDeliveryPerformanceResponse);
+  return (
+    title('Delivery Location Performance') +
+    csvRow(DELIVERY_PERFORMANCE_HEADER) +
+    rows
+      .map((d) =>
+        csvRow([d.location_name, d.tracker_count, fixed2(d.average_duration_days), fixed2(d.min_duration_days), fixed2(d.max_duration_days)]),
+      )
+      .join('')
+  );
+}

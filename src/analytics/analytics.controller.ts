@@ -1,0 +1,102 @@
+import { applyDecorators, Controller, Get, Param, Query, Res } from '@nestjs/common';
+import {
+  ApiInternalServerErrorResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiProduces,
+  ApiServiceUnavailableResponse,
+  ApiTags,
+  ApiUnprocessableEntityResponse,
+} from '@nestjs/swagger';
+import type { Response } from 'express';
+import { Access } from '../common/auth/access.decorator.js';
+import { CurrentScope } from '../common/auth/current-user.decorator.js';
+import type { AccessScope } from '../common/auth/access-scope.js';
+import { ParseIdPipe } from '../common/http/parse-id.pipe.js';
+import { AnalyticsService } from './analytics.service.js';
+import { AnalyticsCsvQuery, AnalyticsQuery } from './dto/analytics.query.js';
+import {
+  AggregateMetricsResponse,
+  DeliveryLocationPerformanceResponse,
+  ProductionRunAnalyticsResponse,
+} from './dto/analytics.response.js';
+
+/** Errors shared by the four analytics routes (contract §6). */
+function AnalyticsErrors(): MethodDecorator {
+  return applyDecorators(
+    ApiParam({ name: 'id', description: 'Production run id (positive integer)' }),
+    ApiNotFoundResponse({ description: 'Run missing or not visible: `{"detail":"Production run not found"}`' }),
+    ApiUnprocessableEntityResponse({ description: 'Bad id, `as_of` or other query parameter' }),
+    ApiInternalServerErrorResponse({ description: '`{"detail":"Analytics calculation failed"}`' }),
+    ApiServiceUnavailableResponse({ description: 'Database unavailable: `{"detail":"Service temporarily unavailable"}`' }),
+  );
+}
+
+@ApiTags('analytics')
+@Controller('production-runs/:id/analytics')
+@Access('admin', 'user')
+export class AnalyticsController {
+  constructor(private readonly analytics: AnalyticsService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'Analytics of a production run: per tracker, aggregates, delivery and storage performance' })
+  @ApiOkResponse({ type: ProductionRunAnalyticsResponse })
+  @AnalyticsErrors()
+  get(@CurrentScope() scope: AccessScope, @Param('id', ParseIdPipe) id: number, @Query() query: AnalyticsQuery): Promise<ProductionRunAnalyticsResponse> {
+    return this.analytics.analytics(scope, id, query.as_of);
+  }
+
+  @Get('summary')
+  @ApiOperation({ summary: 'Aggregate metrics of a production run' })
+  @ApiOkResponse({ type: AggregateMetricsResponse })
+  @AnalyticsErrors()
+  summary(@CurrentScope() scope: AccessScope, @Param('id', ParseIdPipe) id: number, @Query() query: AnalyticsQuery): Promise<AggregateMetricsResponse> {
+    return this.analytics.summary(scope, id, query.as_of);
+  }
+
+  @Get('delivery-performance')
+  @ApiOperation({ summary: 'Dwell time per delivery location of the delivered trackers, sorted by name' })
+  @ApiOkResponse({ type: [DeliveryLocationPerformanceResponse] })
+  @AnalyticsErrors()
+  deliveryPerformance(
+    @CurrentScope() scope: AccessScope,
+    @Param('id', ParseIdPipe) id: number,
+    @Query() query: AnalyticsQuery,
+  ): Promise<DeliveryLocationPerformanceResponse[]> {
+    return this.analytics.deliveryPerformance(scope, id, query.as_of);
+  }
+
+  @Get('csv')
+  @ApiOperation({
+    summary: 'Analytics as a streamed CSV download',
+    description:
+      'Sections Production Run Analytics, Tracker Analytics, Aggregate Summary and Delivery Location Performance (the last two per ' +
+      'the include_* flags), separated by one empty line. RFC 4180 quoting; text cells starting with = + - @, tab or CR get a leading `\'`.',
+  })
+  @ApiProduces('text/csv')
+  @ApiOkResponse({
+    description: 'CSV file (`Content-Disposition: attachment; filename="production_run_{id}_{description}_{YYYYMMDD_HHMMSS}.csv"`)',
+    schema: { type: 'string', format: 'binary' },
+  })
+  @AnalyticsErrors()
+  async csv(
+    @CurrentScope() scope: AccessScope,
+    @Param('id', ParseIdPipe) id: number,
+    @Query() query: AnalyticsCsvQuery,
+    @Res() res: Response,
+  ): Promise<void> {
+    await this.analytics.streamCsv(
+      scope,
+      id,
+      query.as_of,
+      {
+        includeAggregateSummary: query.include_aggregate_summary,
+        includeDeliveryPerformance: query.include_delivery_performance,
+        dateFormat: query.date_format,
+      },
+      res,
+    );
+  }
+}

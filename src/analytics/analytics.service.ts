@@ -1,0 +1,177 @@
+import { HttpException, Inject, Injectable, InternalServerErrorException, Logger, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
+import type { Response } from 'express';
+import type { AccessScope } from '../common/auth/access-scope.js';
+import type { AppConfig } from '../common/config/app-config.js';
+import { APP_CONFIG } from '../common/config/config.module.js';
+import { isDatabaseUnavailable } from '../common/errors/http-exception.filter.js';
+import { isoUtc } from '../common/http/timestamps.js';
+import { CacheService } from '../infrastructure/cache/cache.service.js';
+import { analyticsRunCacheArea, NOW_RESULT_TTL_SECONDS } from './analytics-cache.js';
+import { writeAnalyticsCsv, type AnalyticsCsvOptions } from './analytics-csv.writer.js';
+import {
+  toAggregateMetricsResponse,
+  toDeliveryPerformanceResponse,
+  toStoragePerformanceResponse,
+  toTrackerAnalyticsResponse,
+} from './analytics.mapper.js';
+import { AnalyticsRepository, type AggregatesRow, type AnalyticsRunRow } from './analytics.repository.js';
+import type {
+  AggregateMetricsResponse,
+  DeliveryLocationPerformanceResponse,
+  ProductionRunAnalyticsResponse,
+  StorageLocationPerformanceResponse,
+  TrackerAnalyticsResponse,
+} from './dto/analytics.response.js';
+
+export const RUN_NOT_FOUND = 'Production run not found';
+export const CALCULATION_FAILED = 'Analytics calculation failed';
+
+/** A streamed export may run this long on its connection (a slow client reads a big run). */
+const EXPORT_STATEMENT_TIMEOUT_MS = 15 * 60_000;
+
+interface AggregateSections {
+  aggregate_metrics: AggregateMetricsResponse;
+  delivery_location_performance: DeliveryLocationPerformanceResponse[];
+  storage_location_performance: StorageLocationPerformanceResponse[];
+}
+
+interface ComputedAnalytics extends AggregateSections {
+  tracker_analytics: TrackerAnalyticsResponse[];
+}
+
+type ResultKind = 'full' | 'aggregates';
+
+/**
+ * Errors of an analytics calculation as the contract wants them: 404/422 and other HTTP errors
+ * stay, an unreachable database or a statement timeout stays 503, anything else is
+ * `500 Analytics calculation failed` (the cause is logged, never sent).
+ */
+export function toAnalyticsError(error: unknown, logger?: Logger): unknown {
+  if (error instanceof HttpException) return error;
+  if (isDatabaseUnavailable(error)) return error;
+  const code = (error as { code?: string; driverError?: { code?: string } } | null)?.code ?? (error as { driverError?: { code?: string } })?.driverError?.code;
+  if (code === '57014') return new ServiceUnavailableException({ detail: 'Service temporarily unavailable' });
+  logger?.error({ err: error }, 'analytics calculation failed');
+  return new InternalServerErrorException({ detail: CALCULATION_FAILED });
+}
+
+/**
+ * Production-run analytics (contract §6): visibility, caching and the response shapes. The run is
+ * looked up on every request (fresh visibility, description and dates); only the computed part is
+ * cached, per run, scope, as_of and kind, under the run's invalidation area.
+ */
+@Injectable()
+export class AnalyticsService {
+  private readonly logger = new Logger(AnalyticsService.name);
+
+  constructor(
+    private readonly repository: AnalyticsRepository,
+    private readonly cache: CacheService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async analytics(scope: AccessScope, runId: number, asOf?: Date): Promise<ProductionRunAnalyticsResponse> {
+    return this.calculating(async () => {
+      const run = await this.requireRun(scope, runId);
+      const computed = await this.cached<ComputedAnalytics>(scope, runId, asOf, 'full', async (at) => {
+        const [rows, aggregates] = await Promise.all([
+          this.repository.trackerRows(scope, runId, at),
+          this.repository.aggregates(scope, runId, at),
+        ]);
+        return { tracker_analytics: rows.map(toTrackerAnalyticsResponse), ...toAggregateSections(aggregates) };
+      });
+      return {
+        production_run_id: run.id,
+        production_run_description: run.description,
+        production_run_start_date: isoUtc(run.start_date),
+        production_run_end_date: isoUtc(run.end_date),
+        total_trackers: computed.aggregate_metrics.total_trackers,
+        tracker_analytics: computed.tracker_analytics,
+        aggregate_metrics: computed.aggregate_metrics,
+        delivery_location_performance: computed.delivery_location_performance,
+        storage_location_performance: computed.storage_location_performance,
+      };
+    });
+  }
+
+  async summary(scope: AccessScope, runId: number, asOf?: Date): Promise<AggregateMetricsResponse> {
+    return (await this.aggregateSections(scope, runId, asOf)).aggregate_metrics;
+  }
+
+  async deliveryPerformance(scope: AccessScope, runId: number, asOf?: Date): Promise<DeliveryLocationPerformanceResponse[]> {
+    return (await this.aggregateSections(scope, runId, asOf)).delivery_location_performance;
+  }
+
+  /**
+   * Streams the CSV export from a database cursor. Never cached: it is read straight from one
+   * consistent snapshot. Errors before the first byte answer normally; after it the filter cuts
+   * the connection (the status line is gone).
+   */
+  async streamCsv(
+    scope: AccessScope,
+    runId: number,
+    asOf: Date | undefined,
+    options: Omit<AnalyticsCsvOptions, 'generatedAt'>,
+    res: Response,
+  ): Promise<void> {
+    const generatedAt = new Date();
+    const source = await this.calculating(async () => {
+      const opened = await this.repository.openExport(scope, runId, asOf ?? generatedAt, EXPORT_STATEMENT_TIMEOUT_MS);
+      if (!opened) throw new NotFoundException({ detail: RUN_NOT_FOUND });
+      return opened;
+    });
+    try {
+      const completed = await writeAnalyticsCsv(res, source, { ...options, generatedAt });
+      if (!completed) this.logger.warn(`analytics CSV of run ${runId}: client went away, export stopped`);
+    } catch (error) {
+      throw toAnalyticsError(error, this.logger);
+    } finally {
+      await source.close();
+    }
+  }
+
+  private async aggregateSections(scope: AccessScope, runId: number, asOf?: Date): Promise<AggregateSections> {
+    return this.calculating(async () => {
+      await this.requireRun(scope, runId);
+      return this.cached(scope, runId, asOf, 'aggregates', async (at) => toAggregateSections(await this.repository.aggregates(scope, runId, at)));
+    });
+  }
+
+  private async requireRun(scope: AccessScope, runId: number): Promise<AnalyticsRunRow> {
+    const run = await this.repository.findRun(scope, runId);
+    if (!run) throw new NotFoundException({ detail: RUN_NOT_FOUND });
+    return run;
+  }
+
+  /** Cache-aside under the run's area; results for "now" only briefly (see analytics-cache.ts). */
+  private async cached<T>(scope: AccessScope, runId: number, asOf: Date | undefined, kind: ResultKind, compute: (at: Date) => Promise<T>): Promise<T> {
+    const key = await this.cache.key('analytics', [analyticsRunCacheArea(runId)], {
+      scope: scope.cacheKey,
+      runId,
+      asOf: asOf?.toISOString() ?? null,
+      kind,
+    });
+    const hit = await this.cache.get<T>(key);
+    if (hit !== undefined) return hit;
+    const value = await compute(asOf ?? new Date());
+    const ttl = asOf ? this.config.cacheTtlSeconds : Math.min(NOW_RESULT_TTL_SECONDS, this.config.cacheTtlSeconds);
+    await this.cache.set(key, value, ttl);
+    return value;
+  }
+
+  private async calculating<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw toAnalyticsError(error, this.logger);
+    }
+  }
+}
+
+function toAggregateSections(row: AggregatesRow): AggregateSections {
+  return {
+    aggregate_metrics: toAggregateMetricsResponse(row),
+    delivery_location_performance: row.delivery_performance.map(toDeliveryPerformanceResponse),
+    storage_location_performance: row.storage_performance.map(toStoragePerformanceResponse),
+  };
+}
