@@ -6,11 +6,17 @@ import { AuthGuard } from '../common/auth/auth.guard.js';
 import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
 import { UsersModule } from '../users/users.module.js';
+import { AuthController } from './auth.controller.js';
+import { AuthService } from './auth.service.js';
 import { JwtStrategy } from './jwt.strategy.js';
-import { PasswordService } from './password.service.js';
+import { LoginThrottle } from './login-throttle.service.js';
 import { RevocationService } from './revocation.service.js';
 import { TokenService } from './token.service.js';
 
+/**
+ * Tokens, revocation, login and the global guard. PasswordService is provided by UsersModule
+ * (user management hashes passwords too) and re-exported here through it.
+ */
 @Module({
   imports: [
     UsersModule,
@@ -24,7 +30,8 @@ import { TokenService } from './token.service.js';
       }),
     }),
   ],
-  providers: [TokenService, RevocationService, PasswordService, JwtStrategy, { provide: APP_GUARD, useClass: AuthGuard }],
-  exports: [TokenService, RevocationService, PasswordService],
+  controllers: [AuthController],
+  providers: [TokenService, RevocationService, LoginThrottle, AuthService, JwtStrategy, { provide: APP_GUARD, useClass: AuthGuard }],
+  exports: [TokenService, RevocationService, UsersModule],
 })
 export class AuthModule {}

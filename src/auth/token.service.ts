@@ -64,14 +64,22 @@ export class TokenService {
   }
 }
 
+const MAX_USER_ID = 2_147_483_647;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Claims complete and of the expected type. `sub` must fit the users.id column and `jti` the
+ * revoked_tokens.jti uuid column, so a malformed claim is a 401 and never a database error (500).
+ */
 export function isWellFormed(claims: Partial<TokenClaims>, expected: TokenType): claims is TokenClaims {
   return (
     typeof claims.exp === 'number' &&
     typeof claims.iat === 'number' &&
     typeof claims.sub === 'string' &&
     /^[1-9]\d{0,9}$/.test(claims.sub) &&
+    Number(claims.sub) <= MAX_USER_ID &&
     typeof claims.jti === 'string' &&
-    /^[0-9a-f-]{36}$/i.test(claims.jti) &&
+    UUID.test(claims.jti) &&
     claims.token_type === expected
   );
 }

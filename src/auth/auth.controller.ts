@@ -1,0 +1,125 @@
+import { Body, Controller, Get, HttpCode, Inject, Post, Req, Res, UnauthorizedException, UseFilters, UseInterceptors } from '@nestjs/common';
+import { NoFilesInterceptor } from '@nestjs/platform-express';
+import {
+  ApiBearerAuth,
+  ApiBody,
+  ApiConsumes,
+  ApiCookieAuth,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  ApiTooManyRequestsResponse,
+  ApiUnauthorizedResponse,
+  ApiUnprocessableEntityResponse,
+} from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { Public } from '../common/auth/access.decorator.js';
+import type { AppConfig } from '../common/config/app-config.js';
+import { APP_CONFIG } from '../common/config/config.module.js';
+import { toUserResponse } from '../users/dto/user.response.js';
+import { AuthService, REFRESH_TOKEN_MISSING } from './auth.service.js';
+import { LoginFormDto, LoginJsonDto, RefreshDto } from './dto/login.dto.js';
+import { DetailResponse, LoginJsonResponse, RefreshResponse, TokenResponse } from './dto/token.response.js';
+import { LoginThrottledFilter } from './login-throttled.filter.js';
+import { clearRefreshCookie, REFRESH_COOKIE, setRefreshCookie } from './refresh-cookie.js';
+
+const LOGIN_FAILED = 'Unknown e-mail, wrong password or inactive user: `{"detail":"Incorrect email or password"}`';
+const THROTTLED = 'More than 5 failed attempts for the e-mail or 20 from the IP within 15 minutes: `{"detail":"Too many login attempts. Try again later."}` with `Retry-After` (seconds)';
+const INVALID_REFRESH = '`{"detail":"Invalid refresh token"}` (bad, expired, revoked or already rotated token, or inactive user)';
+
+/** Multipart login carries only text fields; small limits keep it from being an upload path. */
+const multipartFields = NoFilesInterceptor({ limits: { fields: 10, fieldSize: 8 * 1024, parts: 10 } });
+
+@ApiTags('auth')
+@Public()
+@Controller('auth')
+export class AuthController {
+  constructor(
+    private readonly auth: AuthService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  @Post('login')
+  @HttpCode(200)
+  @UseInterceptors(multipartFields)
+  @UseFilters(LoginThrottledFilter)
+  @ApiOperation({ summary: 'OAuth2 password login (username = e-mail); sets the refresh_token cookie' })
+  @ApiConsumes('application/x-www-form-urlencoded', 'application/json', 'multipart/form-data')
+  @ApiBody({ type: LoginFormDto })
+  @ApiOkResponse({ type: TokenResponse, description: 'Access token; the refresh token is set as the `refresh_token` cookie' })
+  @ApiUnauthorizedResponse({ description: LOGIN_FAILED })
+  @ApiTooManyRequestsResponse({ description: THROTTLED })
+  @ApiUnprocessableEntityResponse({ description: 'username or password missing' })
+  async login(@Body() body: LoginFormDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<TokenResponse> {
+    const result = await this.auth.login(body.username, body.password, clientIp(req));
+    setRefreshCookie(res, result.refresh.token, this.config);
+    return { access_token: result.access.token, token_type: 'bearer' };
+  }
+
+  @Post('login/json')
+  @HttpCode(200)
+  @UseFilters(LoginThrottledFilter)
+  @ApiOperation({ summary: 'JSON login; returns the user too and sets the refresh_token cookie' })
+  @ApiOkResponse({ type: LoginJsonResponse })
+  @ApiUnauthorizedResponse({ description: LOGIN_FAILED })
+  @ApiTooManyRequestsResponse({ description: THROTTLED })
+  @ApiUnprocessableEntityResponse({ description: 'email or password missing' })
+  async loginJson(@Body() body: LoginJsonDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<LoginJsonResponse> {
+    const result = await this.auth.login(body.email, body.password, clientIp(req));
+    setRefreshCookie(res, result.refresh.token, this.config);
+    return { access_token: result.access.token, token_type: 'bearer', user: toUserResponse(result.user) };
+  }
+
+  @Post('refresh')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Exchange a refresh token for a new pair (rotation: the old one is revoked); also sets the cookie' })
+  @ApiOkResponse({ type: RefreshResponse })
+  @ApiUnauthorizedResponse({ description: INVALID_REFRESH })
+  async refresh(@Body() body: RefreshDto, @Res({ passthrough: true }) res: Response): Promise<RefreshResponse> {
+    const pair = await this.auth.refresh(body.refresh_token);
+    setRefreshCookie(res, pair.refresh.token, this.config);
+    return { access_token: pair.access.token, refresh_token: pair.refresh.token, token_type: 'bearer' };
+  }
+
+  @Get('refresh-cookie')
+  @ApiOperation({ summary: 'New access token from the refresh_token cookie; the cookie is rotated' })
+  @ApiCookieAuth(REFRESH_COOKIE)
+  @ApiOkResponse({ type: TokenResponse })
+  @ApiUnauthorizedResponse({ description: `\`{"detail":"Refresh token missing"}\` or ${INVALID_REFRESH}` })
+  async refreshCookie(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<TokenResponse> {
+    const token = cookie(req);
+    if (!token) throw new UnauthorizedException({ detail: REFRESH_TOKEN_MISSING });
+    const pair = await this.auth.refresh(token);
+    setRefreshCookie(res, pair.refresh.token, this.config);
+    return { access_token: pair.access.token, token_type: 'bearer' };
+  }
+
+  @Post('logout')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Revoke the refresh cookie and the bearer access token (each when present and valid) and clear the cookie',
+    description: 'Never fails for a missing, invalid or expired token.',
+  })
+  @ApiBearerAuth()
+  @ApiCookieAuth(REFRESH_COOKIE)
+  @ApiOkResponse({ type: DetailResponse })
+  async logout(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<DetailResponse> {
+    await this.auth.logout(cookie(req), bearer(req));
+    clearRefreshCookie(res, this.config);
+    return { detail: 'Successfully logged out' };
+  }
+}
+
+/** The client address as Express resolves it: with TRUST_PROXY only the proxy-appended hop counts. */
+function clientIp(req: Request): string {
+  return req.ip ?? req.socket.remoteAddress ?? 'unknown';
+}
+
+function cookie(req: Request): string | undefined {
+  const value = (req.cookies as Record<string, unknown> | undefined)?.[REFRESH_COOKIE];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function bearer(req: Request): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
+}

@@ -1,0 +1,77 @@
+import { Injectable, UnauthorizedException } from '@nestjs/common';
+import { UsersRepository, type UserRow } from '../users/users.repository.js';
+import { LoginThrottle } from './login-throttle.service.js';
+import { PasswordService } from './password.service.js';
+import { RevocationService } from './revocation.service.js';
+import { TokenService, type IssuedToken, type TokenClaims } from './token.service.js';
+
+export const INCORRECT_LOGIN = 'Incorrect email or password';
+export const INVALID_REFRESH_TOKEN = 'Invalid refresh token';
+export const REFRESH_TOKEN_MISSING = 'Refresh token missing';
+
+export interface TokenPair {
+  access: IssuedToken;
+  refresh: IssuedToken;
+}
+
+/** Login, refresh-token rotation and logout (contract §2). */
+@Injectable()
+export class AuthService {
+  constructor(
+    private readonly users: UsersRepository,
+    private readonly passwords: PasswordService,
+    private readonly tokens: TokenService,
+    private readonly revocations: RevocationService,
+    private readonly throttle: LoginThrottle,
+  ) {}
+
+  /**
+   * Unknown e-mail, wrong password and inactive user all answer the same 401 after the same
+   * argon2 work, so neither the body nor the timing tells which one it was.
+   */
+  async login(email: string, password: string, ip: string): Promise<TokenPair & { user: UserRow }> {
+    await this.throttle.begin(email, ip);
+    const user = await this.users.findByEmailWithHash(email.trim());
+    const passwordOk = user ? await this.passwords.verify(user.password_hash, password) : await this.passwords.dummyVerify(password);
+    if (!user || !passwordOk || !user.is_active) {
+      await this.throttle.failed(ip);
+      throw new UnauthorizedException({ detail: INCORRECT_LOGIN });
+    }
+    await this.throttle.succeeded(email);
+    const { password_hash: _hash, ...row } = user;
+    return { user: row, ...this.issuePair(row.id) };
+  }
+
+  /**
+   * Rotation: the presented refresh token is revoked atomically (`revokeOnce`), so of two
+   * requests racing with the same token only one gets a new pair, and a replayed old token is
+   * refused.
+   */
+  async refresh(refreshToken: string | undefined): Promise<TokenPair> {
+    const claims = refreshToken ? this.tokens.verify(refreshToken, 'refresh') : null;
+    if (!claims) throw new UnauthorizedException({ detail: INVALID_REFRESH_TOKEN });
+    const user = await this.users.findActiveById(Number(claims.sub));
+    if (!user) throw new UnauthorizedException({ detail: INVALID_REFRESH_TOKEN });
+    if (!(await this.revocations.revokeOnce(claims.jti, expiry(claims)))) {
+      throw new UnauthorizedException({ detail: INVALID_REFRESH_TOKEN });
+    }
+    return this.issuePair(user.id);
+  }
+
+  /** Revokes whichever of the two tokens is present and valid; anything else is ignored. */
+  async logout(refreshToken: string | undefined, accessToken: string | undefined): Promise<void> {
+    const valid = [
+      refreshToken ? this.tokens.verify(refreshToken, 'refresh') : null,
+      accessToken ? this.tokens.verify(accessToken, 'access') : null,
+    ].filter((claims): claims is TokenClaims => claims !== null);
+    await Promise.all(valid.map((claims) => this.revocations.revoke(claims.jti, expiry(claims))));
+  }
+
+  private issuePair(userId: number): TokenPair {
+    return { access: this.tokens.issue(userId, 'access'), refresh: this.tokens.issue(userId, 'refresh') };
+  }
+}
+
+function expiry(claims: TokenClaims): Date {
+  return new Date(claims.exp * 1000);
+}

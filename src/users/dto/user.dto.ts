@@ -1,0 +1,118 @@
+import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayNotEmpty,
+  ArrayUnique,
+  IsArray,
+  IsBoolean,
+  IsEmail,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateNested,
+} from 'class-validator';
+import { ROLES, type Role } from '../entities/user.entity.js';
+
+export const MIN_PASSWORD_LENGTH = 8;
+
+const trim = () => Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
+const trimLower = () => Transform(({ value }) => (typeof value === 'string' ? value.trim().toLowerCase() : value));
+
+export class NotificationPreferencesDto {
+  @ApiPropertyOptional({ default: true }) @IsOptional() @IsBoolean() email?: boolean;
+  @ApiPropertyOptional({ default: true }) @IsOptional() @IsBoolean() ui?: boolean;
+}
+
+/** `POST /users` (admin). E-mails are stored trimmed and lower-cased; uniqueness ignores case. */
+export class CreateUserDto {
+  @ApiProperty({ minLength: 1, maxLength: 255 })
+  @trim()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(255)
+  name: string;
+
+  @ApiProperty({ format: 'email', maxLength: 254 })
+  @trimLower()
+  @IsString()
+  @IsEmail({}, { message: 'must be an e-mail address' })
+  @MaxLength(254)
+  email: string;
+
+  @ApiProperty({ format: 'password', minLength: MIN_PASSWORD_LENGTH, maxLength: 1024, writeOnly: true })
+  @IsString()
+  @MinLength(MIN_PASSWORD_LENGTH)
+  @MaxLength(1024)
+  password: string;
+
+  @ApiPropertyOptional({ enum: ROLES, isArray: true, default: ['user'] })
+  @IsOptional()
+  @IsArray()
+  @ArrayNotEmpty()
+  @ArrayUnique()
+  @IsIn(ROLES, { each: true })
+  roles?: Role[];
+
+  @ApiPropertyOptional({ type: [Number], default: [], description: 'Client ids this user may see (existing clients)' })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(10_000)
+  @IsInt({ each: true })
+  @Min(1, { each: true })
+  @Max(2_147_483_647, { each: true })
+  client_list?: number[];
+
+  @ApiPropertyOptional({ type: NotificationPreferencesDto })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => NotificationPreferencesDto)
+  notification_preferences?: NotificationPreferencesDto;
+
+  @ApiPropertyOptional({ default: true })
+  @IsOptional()
+  @IsBoolean()
+  is_active?: boolean;
+}
+
+/** `PATCH /users/{id}` (admin): any field; a password is re-hashed. */
+export class UpdateUserDto extends PartialType(CreateUserDto) {}
+
+/**
+ * `PATCH /users/me`: name, notification preferences and password. A new password needs
+ * `current_password` (a stolen access token alone cannot take over the account).
+ */
+export class UpdateMeDto {
+  @ApiPropertyOptional({ minLength: 1, maxLength: 255 })
+  @IsOptional()
+  @trim()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(255)
+  name?: string;
+
+  @ApiPropertyOptional({ type: NotificationPreferencesDto })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => NotificationPreferencesDto)
+  notification_preferences?: NotificationPreferencesDto;
+
+  @ApiPropertyOptional({ format: 'password', minLength: MIN_PASSWORD_LENGTH, maxLength: 1024, writeOnly: true })
+  @IsOptional()
+  @IsString()
+  @MinLength(MIN_PASSWORD_LENGTH)
+  @MaxLength(1024)
+  password?: string;
+
+  @ApiPropertyOptional({ format: 'password', writeOnly: true, description: 'Required together with `password`' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(1024)
+  current_password?: string;
+}

@@ -1,0 +1,139 @@
+import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { PasswordService } from '../auth/password.service.js';
+import { RequestValidationException } from '../common/errors/validation.exception.js';
+import { toPage, type Page } from '../common/http/pagination.js';
+import type { CreateUserDto, UpdateMeDto, UpdateUserDto } from './dto/user.dto.js';
+import { toUserResponse, type UserResponse } from './dto/user.response.js';
+import { EmailTakenError, UsersRepository, type UserPatch, type UserRow } from './users.repository.js';
+
+export const USER_NOT_FOUND = 'User not found';
+export const EMAIL_TAKEN = 'A user with this email already exists';
+export const LAST_ADMIN = 'Cannot remove the last active admin';
+export const CURRENT_PASSWORD_INCORRECT = 'Current password is incorrect';
+
+/**
+ * User management (contract §2). Changes take effect on the caller's next request because the
+ * JWT strategy reloads the user row every time. Passwords are hashed here and never leave it.
+ */
+@Injectable()
+export class UsersService {
+  constructor(
+    private readonly db: DataSource,
+    private readonly users: UsersRepository,
+    private readonly passwords: PasswordService,
+  ) {}
+
+  async list(query: { skip: number; limit: number }): Promise<Page<UserResponse>> {
+    const { rows, total } = await this.users.page(query.skip, query.limit);
+    return toPage(rows.map(toUserResponse), total, query);
+  }
+
+  async get(id: number): Promise<UserResponse> {
+    return toUserResponse(await this.found(await this.users.findById(id)));
+  }
+
+  async create(dto: CreateUserDto): Promise<UserResponse> {
+    const clientList = await this.checkedClientList(dto.client_list ?? []);
+    const passwordHash = await this.passwords.hash(dto.password);
+    const row = await this.mapEmailTaken(() =>
+      this.users.insert({
+        name: dto.name,
+        email: dto.email,
+        passwordHash,
+        roles: dto.roles ?? ['user'],
+        clientList,
+        notifyEmail: dto.notification_preferences?.email,
+        notifyUi: dto.notification_preferences?.ui,
+        isActive: dto.is_active,
+      }),
+    );
+    return toUserResponse(row);
+  }
+
+  async update(id: number, dto: UpdateUserDto): Promise<UserResponse> {
+    const patch: UserPatch = {
+      name: dto.name,
+      email: dto.email,
+      roles: dto.roles,
+      clientList: dto.client_list === undefined ? undefined : await this.checkedClientList(dto.client_list),
+      notifyEmail: dto.notification_preferences?.email,
+      notifyUi: dto.notification_preferences?.ui,
+      isActive: dto.is_active,
+      passwordHash: dto.password === undefined ? undefined : await this.passwords.hash(dto.password),
+    };
+    const removesAdmin = patch.isActive === false || (patch.roles !== undefined && !patch.roles.includes('admin'));
+    if (!removesAdmin) return toUserResponse(this.found(await this.mapEmailTaken(() => this.users.update(id, patch))));
+    return this.db.transaction(async (manager) => {
+      await this.users.lockAdminChanges(manager);
+      const current = this.found(await this.users.findById(id, manager));
+      if (isActiveAdmin(current) && !(await this.users.otherActiveAdminExists(id, manager))) {
+        throw new ConflictException({ detail: LAST_ADMIN });
+      }
+      return toUserResponse(this.found(await this.mapEmailTaken(() => this.users.update(id, patch, manager))));
+    });
+  }
+
+  async delete(id: number): Promise<UserResponse> {
+    return this.db.transaction(async (manager) => {
+      await this.users.lockAdminChanges(manager);
+      const current = this.found(await this.users.findById(id, manager));
+      if (isActiveAdmin(current) && !(await this.users.otherActiveAdminExists(id, manager))) {
+        throw new ConflictException({ detail: LAST_ADMIN });
+      }
+      return toUserResponse(this.found(await this.users.delete(id, manager)));
+    });
+  }
+
+  /**
+   * Self-service changes. A wrong `current_password` is 400 (the request is understood and the
+   * token is fine, so not 401 — a 401 would make clients drop a valid session); a new password
+   * without `current_password` is 422 like any other missing field.
+   */
+  async updateMe(userId: number, dto: UpdateMeDto): Promise<UserResponse> {
+    let passwordHash: string | undefined;
+    if (dto.password !== undefined) {
+      if (dto.current_password === undefined) {
+        throw RequestValidationException.field('current_password', 'is required to change the password');
+      }
+      const currentHash = this.found(await this.users.findPasswordHash(userId));
+      if (!(await this.passwords.verify(currentHash, dto.current_password))) {
+        throw new BadRequestException({ detail: CURRENT_PASSWORD_INCORRECT });
+      }
+      passwordHash = await this.passwords.hash(dto.password);
+    }
+    const row = await this.users.update(userId, {
+      name: dto.name,
+      notifyEmail: dto.notification_preferences?.email,
+      notifyUi: dto.notification_preferences?.ui,
+      passwordHash,
+    });
+    return toUserResponse(this.found(row));
+  }
+
+  /** Deduplicated, and every id must be an existing client (an array column has no foreign key). */
+  private async checkedClientList(clientIds: number[]): Promise<number[]> {
+    const unique = [...new Set(clientIds)].sort((a, b) => a - b);
+    const missing = await this.users.missingClientIds(unique);
+    if (missing.length > 0) throw RequestValidationException.field('client_list', `unknown client id(s): ${missing.join(', ')}`);
+    return unique;
+  }
+
+  private found<T>(value: T | null): T {
+    if (value === null) throw new NotFoundException({ detail: USER_NOT_FOUND });
+    return value;
+  }
+
+  private async mapEmailTaken<T>(operation: () => Promise<T>): Promise<T> {
+    try {
+      return await operation();
+    } catch (error) {
+      if (error instanceof EmailTakenError) throw new ConflictException({ detail: EMAIL_TAKEN });
+      throw error;
+    }
+  }
+}
+
+function isActiveAdmin(user: UserRow): boolean {
+  return user.is_active && user.roles.includes('admin');
+}
