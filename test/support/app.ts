@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import type { INestApplication } from '@nestjs/common';
+import { Module, type INestApplication, type ModuleMetadata } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,7 +24,14 @@ export interface TestAppOptions {
   database?: string;
   /** Share the cache prefix of another app (two instances sharing Redis). */
   cachePrefix?: string;
+  /** Connect through this URL instead of the database's own, e.g. a fault proxy in front of `database`. */
+  databaseUrlOverride?: string;
+  /** Extra modules mounted beside AppModule (test-only controllers, e.g. test/support/reliability.ts). */
+  imports?: NonNullable<ModuleMetadata['imports']>;
 }
+
+@Module({})
+class TestRootModule {}
 
 export interface TestApp {
   app: INestApplication;
@@ -56,9 +63,12 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     REDIS_URL: useRedis ? process.env.REDIS_URL : undefined,
     CACHE_PREFIX: options.cachePrefix ?? database,
     ...options.env,
-    DATABASE_URL: databaseUrl(database),
+    DATABASE_URL: options.databaseUrlOverride ?? databaseUrl(database),
   });
-  const app = await NestFactory.create(AppModule.forRoot(config), { logger: false, abortOnError: false });
+  const root = options.imports?.length
+    ? { module: TestRootModule, imports: [AppModule.forRoot(config), ...options.imports] }
+    : AppModule.forRoot(config);
+  const app = await NestFactory.create(root, { logger: false, abortOnError: false });
   configureApp(app, config);
   await app.init();
   const db = app.get(DataSource);

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import type { AppConfig } from '../../common/config/app-config.js';
 import { APP_CONFIG } from '../../common/config/config.module.js';
 import { dataSourceOptions } from './data-source-options.js';
+import { DatabaseGuard } from './database-guard.js';
 import { DatabasePool } from './database-pool.js';
 
 /** TypeORM on `pg`. Migrations run at start (never synchronize). The URL is resolved in main.ts. */
@@ -16,7 +17,7 @@ import { DatabasePool } from './database-pool.js';
       },
     }),
   ],
-  providers: [DatabasePool],
-  exports: [DatabasePool],
+  providers: [DatabasePool, DatabaseGuard],
+  exports: [DatabasePool, DatabaseGuard],
 })
 export class DatabaseModule {}

@@ -1,0 +1,151 @@
+import pg from 'pg';
+import type { QueryRunner } from 'typeorm';
+import { createTestApp, type TestApp } from '../support/app.js';
+import { createTestDatabase, databaseUrl, dropTestDatabase } from '../support/database.js';
+import { FaultProxy } from '../support/fault-proxy.js';
+import { call, listen, ReliabilityProbeModule, sleep, summary, trafficUntil, waitFor, type Outcome } from '../support/reliability.js';
+
+const UNAVAILABLE = { detail: 'Service temporarily unavailable' };
+/** Issue 10: a request against an unreachable database fails within this bound, never hangs. */
+const FAIL_FAST_BOUND_MS = 5000;
+
+function expectOnlyOkOr503(outcomes: Outcome[]) {
+  for (const o of outcomes) {
+    if (o.status === 503) expect(o.body).toEqual(UNAVAILABLE);
+    else expect([200, 201]).toContain(o.status);
+  }
+}
+
+describe('Reliability: PostgreSQL behind a fault proxy', () => {
+  let proxy: FaultProxy;
+  let database: string;
+  let t: TestApp;
+  let base: string;
+  let token: string;
+  let direct: pg.Client;
+
+  const read = () => call(base, 'GET', '/api/v1/reliability-probe/read', { token });
+  const write = (i: number) => call(base, 'POST', '/api/v1/reliability-probe/write', { token, body: { name: `w-${Date.now()}-${i}` } });
+  const mixed = (i: number) => (i % 2 === 0 ? write(i) : read());
+  const healthy = async () => (await read()).status === 200;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    proxy = await FaultProxy.forUrl(databaseUrl(database));
+    t = await createTestApp({ database, databaseUrlOverride: proxy.rewrite(databaseUrl(database)), imports: [ReliabilityProbeModule] });
+    token = (await t.factories.admin()).token;
+    base = await listen(t.app);
+    direct = new pg.Client({ connectionString: databaseUrl(database) });
+    await direct.connect();
+  });
+
+  afterAll(async () => {
+    await direct?.end();
+    await t?.close();
+    await proxy?.close();
+    if (database) await dropTestDatabase(database);
+  });
+
+  afterEach(async () => {
+    await proxy.pass();
+    await waitFor(healthy, 10_000);
+  });
+
+  it('cut under traffic: fails fast with 503, recovers by itself, loses no acknowledged write', async () => {
+    let cutAt = 0;
+    let restoredAt = 0;
+    const outcomes = await trafficUntil(8, mixed, async () => {
+      await sleep(300);
+      cutAt = performance.now();
+      await proxy.cut();
+      await sleep(1500);
+      await proxy.pass();
+      restoredAt = performance.now();
+      await waitFor(healthy, 10_000);
+      await sleep(200);
+    });
+    const recoveryMs = Math.round(performance.now() - restoredAt - 200);
+    const s = summary(outcomes);
+    console.log(`[reliability] PostgreSQL cut: ${JSON.stringify(s)}, recovered ${recoveryMs} ms after it returned`);
+
+    expectOnlyOkOr503(outcomes);
+    expect(s.byStatus[503]).toBeGreaterThan(0);
+    expect(s.byStatus[200]).toBeGreaterThan(0);
+    expect(s.maxMs).toBeLessThan(FAIL_FAST_BOUND_MS);
+    expect(cutAt).toBeGreaterThan(0);
+
+    // Every write answered 201 was committed: nothing acknowledged is lost.
+    const acknowledged = outcomes.filter((o) => o.status === 201).map((o) => (o.body as { id: number }).id);
+    expect(acknowledged.length).toBeGreaterThan(0);
+    const { rows } = await direct.query<{ n: number }>('SELECT count(*)::int AS n FROM clients WHERE id = ANY($1::int[])', [acknowledged]);
+    expect(rows[0].n).toBe(acknowledged.length);
+  });
+
+  it('black-holed database (TCP accepted, no reply): in-flight and new requests fail within 5 s, then recover', async () => {
+    await proxy.blackhole();
+    const started = performance.now();
+    const during = await Promise.all(Array.from({ length: 6 }, (_, i) => mixed(i).then((r) => ({ ...r, ms: performance.now() - started }))));
+    const timeTo503 = Math.round(Math.max(...during.map((o) => o.ms)));
+    for (const o of during) expect(o).toMatchObject({ status: 503, body: UNAVAILABLE });
+    expect(timeTo503).toBeLessThan(FAIL_FAST_BOUND_MS);
+
+    // Once declared unreachable, new requests are refused at once rather than waiting again.
+    const refusedStart = performance.now();
+    expect(await read()).toEqual({ status: 503, body: UNAVAILABLE });
+    const refusedMs = Math.round(performance.now() - refusedStart);
+
+    await proxy.pass();
+    const recoveryMs = Math.round(await waitFor(healthy, 10_000));
+    console.log(`[reliability] PostgreSQL black-holed: all 503 within ${timeTo503} ms, next request refused in ${refusedMs} ms, recovered ${recoveryMs} ms after it returned`);
+  });
+
+  it('slow database (300 ms each way) is not mistaken for a dead one', async () => {
+    await proxy.delay(300);
+    const outcomes = await Promise.all(Array.from({ length: 4 }, (_, i) => mixed(i)));
+    for (const o of outcomes) expect([200, 201]).toContain(o.status);
+  });
+});
+
+describe('Reliability: pool exhaustion', () => {
+  let t: TestApp;
+  let base: string;
+  let token: string;
+  const held: QueryRunner[] = [];
+
+  beforeAll(async () => {
+    // 2 connections → at most 40 waiting checkouts (MAX_WAITING_PER_CONNECTION = 20), each giving up after 1 s.
+    t = await createTestApp({ env: { DB_POOL_SIZE: '2', DB_CONNECTION_TIMEOUT_MS: '1000' }, imports: [ReliabilityProbeModule] });
+    token = (await t.factories.admin()).token;
+    base = await listen(t.app);
+  });
+
+  afterAll(async () => {
+    await Promise.all(held.map((r) => r.release()));
+    await t?.close();
+  });
+
+  it('answers 503 at once beyond the queue bound, bounded waits for the queued, and recovers', async () => {
+    expect((await call(base, 'GET', '/api/v1/reliability-probe/read', { token })).status).toBe(200);
+    // Occupy every pooled connection, as long-running requests would.
+    for (let i = 0; i < 2; i++) {
+      const runner = t.db.createQueryRunner();
+      await runner.connect();
+      held.push(runner);
+    }
+    const started = performance.now();
+    const outcomes = await Promise.all(
+      Array.from({ length: 60 }, () =>
+        call(base, 'GET', '/api/v1/reliability-probe/read', { token }).then((r) => ({ ...r, ms: performance.now() - started })),
+      ),
+    );
+    for (const o of outcomes) expect(o).toMatchObject({ status: 503, body: UNAVAILABLE });
+    const immediate = outcomes.filter((o) => o.ms < 500).length;
+    const slowest = Math.round(Math.max(...outcomes.map((o) => o.ms)));
+    console.log(`[reliability] pool exhaustion (size 2, 60 requests): ${immediate} refused under 500 ms, slowest 503 after ${slowest} ms`);
+    expect(immediate).toBeGreaterThanOrEqual(20);
+    expect(slowest).toBeLessThan(FAIL_FAST_BOUND_MS);
+
+    await Promise.all(held.splice(0).map((r) => r.release()));
+    expect((await call(base, 'GET', '/api/v1/reliability-probe/read', { token })).status).toBe(200);
+  });
+});
