@@ -1,0 +1,132 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, Length, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { TRACKER_STATES, type TrackerStatus } from '../entities/tracker-status.js';
+import { IsoDateTime } from './iso-date-time.js';
+
+const MAX_INT4 = 2_147_483_647;
+const trim = () => Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
+const statusMessage = { message: `must be one of ${TRACKER_STATES.join(', ')}` };
+
+/** Body of `POST /trackers` (contract §4). */
+export class CreateTrackerDto {
+  @ApiProperty({ minLength: 1, maxLength: 255, description: 'Trimmed; unique within the production run' })
+  @trim()
+  @IsString()
+  @Length(1, 255)
+  name: string;
+
+  @ApiProperty({ minimum: 1 })
+  @IsInt()
+  @Min(1)
+  @Max(MAX_INT4)
+  production_run_id: number;
+
+  @ApiPropertyOptional({ enum: TRACKER_STATES, default: 'CREATED' })
+  @IsOptional()
+  @IsIn(TRACKER_STATES, statusMessage)
+  status?: TrackerStatus;
+
+  @ApiPropertyOptional({ type: Number, nullable: true, description: 'Destination' })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_INT4)
+  delivery_location_id?: number | null;
+
+  @ApiPropertyOptional({ type: Number, nullable: true, description: 'Required if and only if status is IN_STORAGE' })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_INT4)
+  storage_location_id?: number | null;
+
+  @ApiPropertyOptional({ type: String, nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(10_000)
+  notes?: string | null;
+
+  @ApiPropertyOptional({ type: String, format: 'date-time', description: 'Time of the first status entry (default now; at most 5 minutes ahead)' })
+  @IsOptional()
+  @IsoDateTime()
+  status_timestamp?: Date;
+}
+
+/**
+ * Body of `PUT /trackers/{id}`: any subset. `name`, `production_run_id` and `status` cannot be
+ * null; `delivery_location_id` and `notes` can (clearing them). `storage_location_id` is only
+ * accepted with a change of status to IN_STORAGE (where it is required).
+ */
+export class UpdateTrackerDto {
+  @ApiPropertyOptional({ minLength: 1, maxLength: 255 })
+  @ValidateIf((o: UpdateTrackerDto) => o.name !== undefined)
+  @trim()
+  @IsString()
+  @Length(1, 255)
+  name?: string;
+
+  @ApiPropertyOptional({ minimum: 1 })
+  @ValidateIf((o: UpdateTrackerDto) => o.production_run_id !== undefined)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_INT4)
+  production_run_id?: number;
+
+  @ApiPropertyOptional({ enum: TRACKER_STATES, description: 'A changed status appends a status entry at the current time' })
+  @ValidateIf((o: UpdateTrackerDto) => o.status !== undefined)
+  @IsIn(TRACKER_STATES, statusMessage)
+  status?: TrackerStatus;
+
+  @ApiPropertyOptional({ type: Number, nullable: true })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_INT4)
+  delivery_location_id?: number | null;
+
+  @ApiPropertyOptional({ type: Number, description: 'Required when status changes to IN_STORAGE' })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_INT4)
+  storage_location_id?: number | null;
+
+  @ApiPropertyOptional({ type: String, nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(10_000)
+  notes?: string | null;
+}
+
+/** Body of `POST /trackers/{id}/status` (contract §4). */
+export class CreateStatusEntryDto {
+  @ApiProperty({ enum: TRACKER_STATES })
+  @IsIn(TRACKER_STATES, statusMessage)
+  status: TrackerStatus;
+
+  @ApiPropertyOptional({ type: String, format: 'date-time', description: 'Default now; more than 5 minutes in the future is rejected' })
+  @IsOptional()
+  @IsoDateTime()
+  timestamp?: Date;
+
+  @ApiPropertyOptional({ type: Number, nullable: true, description: 'Required for IN_STORAGE' })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_INT4)
+  storage_location_id?: number | null;
+
+  @ApiPropertyOptional({ type: Number, nullable: true, description: "For DELIVERED; defaults to the tracker's destination" })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_INT4)
+  delivery_location_id?: number | null;
+
+  @ApiPropertyOptional({ type: String, nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(10_000)
+  notes?: string | null;
+}

@@ -1,0 +1,183 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { isoUtc } from '../../common/http/timestamps.js';
+import { toLocationPoint, type LocationPoint, type LocationPointRow } from '../../locations/location-point.js';
+import { TRACKER_STATES, type TrackerStatus } from '../entities/tracker-status.js';
+
+/** A `trackers` row as the repository returns it. */
+export interface TrackerRow {
+  id: number;
+  name: string;
+  production_run_id: number;
+  status: TrackerStatus;
+  storage_location_id: number | null;
+  delivery_location_id: number | null;
+  notes: string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+/** A `tracker_status_history` row (bigint ids arrive as strings from pg). */
+export interface StatusEntryRow {
+  id: string | number;
+  tracker_id: number;
+  status: TrackerStatus;
+  timestamp: Date | string;
+  storage_location_id: number | null;
+  delivery_location_id: number | null;
+  notes: string | null;
+  created_by: number | null;
+  created_at: Date | string;
+}
+
+/** LocationPoint of contract §5 (OpenAPI schema; the mapper lives in src/locations). */
+export class TrackerLocationPoint implements LocationPoint {
+  @ApiProperty({ description: 'Bucket start (UTC)', example: '2026-11-21T10:00:00.000Z' }) timestamp: string;
+  @ApiProperty() latitude: number;
+  @ApiProperty() longitude: number;
+  @ApiProperty() confidence: number;
+  @ApiProperty({ description: "The report's own time" }) reported_at: string;
+  @ApiProperty({ enum: ['hourly', 'daily'] }) granularity: 'hourly' | 'daily';
+}
+
+export class TrackerResponse {
+  @ApiProperty() id: number;
+  @ApiProperty() name: string;
+  @ApiProperty() production_run_id: number;
+  @ApiProperty({ enum: TRACKER_STATES }) status: TrackerStatus;
+  @ApiProperty({ type: Number, nullable: true, description: 'Set only while IN_STORAGE' }) storage_location_id: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'Destination' }) delivery_location_id: number | null;
+  @ApiProperty({ type: String, nullable: true }) notes: string | null;
+  @ApiProperty() created_at: string;
+  @ApiProperty() updated_at: string;
+  @ApiProperty({ type: TrackerLocationPoint, nullable: true }) latest_location: LocationPoint | null;
+}
+
+export class StatusEntryResponse {
+  @ApiProperty() id: number;
+  @ApiProperty() tracker_id: number;
+  @ApiProperty({ enum: TRACKER_STATES }) status: TrackerStatus;
+  @ApiProperty() timestamp: string;
+  @ApiProperty({ type: Number, nullable: true }) storage_location_id: number | null;
+  @ApiProperty({ type: Number, nullable: true }) delivery_location_id: number | null;
+  @ApiProperty({ type: String, nullable: true }) notes: string | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'User who added the entry' }) created_by: number | null;
+  @ApiProperty() created_at: string;
+}
+
+export class TrackerProductionRunSummary {
+  @ApiProperty() id: number;
+  @ApiProperty() description: string;
+  @ApiProperty() brand_id: number;
+  @ApiProperty() client_id: number;
+}
+
+export class TrackerLocationSummary {
+  @ApiProperty() id: number;
+  @ApiProperty() name: string;
+}
+
+export class TrackerDetailResponse extends TrackerResponse {
+  @ApiProperty({ type: TrackerProductionRunSummary }) production_run: TrackerProductionRunSummary;
+  @ApiProperty({ type: TrackerLocationSummary, nullable: true }) storage_location: TrackerLocationSummary | null;
+  @ApiProperty({ type: TrackerLocationSummary, nullable: true }) delivery_location: TrackerLocationSummary | null;
+  @ApiProperty({ type: [StatusEntryResponse], description: 'Ascending by (timestamp, id)' }) status_history: StatusEntryResponse[];
+  @ApiProperty({ type: [TrackerLocationPoint], description: 'Newest 100 points of the combined location history, newest first' })
+  location_history: LocationPoint[];
+}
+
+export class StatusCountsResponse {
+  @ApiProperty() CREATED: number;
+  @ApiProperty() IN_TRANSIT: number;
+  @ApiProperty() IN_STORAGE: number;
+  @ApiProperty() DELIVERED: number;
+  @ApiProperty() total: number;
+}
+
+export class ImportRowError {
+  @ApiProperty({ description: '1-based line number in the file (header = 1)' }) row: number;
+  @ApiProperty() field: string;
+  @ApiProperty() message: string;
+}
+
+export class ImportDuplicate {
+  @ApiProperty() row: number;
+  @ApiProperty() name: string;
+  @ApiProperty() production_run_id: number;
+}
+
+export class ImportResultResponse {
+  @ApiProperty({ description: 'Trackers created (or, with dry_run, that would be created)' }) imported: number;
+  @ApiProperty({ description: 'Duplicate rows skipped (skip_duplicates=true)' }) skipped: number;
+  @ApiProperty({ type: [ImportDuplicate] }) duplicates: ImportDuplicate[];
+  @ApiProperty({ type: [ImportRowError], description: 'Always empty on success' }) errors: ImportRowError[];
+}
+
+export class ImportFailureResponse {
+  @ApiProperty({ example: 'Import failed: 2 errors' }) detail: string;
+  @ApiProperty({ type: [ImportRowError] }) errors: ImportRowError[];
+  @ApiProperty({ example: 0 }) imported: number;
+}
+
+export function toTrackerResponse(row: TrackerRow, latestLocation: LocationPoint | null = null): TrackerResponse {
+  return {
+    id: Number(row.id),
+    name: row.name,
+    production_run_id: Number(row.production_run_id),
+    status: row.status,
+    storage_location_id: row.storage_location_id === null ? null : Number(row.storage_location_id),
+    delivery_location_id: row.delivery_location_id === null ? null : Number(row.delivery_location_id),
+    notes: row.notes,
+    created_at: isoUtc(row.created_at) as string,
+    updated_at: isoUtc(row.updated_at) as string,
+    latest_location: latestLocation,
+  };
+}
+
+export function toStatusEntryResponse(row: StatusEntryRow): StatusEntryResponse {
+  return {
+    id: Number(row.id),
+    tracker_id: Number(row.tracker_id),
+    status: row.status,
+    timestamp: isoUtc(row.timestamp) as string,
+    storage_location_id: row.storage_location_id === null ? null : Number(row.storage_location_id),
+    delivery_location_id: row.delivery_location_id === null ? null : Number(row.delivery_location_id),
+    notes: row.notes,
+    created_by: row.created_by === null ? null : Number(row.created_by),
+    created_at: isoUtc(row.created_at) as string,
+  };
+}
+
+/** Detail row: the tracker plus JSON aggregates built by one query (see TrackersRepository.findDetail). */
+export interface TrackerDetailRow extends TrackerRow {
+  run_description: string;
+  run_brand_id: number;
+  run_client_id: number;
+  storage_location_name: string | null;
+  delivery_location_name: string | null;
+  latest_location: LocationPointRow | null;
+  status_history: StatusEntryRow[];
+  location_history: LocationPointRow[];
+}
+
+export function toTrackerDetailResponse(row: TrackerDetailRow): TrackerDetailResponse {
+  const latest = row.latest_location ? toLocationPoint(row.latest_location) : null;
+  return {
+    ...toTrackerResponse(row, latest),
+    production_run: {
+      id: Number(row.production_run_id),
+      description: row.run_description,
+      brand_id: Number(row.run_brand_id),
+      client_id: Number(row.run_client_id),
+    },
+    storage_location:
+      row.storage_location_id !== null && row.storage_location_name !== null
+        ? { id: Number(row.storage_location_id), name: row.storage_location_name }
+        : null,
+    delivery_location:
+      row.delivery_location_id !== null && row.delivery_location_name !== null
+        ? { id: Number(row.delivery_location_id), name: row.delivery_location_name }
+        : null,
+    status_history: row.status_history.map(toStatusEntryResponse),
+    location_history: row.location_history.map(toLocationPoint),
+  };
+}

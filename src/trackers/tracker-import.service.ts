@@ -1,0 +1,153 @@
+import { ConflictException, Injectable, PayloadTooLargeException, UnprocessableEntityException } from '@nestjs/common';
+import { DataSource, QueryFailedError } from 'typeorm';
+import type { AccessScope } from '../common/auth/access-scope.js';
+import { CsvFormatError, CsvTooManyRowsError, parseTrackerCsv, type CsvRowError, type CsvTrackerRow } from './csv/tracker-csv.js';
+import type { ImportTrackersQuery } from './dto/list-trackers.query.js';
+import type { ImportDuplicate, ImportResultResponse } from './dto/tracker.response.js';
+import { pairKey, TrackersRepository } from './trackers.repository.js';
+import { TrackersService } from './trackers.service.js';
+
+/** A 422/409 lists at most this many rows (the count in `detail` is always the full one). */
+const MAX_LISTED_PROBLEMS = 1000;
+
+/**
+ * `POST /trackers/import-csv` (contract §4): parse and validate every row, check runs, locations
+ * and duplicates set-based, then insert everything in one transaction — or nothing.
+ */
+@Injectable()
+export class TrackerImportService {
+  constructor(
+    private readonly db: DataSource,
+    private readonly trackers: TrackersRepository,
+    private readonly service: TrackersService,
+  ) {}
+
+  async import(scope: AccessScope, file: Buffer, options: ImportTrackersQuery): Promise<ImportResultResponse> {
+    const { rows, errors } = await this.parse(file);
+
+    for (const row of rows) {
+      if (row.productionRunId === null && options.production_run_id === undefined) {
+        errors.push({ row: row.row, field: 'production_run_id', message: 'is required (no value in the row and no production_run_id query parameter)' });
+      }
+      row.productionRunId ??= options.production_run_id ?? null;
+    }
+    await this.checkReferences(scope, rows, errors);
+    if (errors.length > 0) throw importFailure(UnprocessableEntityException, `Import failed: ${errors.length} errors`, errors);
+
+    const duplicates = await this.findDuplicates(scope, rows);
+    if (duplicates.length > 0 && !options.skip_duplicates) {
+      throw importFailure(
+        ConflictException,
+        `Import failed: ${duplicates.length} duplicates`,
+        duplicates.map((d) => ({
+          row: d.row,
+          field: 'name',
+          message: `Tracker '${d.name}' already exists in production run ${d.production_run_id}${d.inFile ? ` (repeated in the file)` : ''}`,
+        })),
+      );
+    }
+    const duplicateRows = new Set(duplicates.map((d) => d.row));
+    const toInsert = rows.filter((row) => !duplicateRows.has(row.row));
+
+    if (!options.dry_run && toInsert.length > 0) {
+      await this.insert(scope, toInsert);
+      await this.service.invalidate([...new Set(toInsert.map((row) => row.productionRunId as number))]);
+    }
+    return {
+      imported: toInsert.length,
+      skipped: duplicates.length,
+      duplicates: duplicates.map(({ row, name, production_run_id }) => ({ row, name, production_run_id })),
+      errors: [],
+    };
+  }
+
+  private async parse(file: Buffer): Promise<{ rows: CsvTrackerRow[]; errors: CsvRowError[] }> {
+    try {
+      return await parseTrackerCsv(file);
+    } catch (error) {
+      if (error instanceof CsvTooManyRowsError) throw new PayloadTooLargeException({ detail: error.message });
+      if (error instanceof CsvFormatError) throw new UnprocessableEntityException({ detail: error.message });
+      throw error;
+    }
+  }
+
+  /** Runs must exist and be visible; locations must exist. Three set-based queries. */
+  private async checkReferences(scope: AccessScope, rows: CsvTrackerRow[], errors: CsvRowError[]): Promise<void> {
+    const distinct = (pick: (row: CsvTrackerRow) => number | null) =>
+      [...new Set(rows.map(pick).filter((id): id is number => id !== null))];
+    const [runs, deliveries, storages] = await Promise.all([
+      this.trackers.visibleRunIds(scope, distinct((r) => r.productionRunId)),
+      this.trackers.existingLocationIds('delivery', distinct((r) => r.deliveryLocationId)),
+      this.trackers.existingLocationIds('storage', distinct((r) => r.storageLocationId)),
+    ]);
+    for (const row of rows) {
+      if (row.productionRunId !== null && !runs.has(row.productionRunId)) {
+        errors.push({ row: row.row, field: 'production_run_id', message: 'Production run not found' });
+      }
+      if (row.deliveryLocationId !== null && !deliveries.has(row.deliveryLocationId)) {
+        errors.push({ row: row.row, field: 'delivery_location_id', message: 'Delivery location not found' });
+      }
+      if (row.storageLocationId !== null && !storages.has(row.storageLocationId)) {
+        errors.push({ row: row.row, field: 'storage_location_id', message: 'Storage location not found' });
+      }
+    }
+    errors.sort((a, b) => a.row - b.row);
+  }
+
+  /** A (name, run) pair repeated in the file (every occurrence after the first) or already stored. */
+  private async findDuplicates(scope: AccessScope, rows: CsvTrackerRow[]): Promise<(ImportDuplicate & { inFile: boolean })[]> {
+    const firstSeen = new Set<string>();
+    const firsts: CsvTrackerRow[] = [];
+    const inFile = new Set<number>();
+    for (const row of rows) {
+      const key = pairKey(row.productionRunId as number, row.name);
+      if (firstSeen.has(key)) inFile.add(row.row);
+      else {
+        firstSeen.add(key);
+        firsts.push(row);
+      }
+    }
+    const stored = await this.trackers.existingPairs(
+      scope,
+      firsts.map((row) => ({ productionRunId: row.productionRunId as number, name: row.name })),
+    );
+    return rows
+      .filter((row) => inFile.has(row.row) || stored.has(pairKey(row.productionRunId as number, row.name)))
+      .map((row) => ({ row: row.row, name: row.name, production_run_id: row.productionRunId as number, inFile: inFile.has(row.row) }));
+  }
+
+  private async insert(scope: AccessScope, rows: CsvTrackerRow[]): Promise<void> {
+    try {
+      await this.db.transaction(async (m) => {
+        const inserted = await this.trackers.insertMany(
+          m,
+          scope,
+          rows.map((row) => ({
+            name: row.name,
+            productionRunId: row.productionRunId as number,
+            status: row.status,
+            storageLocationId: row.storageLocationId,
+            deliveryLocationId: row.deliveryLocationId,
+            notes: row.notes,
+          })),
+          scope.userId,
+        );
+        // A run that became invisible since validation: refuse rather than import part of the file.
+        if (inserted !== rows.length) throw new ConflictException({ detail: 'Import failed: the data changed during the import; nothing was imported', errors: [], imported: 0 });
+      });
+    } catch (error) {
+      if (error instanceof QueryFailedError && (error.driverError as { code?: string })?.code === '23505') {
+        throw new ConflictException({ detail: 'Import failed: trackers with these names were created concurrently; nothing was imported', errors: [], imported: 0 });
+      }
+      throw error;
+    }
+  }
+}
+
+function importFailure(
+  Exception: typeof UnprocessableEntityException | typeof ConflictException,
+  detail: string,
+  errors: CsvRowError[],
+): Error {
+  return new Exception({ detail, errors: errors.slice(0, MAX_LISTED_PROBLEMS), imported: 0 });
+}

@@ -1,0 +1,149 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res, UseInterceptors } from '@nestjs/common';
+import {
+  ApiBody,
+  ApiConflictResponse,
+  ApiConsumes,
+  ApiCreatedResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiPayloadTooLargeResponse,
+  ApiTags,
+  ApiUnprocessableEntityResponse,
+} from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { Access } from '../common/auth/access.decorator.js';
+import type { AccessScope } from '../common/auth/access-scope.js';
+import { CurrentScope } from '../common/auth/current-user.decorator.js';
+import { PageOf, type Page } from '../common/http/pagination.js';
+import { ParseIdPipe } from '../common/http/parse-id.pipe.js';
+import { CsvUploadInterceptor } from './csv-upload.interceptor.js';
+import { ImportTrackersQuery, ListTrackersQuery, StatusCountsQuery } from './dto/list-trackers.query.js';
+import { CreateStatusEntryDto, CreateTrackerDto, UpdateTrackerDto } from './dto/tracker.dto.js';
+import {
+  ImportFailureResponse,
+  ImportResultResponse,
+  StatusCountsResponse,
+  StatusEntryResponse,
+  TrackerDetailResponse,
+  TrackerResponse,
+} from './dto/tracker.response.js';
+import { TrackerImportService } from './tracker-import.service.js';
+import { TrackersService } from './trackers.service.js';
+
+const NOT_FOUND = 'Missing or invisible tracker: `{"detail":"Tracker not found"}`';
+const CACHE_HEADER = { 'X-Cache': { description: 'HIT when served from the cache, else MISS', schema: { type: 'string', enum: ['HIT', 'MISS'] } } };
+
+/**
+ * Tracker routes (contract §4). The literal paths (status-counts, import-csv) are declared before
+ * `:id` so they are never taken for an id.
+ */
+@ApiTags('trackers')
+@Controller('trackers')
+@Access('admin', 'user')
+export class TrackersController {
+  constructor(
+    private readonly trackers: TrackersService,
+    private readonly importer: TrackerImportService,
+  ) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List trackers (filtered, sorted, paginated; cached per caller scope and query)' })
+  @ApiOkResponse({ type: PageOf(TrackerResponse), headers: CACHE_HEADER })
+  @ApiUnprocessableEntityResponse({ description: 'Bad filter, sort_by/sort_order or pagination value' })
+  async list(@CurrentScope() scope: AccessScope, @Query() query: ListTrackersQuery, @Res({ passthrough: true }) res: Response): Promise<Page<TrackerResponse>> {
+    const { page, cache } = await this.trackers.list(scope, query);
+    res.setHeader('X-Cache', cache);
+    return page;
+  }
+
+  @Get('status-counts')
+  @ApiOperation({ summary: 'Counts of visible trackers per status (cached)' })
+  @ApiOkResponse({ type: StatusCountsResponse, headers: CACHE_HEADER })
+  async statusCounts(
+    @CurrentScope() scope: AccessScope,
+    @Query() query: StatusCountsQuery,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<StatusCountsResponse> {
+    const { counts, cache } = await this.trackers.statusCounts(scope, query.production_run_id);
+    res.setHeader('X-Cache', cache);
+    return counts;
+  }
+
+  @Post('import-csv')
+  @UseInterceptors(CsvUploadInterceptor)
+  @ApiOperation({
+    summary: 'Import trackers from CSV',
+    description:
+      'Multipart field `file`. Headers matched ignoring case, spaces, `_` and `-`: name|tracker_name|tracker, ' +
+      'production_run_id|production_run|run_id, status|current_status|state, delivery_location_id|delivery_location, ' +
+      'storage_location_id|storage_location, notes|note|comment. Delimiter `,` or `;`, optional UTF-8 BOM. ' +
+      'All-or-nothing; at most IMPORT_MAX_BYTES and 100 000 data rows.',
+  })
+  @ApiConsumes('multipart/form-data')
+  @ApiBody({ schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } } } })
+  @ApiCreatedResponse({ type: ImportResultResponse })
+  @ApiUnprocessableEntityResponse({ type: ImportFailureResponse, description: 'Invalid rows (`Import failed: N errors`), or an empty file / missing header / missing name column' })
+  @ApiConflictResponse({ type: ImportFailureResponse, description: 'Duplicates with skip_duplicates=false (`Import failed: N duplicates`)' })
+  @ApiPayloadTooLargeResponse({ description: '`File too large. Maximum size is 20 MB`, or more than 100 000 data rows' })
+  importCsv(@CurrentScope() scope: AccessScope, @Query() query: ImportTrackersQuery, @Req() req: Request): Promise<ImportResultResponse> {
+    return this.importer.import(scope, (req.file as Express.Multer.File).buffer, query);
+  }
+
+  @Post()
+  @ApiOperation({ summary: 'Create a tracker with its first status entry' })
+  @ApiCreatedResponse({ type: TrackerResponse })
+  @ApiNotFoundResponse({ description: 'Missing or invisible run: `{"detail":"Production run not found"}`; unknown location' })
+  @ApiConflictResponse({ description: "`{\"detail\":\"Tracker 'NAME' already exists in production run ID\"}`" })
+  @ApiUnprocessableEntityResponse({ description: 'Invalid body, storage_location_id not matching IN_STORAGE, future status_timestamp' })
+  create(@CurrentScope() scope: AccessScope, @Body() dto: CreateTrackerDto): Promise<TrackerResponse> {
+    return this.trackers.create(scope, dto);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Tracker with run, locations, status history, latest location and the newest 100 history points' })
+  @ApiOkResponse({ type: TrackerDetailResponse })
+  @ApiNotFoundResponse({ description: NOT_FOUND })
+  detail(@CurrentScope() scope: AccessScope, @Param('id', ParseIdPipe) id: number): Promise<TrackerDetailResponse> {
+    return this.trackers.detail(scope, id);
+  }
+
+  @Put(':id')
+  @ApiOperation({ summary: 'Update a tracker; a changed status appends a status entry at the current time' })
+  @ApiOkResponse({ type: TrackerResponse })
+  @ApiNotFoundResponse({ description: `${NOT_FOUND}; target run: \`{"detail":"Production run not found"}\`` })
+  @ApiConflictResponse({ description: 'Name already used in the (target) run' })
+  update(@CurrentScope() scope: AccessScope, @Param('id', ParseIdPipe) id: number, @Body() dto: UpdateTrackerDto): Promise<TrackerResponse> {
+    return this.trackers.update(scope, id, dto);
+  }
+
+  @Delete(':id')
+  @Access('admin')
+  @ApiOperation({ summary: 'Delete a tracker with its status entries, reports and history (admin)' })
+  @ApiOkResponse({ type: TrackerResponse })
+  @ApiNotFoundResponse({ description: NOT_FOUND })
+  remove(@CurrentScope() scope: AccessScope, @Param('id', ParseIdPipe) id: number): Promise<TrackerResponse> {
+    return this.trackers.remove(scope, id);
+  }
+
+  @Get(':id/status-history')
+  @ApiOperation({ summary: 'Status entries ascending by (timestamp, id)' })
+  @ApiOkResponse({ type: [StatusEntryResponse] })
+  @ApiNotFoundResponse({ description: NOT_FOUND })
+  statusHistory(@CurrentScope() scope: AccessScope, @Param('id', ParseIdPipe) id: number): Promise<StatusEntryResponse[]> {
+    return this.trackers.statusHistory(scope, id);
+  }
+
+  @Post(':id/status')
+  @HttpCode(201)
+  @ApiOperation({
+    summary: 'Add a status entry',
+    description: "The tracker's status follows the entry with the latest (timestamp, id); a back-dated entry does not override a newer state.",
+  })
+  @ApiCreatedResponse({ type: StatusEntryResponse })
+  @ApiNotFoundResponse({ description: NOT_FOUND })
+  @ApiUnprocessableEntityResponse({ description: 'Timestamp > 5 min ahead; IN_STORAGE without storage_location_id; DELIVERED without any delivery location' })
+  addStatus(@CurrentScope() scope: AccessScope, @Param('id', ParseIdPipe) id: number, @Body() dto: CreateStatusEntryDto): Promise<StatusEntryResponse> {
+    return this.trackers.addStatusEntry(scope, id, dto);
+  }
+}

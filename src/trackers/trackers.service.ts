@@ -1,0 +1,285 @@
+import { ConflictException, Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { AccessScope } from '../common/auth/access-scope.js';
+import type { AppConfig } from '../common/config/app-config.js';
+import { APP_CONFIG } from '../common/config/config.module.js';
+import { RequestValidationException } from '../common/errors/validation.exception.js';
+import { toPage, type Page } from '../common/http/pagination.js';
+import { CacheService } from '../infrastructure/cache/cache.service.js';
+import { TRACKER_STATES, type TrackerStatus } from './entities/tracker-status.js';
+import { isTooFarInFuture } from './dto/iso-date-time.js';
+import type { DeliveryLocationTrackersQuery, ListTrackersQuery, LocationTrackersQuery } from './dto/list-trackers.query.js';
+import type { CreateStatusEntryDto, CreateTrackerDto, UpdateTrackerDto } from './dto/tracker.dto.js';
+import {
+  toStatusEntryResponse,
+  toTrackerDetailResponse,
+  toTrackerResponse,
+  type StatusCountsResponse,
+  type StatusEntryResponse,
+  type TrackerDetailResponse,
+  type TrackerResponse,
+} from './dto/tracker.response.js';
+import { TrackersRepository, type Sql, type TrackerFilter } from './trackers.repository.js';
+
+export type CacheOutcome = 'HIT' | 'MISS';
+
+/** Cache area of tracker lists and counts; every tracker write bumps it (contract §4). */
+export const TRACKERS_CACHE_AREA = 'trackers';
+/** Cache area of one run's analytics (read by the analytics module). */
+export const analyticsRunArea = (runId: number) => `analytics:run:${runId}`;
+
+export const trackerNotFound = () => new NotFoundException({ detail: 'Tracker not found' });
+export const runNotFound = () => new NotFoundException({ detail: 'Production run not found' });
+const storageLocationNotFound = () => new NotFoundException({ detail: 'Storage location not found' });
+const deliveryLocationNotFound = () => new NotFoundException({ detail: 'Delivery location not found' });
+export const trackerNameTaken = (name: string, runId: number) =>
+  new ConflictException({ detail: `Tracker '${name}' already exists in production run ${runId}` });
+
+/**
+ * Tracker rules: status/location requirements, the "latest (timestamp, id) wins" status, scoped
+ * access, cached lists and counts, and invalidation on every write.
+ */
+@Injectable()
+export class TrackersService {
+  constructor(
+    private readonly db: DataSource,
+    private readonly trackers: TrackersRepository,
+    private readonly cache: CacheService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * Cached per (scope, normalized query). Rows are cached WITHOUT latest locations; those are
+   * attached fresh (one query for the page) so location ingestion never has to invalidate lists.
+   */
+  async list(scope: AccessScope, query: ListTrackersQuery): Promise<{ page: Page<TrackerResponse>; cache: CacheOutcome }> {
+    const filter: TrackerFilter = {
+      ids: query.id ? [...new Set(query.id.map(Number))].sort((a, b) => a - b) : undefined,
+      productionRunId: query.production_run_id,
+      statuses: query.status ? [...new Set(query.status)].sort() : undefined,
+      name: query.name ? query.name.toLowerCase() : undefined,
+    };
+    const key = await this.cache.key('trackers:list', [TRACKERS_CACHE_AREA], {
+      scope: scope.cacheKey,
+      id: filter.ids ?? null,
+      production_run_id: filter.productionRunId ?? null,
+      status: filter.statuses ?? null,
+      name: filter.name ?? null,
+      sort_by: query.sort_by,
+      sort_order: query.sort_order,
+      skip: query.skip,
+      limit: query.limit,
+    });
+    let page = await this.cache.get<Page<TrackerResponse>>(key);
+    const outcome: CacheOutcome = page ? 'HIT' : 'MISS';
+    if (!page) {
+      const { rows, total } = await this.trackers.list(scope, filter, {
+        sortBy: query.sort_by,
+        sortOrder: query.sort_order,
+        skip: query.skip,
+        limit: query.limit,
+      });
+      page = toPage(
+        rows.map((row) => toTrackerResponse(row)),
+        total,
+        query,
+      );
+      await this.cache.set(key, page, this.config.cacheTtlSeconds);
+    }
+    if (query.include_latest_location) page = { ...page, items: await this.withLatestLocations(scope, page.items) };
+    return { page, cache: outcome };
+  }
+
+  async statusCounts(scope: AccessScope, productionRunId?: number): Promise<{ counts: StatusCountsResponse; cache: CacheOutcome }> {
+    const key = await this.cache.key('trackers:status-counts', [TRACKERS_CACHE_AREA], {
+      scope: scope.cacheKey,
+      production_run_id: productionRunId ?? null,
+    });
+    const cached = await this.cache.get<StatusCountsResponse>(key);
+    if (cached) return { counts: cached, cache: 'HIT' };
+    const byStatus = await this.trackers.statusCounts(scope, productionRunId);
+    const counts = Object.fromEntries(TRACKER_STATES.map((s) => [s, byStatus[s] ?? 0])) as Record<TrackerStatus, number>;
+    const result: StatusCountsResponse = { ...counts, total: TRACKER_STATES.reduce((sum, s) => sum + counts[s], 0) };
+    await this.cache.set(key, result, this.config.cacheTtlSeconds);
+    return { counts: result, cache: 'MISS' };
+  }
+
+  /** Trackers currently IN_STORAGE at a storage location (contract §3), with latest locations. */
+  async atStorageLocation(scope: AccessScope, locationId: number, query: LocationTrackersQuery): Promise<Page<TrackerResponse>> {
+    if (!(await this.trackers.locationExists('storage', locationId))) throw storageLocationNotFound();
+    return this.page(scope, { storageLocationId: locationId, statuses: ['IN_STORAGE'] }, query);
+  }
+
+  /** Trackers whose destination is a delivery location (contract §3), with latest locations. */
+  async forDeliveryLocation(scope: AccessScope, locationId: number, query: DeliveryLocationTrackersQuery): Promise<Page<TrackerResponse>> {
+    if (!(await this.trackers.locationExists('delivery', locationId))) throw deliveryLocationNotFound();
+    return this.page(scope, { deliveryLocationId: locationId, statuses: query.status }, query);
+  }
+
+  private async page(scope: AccessScope, filter: TrackerFilter, query: { skip: number; limit: number }): Promise<Page<TrackerResponse>> {
+    const { rows, total } = await this.trackers.list(scope, filter, { sortBy: 'id', sortOrder: 'asc', skip: query.skip, limit: query.limit });
+    return toPage(await this.withLatestLocations(scope, rows.map((row) => toTrackerResponse(row))), total, query);
+  }
+
+  private async withLatestLocations(scope: AccessScope, items: TrackerResponse[]): Promise<TrackerResponse[]> {
+    const latest = await this.trackers.latestLocations(
+      scope,
+      items.map((item) => item.id),
+    );
+    return items.map((item) => ({ ...item, latest_location: latest.get(item.id) ?? null }));
+  }
+
+  async detail(scope: AccessScope, id: number): Promise<TrackerDetailResponse> {
+    const row = await this.trackers.findDetail(scope, id);
+    if (!row) throw trackerNotFound();
+    return toTrackerDetailResponse(row);
+  }
+
+  async statusHistory(scope: AccessScope, id: number): Promise<StatusEntryResponse[]> {
+    const rows = await this.trackers.statusHistory(scope, id);
+    if (!rows) throw trackerNotFound();
+    return rows.map(toStatusEntryResponse);
+  }
+
+  async create(scope: AccessScope, dto: CreateTrackerDto): Promise<TrackerResponse> {
+    const status = dto.status ?? 'CREATED';
+    const storageLocationId = dto.storage_location_id ?? null;
+    const deliveryLocationId = dto.delivery_location_id ?? null;
+    if (status === 'IN_STORAGE' && storageLocationId === null) {
+      throw RequestValidationException.field('storage_location_id', 'is required when status is IN_STORAGE');
+    }
+    if (status !== 'IN_STORAGE' && storageLocationId !== null) {
+      throw RequestValidationException.field('storage_location_id', 'is only allowed when status is IN_STORAGE');
+    }
+    if (status === 'DELIVERED' && deliveryLocationId === null) {
+      throw RequestValidationException.field('delivery_location_id', 'is required when status is DELIVERED');
+    }
+    if (dto.status_timestamp && isTooFarInFuture(dto.status_timestamp)) {
+      throw RequestValidationException.field('status_timestamp', 'must not be more than 5 minutes in the future');
+    }
+    const row = await this.db.transaction(async (m) => {
+      if (!(await this.trackers.isRunVisible(m, scope, dto.production_run_id))) throw runNotFound();
+      await this.requireLocations(m, storageLocationId, deliveryLocationId);
+      const created = await this.trackers.insert(
+        m,
+        scope,
+        {
+          name: dto.name,
+          productionRunId: dto.production_run_id,
+          status,
+          storageLocationId,
+          deliveryLocationId,
+          notes: dto.notes ?? null,
+          statusTimestamp: dto.status_timestamp ?? null,
+        },
+        scope.userId,
+      );
+      if (!created) throw trackerNameTaken(dto.name, dto.production_run_id);
+      return created;
+    });
+    await this.invalidate([row.production_run_id]);
+    return toTrackerResponse(row);
+  }
+
+  async update(scope: AccessScope, id: number, dto: UpdateTrackerDto): Promise<TrackerResponse> {
+    const { row, runIds } = await this.db.transaction(async (m) => {
+      const current = await this.trackers.lockVisible(m, scope, id);
+      if (!current) throw trackerNotFound();
+      const runId = dto.production_run_id ?? current.production_run_id;
+      const name = dto.name ?? current.name;
+      if (runId !== current.production_run_id && !(await this.trackers.isRunVisible(m, scope, runId))) throw runNotFound();
+      const statusChanged = dto.status !== undefined && dto.status !== current.status;
+      const storageLocationId = dto.storage_location_id ?? null;
+      if (storageLocationId !== null && !(statusChanged && dto.status === 'IN_STORAGE')) {
+        throw RequestValidationException.field('storage_location_id', 'is only accepted with a change of status to IN_STORAGE');
+      }
+      if (statusChanged && dto.status === 'IN_STORAGE' && storageLocationId === null) {
+        throw RequestValidationException.field('storage_location_id', 'is required when status is IN_STORAGE');
+      }
+      const destination = dto.delivery_location_id !== undefined ? dto.delivery_location_id : current.delivery_location_id;
+      if (statusChanged && dto.status === 'DELIVERED' && destination === null) {
+        throw RequestValidationException.field('delivery_location_id', 'is required when status is DELIVERED');
+      }
+      await this.requireLocations(m, storageLocationId, dto.delivery_location_id ?? null);
+      if ((name !== current.name || runId !== current.production_run_id) && (await this.trackers.nameTaken(m, scope, runId, name, id))) {
+        throw trackerNameTaken(name, runId);
+      }
+      let updated = await this.trackers.update(m, scope, id, {
+        name: dto.name,
+        productionRunId: dto.production_run_id,
+        deliveryLocationId: dto.delivery_location_id,
+        notes: dto.notes,
+      });
+      if (statusChanged) {
+        await this.trackers.appendStatusEntry(m, scope, id, {
+          status: dto.status as TrackerStatus,
+          timestamp: new Date(),
+          storageLocationId,
+          deliveryLocationId: dto.status === 'DELIVERED' ? destination : null,
+          notes: null,
+          createdBy: scope.userId,
+        });
+        updated = await this.trackers.findVisible(scope, id, m);
+      }
+      if (!updated) throw trackerNotFound();
+      return { row: updated, runIds: [current.production_run_id, updated.production_run_id] };
+    });
+    await this.invalidate(runIds);
+    return toTrackerResponse(row, (await this.trackers.latestLocations(scope, [id])).get(id) ?? null);
+  }
+
+  async remove(scope: AccessScope, id: number): Promise<TrackerResponse> {
+    const deleted = await this.trackers.delete(scope, id);
+    if (!deleted) throw trackerNotFound();
+    await this.invalidate([deleted.row.production_run_id]);
+    return toTrackerResponse(deleted.row, deleted.latest);
+  }
+
+  /**
+   * Adds a status entry (any state may follow any state). The tracker row is locked first so
+   * concurrent entries for one tracker serialize; the insert and the move of the tracker's
+   * current status are one statement (TrackersRepository.appendStatusEntry).
+   */
+  async addStatusEntry(scope: AccessScope, trackerId: number, dto: CreateStatusEntryDto): Promise<StatusEntryResponse> {
+    const timestamp = dto.timestamp ?? new Date();
+    if (isTooFarInFuture(timestamp)) throw RequestValidationException.field('timestamp', 'must not be more than 5 minutes in the future');
+    const storageLocationId = dto.storage_location_id ?? null;
+    if (dto.status === 'IN_STORAGE' && storageLocationId === null) {
+      throw RequestValidationException.field('storage_location_id', 'is required when status is IN_STORAGE');
+    }
+    const { entry, runId } = await this.db.transaction(async (m) => {
+      const tracker = await this.trackers.lockVisible(m, scope, trackerId);
+      if (!tracker) throw trackerNotFound();
+      let deliveryLocationId = dto.delivery_location_id ?? null;
+      if (dto.status === 'DELIVERED') {
+        deliveryLocationId ??= tracker.delivery_location_id;
+        if (deliveryLocationId === null) {
+          throw RequestValidationException.field('delivery_location_id', "is required for DELIVERED when the tracker has no destination");
+        }
+      }
+      await this.requireLocations(m, storageLocationId, dto.delivery_location_id ?? null);
+      const appended = await this.trackers.appendStatusEntry(m, scope, trackerId, {
+        status: dto.status,
+        timestamp,
+        storageLocationId,
+        deliveryLocationId,
+        notes: dto.notes ?? null,
+        createdBy: scope.userId,
+      });
+      if (!appended) throw trackerNotFound();
+      return { entry: appended, runId: tracker.production_run_id };
+    });
+    await this.invalidate([runId]);
+    return toStatusEntryResponse(entry);
+  }
+
+  /** Invalidates tracker lists/counts and the analytics of the affected runs, on every instance. */
+  async invalidate(runIds: number[]): Promise<void> {
+    await this.cache.bump(TRACKERS_CACHE_AREA, ...[...new Set(runIds)].map(analyticsRunArea));
+  }
+
+  private async requireLocations(sql: Sql, storageLocationId: number | null, deliveryLocationId: number | null): Promise<void> {
+    if (storageLocationId !== null && !(await this.trackers.locationExists('storage', storageLocationId, sql))) throw storageLocationNotFound();
+    if (deliveryLocationId !== null && !(await this.trackers.locationExists('delivery', deliveryLocationId, sql))) throw deliveryLocationNotFound();
+  }
+}
