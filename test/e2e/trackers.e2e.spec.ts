@@ -209,8 +209,7 @@ describe('Trackers API (contract §4)', () => {
     });
 
     it('sorts by every whitelisted field in both orders, ties broken by id', async () => {
-      const byId = (a: { id: number }, b: { id: number }) => a.id - b.id;
-      const all = (await list('')).body.items as Record<string, string | number>[];
+      const all = (await list('')).body.items as { id: number }[];
       for (const field of ['id', 'name', 'status', 'created_at', 'updated_at']) {
         const [ordered] = await t.db.query(
           `SELECT array_agg(id ORDER BY ${field} ASC, id ASC) AS asc_ids, array_agg(id ORDER BY ${field} DESC, id DESC) AS desc_ids
@@ -222,7 +221,7 @@ describe('Trackers API (contract §4)', () => {
         const desc = await list(`sort_by=${field}&sort_order=desc`);
         expect(desc.body.items.map((i: { id: number }) => i.id)).toEqual(ordered.desc_ids);
       }
-      expect(all.sort(byId).map((i) => i.id)).toEqual(ids);
+      expect(all.map((i) => i.id).sort((a, b) => a - b)).toEqual(ids);
       // created_at runs opposite to id in this fixture, so the sort really is by the column
       expect((await list('sort_by=created_at')).body.items[0].id).toBe(ids[4]);
     });
