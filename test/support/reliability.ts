@@ -46,6 +46,8 @@ class ReliabilityProbeController {
 export class ReliabilityProbeModule {}
 
 export interface Outcome {
+  /** Index of the request (as passed to `send`). */
+  i: number;
   status: number;
   ms: number;
   body: unknown;
@@ -66,9 +68,9 @@ export async function trafficUntil(
       const i = counter++;
       try {
         const res = await send(i);
-        outcomes.push({ status: res.status, ms: performance.now() - started, body: res.body });
+        outcomes.push({ i, status: res.status, ms: performance.now() - started, body: res.body });
       } catch (error) {
-        outcomes.push({ status: 0, ms: performance.now() - started, body: String(error) });
+        outcomes.push({ i, status: 0, ms: performance.now() - started, body: String(error) });
       }
     }
   };

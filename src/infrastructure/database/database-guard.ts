@@ -43,6 +43,8 @@ export class DatabaseGuard implements OnApplicationBootstrap, OnModuleDestroy {
   private stopped = false;
   private readonly clients = new Set<pg.Client>();
   private downSince: number | null = null;
+  /** Checkouts refused since start, by reason (for metrics and tests). */
+  readonly refused = { unavailable: 0, exhausted: 0 };
 
   constructor(
     private readonly dataSource: DataSource,
@@ -83,8 +85,14 @@ export class DatabaseGuard implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private refusal(pool: pg.Pool): Error | null {
-    if (!this.available) return unavailable('database unreachable (liveness probe failing)', '08006');
-    if (pool.waitingCount >= this.maxWaiting) return unavailable('database connection pool exhausted', '53300');
+    if (!this.available) {
+      this.refused.unavailable += 1;
+      return unavailable('database unreachable (liveness probe failing)', '08006');
+    }
+    if (pool.waitingCount >= this.maxWaiting) {
+      this.refused.exhausted += 1;
+      return unavailable('database connection pool exhausted', '53300');
+    }
     return null;
   }
 
