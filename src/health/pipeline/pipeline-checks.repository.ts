@@ -165,8 +165,16 @@ export class PipelineChecksRepository {
                   CASE WHEN h.tracker_id IS NULL THEN 'missing' ELSE h.report_id::text END AS hourly,
                   CASE WHEN d.tracker_id IS NULL THEN 'missing' ELSE d.report_id::text END AS daily
              FROM recent r
-             LEFT JOIN location_history_hourly h ON h.tracker_id = r.tracker_id AND h.bucket = date_trunc('hour', r.timestamp, 'UTC')
-             LEFT JOIN location_history_daily d ON d.tracker_id = r.tracker_id AND d.bucket = date_trunc('day', r.timestamp, 'UTC')
+             -- LATERAL ... LIMIT 1 keeps these primary-key probes: the planner would otherwise flatten them
+             -- into a hash join that reads the whole aggregate table.
+             LEFT JOIN LATERAL (
+               SELECT tracker_id, reported_at, report_id FROM location_history_hourly
+                WHERE tracker_id = r.tracker_id AND bucket = date_trunc('hour', r.timestamp, 'UTC') LIMIT 1
+             ) h ON TRUE
+             LEFT JOIN LATERAL (
+               SELECT tracker_id, reported_at, report_id FROM location_history_daily
+                WHERE tracker_id = r.tracker_id AND bucket = date_trunc('day', r.timestamp, 'UTC') LIMIT 1
+             ) d ON TRUE
             WHERE r.eligible
          )
          SELECT (SELECT count(*) FROM recent)::int AS sampled_reports,
@@ -233,7 +241,10 @@ export class PipelineChecksRepository {
                    AND a.latitude IS NOT DISTINCT FROM w.latitude AND a.longitude IS NOT DISTINCT FROM w.longitude
                    AND a.confidence IS NOT DISTINCT FROM w.confidence) AS matches
              FROM buckets b
-             LEFT JOIN ${table} a ON a.tracker_id = b.tracker_id AND a.bucket = b.bucket
+             LEFT JOIN LATERAL (
+               SELECT report_id, reported_at, latitude, longitude, confidence FROM ${table}
+                WHERE tracker_id = b.tracker_id AND bucket = b.bucket LIMIT 1
+             ) a ON TRUE
              LEFT JOIN LATERAL (
                SELECT r.id, r.timestamp, r.latitude, r.longitude, r.confidence
                  FROM location_reports r
@@ -273,7 +284,7 @@ export class PipelineChecksRepository {
          compared AS (
            SELECT t.id, t.status, latest.status AS latest_entry_status
              FROM sample s
-             JOIN trackers t ON t.id = s.id
+             JOIN LATERAL (SELECT id, status FROM trackers WHERE id = s.id LIMIT 1) t ON TRUE
              LEFT JOIN LATERAL (
                SELECT h.status FROM tracker_status_history h
                 WHERE h.tracker_id = t.id
