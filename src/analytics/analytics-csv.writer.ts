@@ -12,6 +12,8 @@ import {
 
 /** Rows fetched from the cursor per round trip, and written to the socket per chunk. */
 export const CSV_BATCH_SIZE = 1000;
+/** A client that accepts no data for this long is treated as gone (it would pin a DB connection). */
+export const CSV_STALL_TIMEOUT_MS = 60_000;
 
 export interface AnalyticsCsvOptions {
   includeAggregateSummary: boolean;
@@ -41,7 +43,12 @@ class ResponseSink {
     }
     if (this.res.write(chunk)) return;
     await new Promise<void>((resolve) => {
+      const stalled = setTimeout(() => {
+        this.aborted = true;
+        this.res.destroy();
+      }, CSV_STALL_TIMEOUT_MS);
       const done = (): void => {
+        clearTimeout(stalled);
         this.res.off('drain', done);
         this.res.off('close', done);
         resolve();

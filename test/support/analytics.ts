@@ -93,7 +93,7 @@ export async function buildAnalyticsFixture(t: TestApp): Promise<AnalyticsFixtur
 
 /** Splits an analytics CSV into its sections (title → rows), parsing each with papaparse. */
 export function parseCsvSections(text: string): Map<string, string[][]> {
-  const parsed = Papa.parse<string[]>(text, { skipEmptyLines: false });
+  const parsed = Papa.parse<string[]>(text, { delimiter: ',', newline: '\r\n', skipEmptyLines: false });
   if (parsed.errors.length) throw new Error(`CSV does not parse: ${JSON.stringify(parsed.errors)}`);
   const rows = parsed.data;
   if (rows.length && rows.at(-1)?.length === 1 && rows.at(-1)?.[0] === '') rows.pop(); // trailing line end
