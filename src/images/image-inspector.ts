@@ -1,0 +1,53 @@
+import sharp from 'sharp';
+import { acceptedMimeType, MAX_IMAGE_PIXELS, type ImageMimeType } from './image-types.js';
+import { inspectSvg } from './svg-inspector.js';
+
+export interface InspectedImage {
+  mimeType: ImageMimeType;
+  width: number;
+  height: number;
+}
+
+type RasterType = Exclude<ImageMimeType, 'image/svg+xml'>;
+
+/** Leading bytes of each raster family: checked before any decoder sees the data. */
+const SIGNATURES: Record<RasterType, (b: Buffer) => boolean> = {
+  'image/jpeg': (b) => b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff,
+  'image/png': (b) => b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])),
+  'image/gif': (b) => ['GIF87a', 'GIF89a'].includes(b.subarray(0, 6).toString('latin1')),
+  'image/webp': (b) => b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP',
+};
+
+/** sharp's name for each raster family. */
+const SHARP_FORMATS: Record<RasterType, string> = { 'image/jpeg': 'jpeg', 'image/png': 'png', 'image/gif': 'gif', 'image/webp': 'webp' };
+
+/**
+ * Accepts bytes only when the declared type is one of the five AND the content is that same
+ * family, fully decodable, and at most 100 megapixels. Returns the type and the size as displayed,
+ * or null for anything else (the caller answers 400 with the contract's one detail).
+ */
+export async function inspectImage(bytes: Buffer, declaredType: string | undefined): Promise<InspectedImage | null> {
+  const mimeType = acceptedMimeType(declaredType);
+  if (mimeType === null || bytes.length === 0) return null;
+  const size = mimeType === 'image/svg+xml' ? inspectSvg(bytes) : await inspectRaster(bytes, mimeType);
+  if (size === null || size.width * size.height > MAX_IMAGE_PIXELS) return null;
+  return { mimeType, ...size };
+}
+
+async function inspectRaster(bytes: Buffer, type: RasterType): Promise<{ width: number; height: number } | null> {
+  // The signature gate keeps other libvips loaders (SVG, PDF, TIFF, HEIF…) away from user bytes.
+  if (!SIGNATURES[type](bytes)) return null;
+  const options = { limitInputPixels: MAX_IMAGE_PIXELS, failOn: 'error' as const, sequentialRead: true };
+  try {
+    const metadata = await sharp(bytes, options).metadata();
+    if (metadata.format !== SHARP_FORMATS[type] || !metadata.width || !metadata.height) return null;
+    // Headers alone do not prove the pixels are there: decode everything (a truncated file fails
+    // here) into a tiny thumbnail, so memory stays small even for a 100 MP image.
+    await sharp(bytes, options).resize(16, 16, { fit: 'inside', kernel: 'nearest' }).raw().toBuffer();
+    // EXIF orientations 5–8 are shown rotated by browsers: report the size people see.
+    const shown = metadata.autoOrient ?? metadata;
+    return { width: shown.width, height: shown.height };
+  } catch {
+    return null; // undecodable, truncated, or over the pixel limit
+  }
+}

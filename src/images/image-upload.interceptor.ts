@@ -1,0 +1,72 @@
+import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor, PayloadTooLargeException } from '@nestjs/common';
+import type { Request, RequestHandler, Response } from 'express';
+import multer from 'multer';
+import type { Observable } from 'rxjs';
+import type { AppConfig } from '../common/config/app-config.js';
+import { APP_CONFIG } from '../common/config/config.module.js';
+import { RequestValidationException } from '../common/errors/validation.exception.js';
+import { formatByteSize } from './image-names.js';
+import { pipeThroughHeaderSanitizer } from './multipart-header-sanitizer.js';
+
+export const UPLOAD_FIELD = 'file';
+
+/** The part multer leaves on `req.file` (memory storage). */
+export interface UploadedImageFile {
+  originalname: string;
+  mimetype: string;
+  size: number;
+  buffer: Buffer;
+}
+
+/**
+ * Reads the one multipart file field `file` into memory, stopping at IMAGE_MAX_BYTES, and turns
+ * multer's errors into the contract's answers: over the limit → 413 with the limit in the detail;
+ * a malformed or unexpected multipart body → 422.
+ */
+@Injectable()
+export class ImageUploadInterceptor implements NestInterceptor {
+  private readonly parse: RequestHandler;
+  private readonly tooLarge: string;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    const options: multer.Options & { streamHandler: typeof pipeThroughHeaderSanitizer } = {
+      storage: multer.memoryStorage(),
+      // Browsers send UTF-8 file names without declaring a charset.
+      defParamCharset: 'utf8',
+      // The full client name reaches sanitizeOriginalFilename, the one place that reduces it.
+      preservePath: true,
+      streamHandler: pipeThroughHeaderSanitizer,
+      limits: { fileSize: config.imageMaxBytes, files: 1, fields: 20, fieldSize: 64 * 1024, parts: 25, headerPairs: 100 },
+    };
+    this.parse = multer(options).single(UPLOAD_FIELD);
+    this.tooLarge = `File too large. Maximum size is ${formatByteSize(config.imageMaxBytes)}`;
+  }
+
+  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+    const http = context.switchToHttp();
+    await new Promise<void>((resolve, reject) => {
+      this.parse(http.getRequest<Request>(), http.getResponse<Response>(), (error?: unknown) => (error ? reject(this.translate(error)) : resolve()));
+    });
+    return next.handle();
+  }
+
+  private translate(error: unknown): unknown {
+    if (error instanceof multer.MulterError) {
+      switch (error.code) {
+        case 'LIMIT_FILE_SIZE':
+          return new PayloadTooLargeException({ detail: this.tooLarge });
+        case 'LIMIT_FILE_COUNT':
+          return RequestValidationException.field(UPLOAD_FIELD, 'exactly one file is accepted');
+        case 'LIMIT_UNEXPECTED_FILE':
+          return RequestValidationException.field(error.field ?? 'body', `unexpected file field; send the image in the "${UPLOAD_FIELD}" field`);
+        default:
+          return RequestValidationException.field('body', 'too many or too large multipart fields');
+      }
+    }
+    // busboy's parse errors (no boundary, truncated body, bad part headers) are client errors.
+    if (error instanceof Error && /multipart|boundary|unexpected end of form|malformed part header/i.test(error.message)) {
+      return RequestValidationException.field('body', 'malformed multipart body');
+    }
+    return error;
+  }
+}

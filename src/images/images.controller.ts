@@ -1,0 +1,112 @@
+import { Controller, Delete, Get, HttpCode, Logger, Next, Param, Post, Query, Req, Res, UploadedFile, UseInterceptors } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiBody,
+  ApiConsumes,
+  ApiCreatedResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiPayloadTooLargeResponse,
+  ApiProduces,
+  ApiTags,
+  ApiUnprocessableEntityResponse,
+} from '@nestjs/swagger';
+import type { NextFunction, Request, Response } from 'express';
+import { pipeline } from 'node:stream/promises';
+import type { AccessScope } from '../common/auth/access-scope.js';
+import { Access, Public } from '../common/auth/access.decorator.js';
+import { CurrentScope } from '../common/auth/current-user.decorator.js';
+import { RequestValidationException } from '../common/errors/validation.exception.js';
+import { PageOf, type Page } from '../common/http/pagination.js';
+import { ParseIdPipe } from '../common/http/parse-id.pipe.js';
+import { ImageResponse, ImageUploadResponse } from './dto/image.response.js';
+import { ListImagesQuery } from './dto/list-images.query.js';
+import { setImageHeaders, ifNoneMatchHits } from './image-serving.js';
+import { IMAGE_NOT_FOUND, IMAGE_TYPES, INVALID_FILE_TYPE } from './image-types.js';
+import { ImageUploadInterceptor, UPLOAD_FIELD, type UploadedImageFile } from './image-upload.interceptor.js';
+import { ImagesService } from './images.service.js';
+
+const NOT_FOUND_DOC = { description: `\`{"detail":"${IMAGE_NOT_FOUND}"}\`` };
+
+@ApiTags('images')
+@Controller('images')
+export class ImagesController {
+  private readonly logger = new Logger(ImagesController.name);
+
+  constructor(private readonly images: ImagesService) {}
+
+  @Post()
+  @HttpCode(201)
+  @Access('admin', 'user')
+  @UseInterceptors(ImageUploadInterceptor)
+  @ApiOperation({ summary: 'Upload an image', description: `Accepted when the declared part type is one of ${IMAGE_TYPES.join(', ')} and the content is that same format (decodable, at most 100 megapixels; SVG: well-formed XML with an <svg> root, no DOCTYPE/entities).` })
+  @ApiConsumes('multipart/form-data')
+  @ApiBody({ schema: { type: 'object', required: [UPLOAD_FIELD], properties: { [UPLOAD_FIELD]: { type: 'string', format: 'binary' } } } })
+  @ApiCreatedResponse({ type: ImageUploadResponse })
+  @ApiBadRequestResponse({ description: `Type not accepted, content not of the declared type, undecodable/truncated, or over 100 megapixels: \`{"detail":"${INVALID_FILE_TYPE}"}\`` })
+  @ApiPayloadTooLargeResponse({ description: 'Over IMAGE_MAX_BYTES: `{"detail":"File too large. Maximum size is 10 MB"}`' })
+  @ApiUnprocessableEntityResponse({ description: 'No `file` part, more than one file, or a malformed multipart body' })
+  upload(@CurrentScope() scope: AccessScope, @UploadedFile() file: UploadedImageFile | undefined): Promise<ImageUploadResponse> {
+    if (!file) throw RequestValidationException.field(UPLOAD_FIELD, 'an image file is required');
+    return this.images.upload(scope, { bytes: file.buffer, declaredType: file.mimetype, originalName: file.originalname });
+  }
+
+  @Get()
+  @Access('admin', 'user')
+  @ApiOperation({ summary: 'List images, newest first' })
+  @ApiOkResponse({ type: PageOf(ImageResponse) })
+  @ApiUnprocessableEntityResponse({ description: 'skip/limit out of range' })
+  list(@CurrentScope() scope: AccessScope, @Query() query: ListImagesQuery): Promise<Page<ImageResponse>> {
+    return this.images.list(scope, query);
+  }
+
+  /**
+   * Declared before the metadata route on purpose: Express tries routes in declaration order, and
+   * this public route hands an all-digit reference on (next()) to the token-protected one below.
+   */
+  @Get(':storage_filename')
+  @Public()
+  @ApiOperation({ summary: 'Image bytes (public: the unguessable name is the capability)', description: 'The `url_path` of an image. Strong ETag, immutable caching, `If-None-Match` → 304, served under a sandbox CSP. An all-digit value is an image id (see the metadata route).' })
+  @ApiParam({ name: 'storage_filename', example: '0b7c2a9e-5d6f-4e1a-9c3b-2f8d7e6a5b4c.png' })
+  @ApiProduces(...IMAGE_TYPES)
+  @ApiOkResponse({ description: 'The stored bytes', schema: { type: 'string', format: 'binary' } })
+  @ApiNotFoundResponse(NOT_FOUND_DOC)
+  async serve(@Param('storage_filename') ref: string, @Req() req: Request, @Res() res: Response, @Next() next: NextFunction): Promise<void> {
+    if (/^\d+$/.test(ref)) return next();
+    const image = await this.images.findServable(ref);
+    setImageHeaders(res, image.etag);
+    if (ifNoneMatchHits(req.headers['if-none-match'], image.etag)) {
+      res.status(304).end();
+      return;
+    }
+    const content = await this.images.openContent(image);
+    res.status(200).type(image.mimeType).setHeader('Content-Length', String(image.size));
+    await pipeline(content, res).catch((error: unknown) => {
+      // Headers are gone: the client sees a cut connection, the log says why.
+      this.logger.warn({ err: error, storageFilename: image.storageFilename }, 'image stream ended early');
+    });
+  }
+
+  @Get(':image_id')
+  @Access('admin', 'user')
+  @ApiOperation({ summary: 'Image metadata' })
+  @ApiParam({ name: 'image_id', type: Number, description: 'Digits only' })
+  @ApiOkResponse({ type: ImageResponse })
+  @ApiNotFoundResponse(NOT_FOUND_DOC)
+  @ApiUnprocessableEntityResponse({ description: 'image_id is not a positive integer' })
+  get(@CurrentScope() scope: AccessScope, @Param('image_id', ParseIdPipe) id: number): Promise<ImageResponse> {
+    return this.images.get(scope, id);
+  }
+
+  @Delete(':image_id')
+  @Access('admin', 'user')
+  @ApiOperation({ summary: 'Delete an image (admin, or the user who uploaded it)' })
+  @ApiOkResponse({ type: ImageResponse, description: 'The deleted image; its file is removed' })
+  @ApiNotFoundResponse(NOT_FOUND_DOC)
+  @ApiUnprocessableEntityResponse({ description: 'image_id is not a positive integer' })
+  remove(@CurrentScope() scope: AccessScope, @Param('image_id', ParseIdPipe) id: number): Promise<ImageResponse> {
+    return this.images.delete(scope, id);
+  }
+}

@@ -1,0 +1,114 @@
+import { BadRequestException, ForbiddenException, Injectable, Logger, NotFoundException } from '@nestjs/common';
+import type { Readable } from 'node:stream';
+import { AccessScope } from '../common/auth/access-scope.js';
+import { NOT_ENOUGH_PERMISSIONS } from '../common/auth/auth.guard.js';
+import { toPage, type Page } from '../common/http/pagination.js';
+import { toImageResponse, toImageUploadResponse, type ImageResponse, type ImageUploadResponse } from './dto/image.response.js';
+import { inspectImage } from './image-inspector.js';
+import { isStorageFilename, newStorageFilename, sanitizeOriginalFilename } from './image-names.js';
+import { IMAGE_NOT_FOUND, INVALID_FILE_TYPE } from './image-types.js';
+import { ImagesRepository, type ImageRow } from './images.repository.js';
+import { ImageStorage } from './storage/image-storage.js';
+
+export interface ImageUpload {
+  bytes: Buffer;
+  declaredType: string | undefined;
+  originalName: string | undefined;
+}
+
+/** What the public bytes route needs to answer, before any byte is read. */
+export interface ServableImage {
+  storageFilename: string;
+  mimeType: string;
+  size: number;
+  /** Strong: the stored name is unique forever and its bytes never change. */
+  etag: string;
+}
+
+const notFound = () => new NotFoundException({ detail: IMAGE_NOT_FOUND });
+
+@Injectable()
+export class ImagesService {
+  private readonly logger = new Logger(ImagesService.name);
+
+  constructor(
+    private readonly images: ImagesRepository,
+    private readonly storage: ImageStorage,
+  ) {}
+
+  /** Validates, stores the bytes, then records them; a failed insert removes the file again. */
+  async upload(scope: AccessScope, upload: ImageUpload): Promise<ImageUploadResponse> {
+    const inspected = await inspectImage(upload.bytes, upload.declaredType);
+    if (inspected === null) throw new BadRequestException({ detail: INVALID_FILE_TYPE });
+    const originalFilename = sanitizeOriginalFilename(upload.originalName);
+    const storageFilename = newStorageFilename(originalFilename, inspected.mimeType);
+    await this.storage.save(storageFilename, upload.bytes);
+    try {
+      const row = await this.images.insert(scope, {
+        original_filename: originalFilename,
+        storage_filename: storageFilename,
+        mime_type: inspected.mimeType,
+        size: upload.bytes.length,
+        width: inspected.width,
+        height: inspected.height,
+      });
+      return toImageUploadResponse(row);
+    } catch (error) {
+      await this.removeFile(storageFilename);
+      throw error;
+    }
+  }
+
+  async list(scope: AccessScope, page: { skip: number; limit: number }): Promise<Page<ImageResponse>> {
+    const { rows, total } = await this.images.list(scope, page);
+    return toPage(rows.map(toImageResponse), total, page);
+  }
+
+  async get(scope: AccessScope, id: number): Promise<ImageResponse> {
+    const row = await this.images.findById(scope, id);
+    if (!row) throw notFound();
+    return toImageResponse(row);
+  }
+
+  /**
+   * Resolves a public name. Only names of the generated shape are looked up, and only names found
+   * in the database ever reach the storage.
+   */
+  async findServable(storageFilename: string): Promise<ServableImage> {
+    if (!isStorageFilename(storageFilename)) throw notFound();
+    // The unguessable name is the capability (contract §7): no caller scope applies.
+    const row = await this.images.findByStorageFilename(AccessScope.admin(), storageFilename);
+    if (!row) throw notFound();
+    return { storageFilename: row.storage_filename, mimeType: row.mime_type, size: row.size, etag: etagOf(row) };
+  }
+
+  async openContent(image: ServableImage): Promise<Readable> {
+    const content = await this.storage.open(image.storageFilename);
+    if (content === null) {
+      this.logger.warn({ storageFilename: image.storageFilename }, 'image row without a stored file');
+      throw notFound();
+    }
+    return content;
+  }
+
+  /** Admin or uploader. The row goes first: a file left behind is unreachable, a row without a file is not. */
+  async delete(scope: AccessScope, id: number): Promise<ImageResponse> {
+    const existing = await this.images.findById(scope, id);
+    if (!existing) throw notFound();
+    if (!scope.all && existing.uploaded_by !== scope.userId) throw new ForbiddenException({ detail: NOT_ENOUGH_PERMISSIONS });
+    const deleted = await this.images.deleteIfAllowed(scope, id);
+    if (!deleted) throw notFound(); // deleted concurrently
+    await this.removeFile(deleted.storage_filename);
+    return toImageResponse(deleted);
+  }
+
+  private async removeFile(storageFilename: string): Promise<void> {
+    await this.storage.remove(storageFilename).catch((error: unknown) => {
+      this.logger.error({ err: error, storageFilename }, 'could not remove an image file');
+    });
+  }
+}
+
+function etagOf(row: ImageRow): string {
+  return `"${row.storage_filename.replace(/\.[a-z]+$/, '')}-${row.size.toString(16)}"`;
+}
