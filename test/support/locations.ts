@@ -19,8 +19,8 @@ export function report(trackerId: number, timestamp: string, overrides: Partial<
   return { tracker_id: trackerId, timestamp, latitude: 52.52, longitude: 13.405, confidence: 3, ...overrides };
 }
 
-export function postReports(t: TestApp, auth: { Authorization: string }, reports: unknown[]) {
-  return t.http().post('/api/v1/locations/reports').set(auth).send({ reports });
+export function postReports(t: TestApp, user: { auth: { Authorization: string } }, reports: unknown[]) {
+  return t.http().post('/api/v1/locations/reports').set(user.auth).send({ reports });
 }
 
 export interface AggregateRow {
