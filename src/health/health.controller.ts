@@ -1,14 +1,16 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiInternalServerErrorResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiInternalServerErrorResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Access } from '../common/auth/access.decorator.js';
 import { CurrentScope } from '../common/auth/current-user.decorator.js';
 import type { AccessScope } from '../common/auth/access-scope.js';
-import { BasicHealthResponse, PipelineHealthResponse, SimpleStatusResponse, SystemHealthResponse } from './dto/health.response.js';
+import { BasicHealthResponse, PipelineHealthResponse, PipelineStepResponse, SimpleStatusResponse, SystemHealthResponse } from './dto/health.response.js';
 import { HealthService } from './health.service.js';
 
 const MACHINERY_FAILURE = { description: 'The health check itself failed: `{"detail":"Health check failed: <cause>"}`' };
 
 @ApiTags('health')
+// test_steps is a map whose values reference this schema.
+@ApiExtraModels(PipelineStepResponse)
 @Controller('health')
 @Access('admin')
 export class HealthController {

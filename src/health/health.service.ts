@@ -29,6 +29,7 @@ const COMPONENTS = ['database', 'cache_store'] as const;
 @Injectable()
 export class HealthService {
   private readonly logger = new Logger(HealthService.name);
+  private lastUnhealthyLogAt = 0;
 
   constructor(
     private readonly terminus: HealthCheckService,
@@ -106,13 +107,20 @@ export class HealthService {
     const result = await this.terminusResult();
     const components = { database: toComponent(result.details.database), cache_store: toComponent(result.details.cache_store) };
     const healthy = COMPONENTS.every((key) => components[key].status === 'healthy');
-    if (!healthy) this.logger.warn({ components }, 'basic health check found unhealthy components');
+    if (!healthy) this.warnThrottled(components);
     return {
       status: healthy ? 'healthy' : 'unhealthy',
       timestamp: isoWithOffset(),
       components,
       response_time_ms: elapsed(started),
     };
+  }
+
+  /** Basic is polled often (load balancers): one warning per 10 s while a component stays down. */
+  private warnThrottled(components: BasicHealthResponse['components']): void {
+    if (Date.now() - this.lastUnhealthyLogAt < 10_000) return;
+    this.lastUnhealthyLogAt = Date.now();
+    this.logger.warn({ components }, 'basic health check found unhealthy components');
   }
 
   /** Terminus throws 503 carrying the full result when an indicator is down; we report, not fail. */

@@ -151,6 +151,13 @@ describe('Health: access, shapes and the healthy case', () => {
     expect(res.body.configuration).toEqual({ using_pgbouncer: false, environment: 'test' });
   });
 
+  it('documents every health route and the step schema in OpenAPI', async () => {
+    const doc = (await t.http().get('/openapi.json').expect(200)).body;
+    for (const route of HEALTH_ROUTES) expect(doc.paths[route]?.get).toBeDefined();
+    expect(doc.components.schemas.PipelineStepResponse).toBeDefined();
+    expect(doc.paths['/api/v1/health/basic'].get.responses['200']).toBeDefined();
+  });
+
   it('is not under /api/v1 for the pool, nor outside it for the others', async () => {
     await t.http().get('/api/v1/health/db-pool').set(admin.auth).expect(404);
     await t.http().get('/health/basic').set(admin.auth).expect(404);

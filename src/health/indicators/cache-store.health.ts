@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
 import { CacheService } from '../../infrastructure/cache/cache.service.js';
-
-/** Each component check gives up after this long, so a dead dependency answers `unhealthy` fast. */
-export const COMPONENT_TIMEOUT_MS = 2000;
+import { COMPONENT_TIMEOUT_MS } from './component-timeout.js';
 
 /**
  * `cache_store` component: a set/get/delete round trip on the configured store (Redis, or the

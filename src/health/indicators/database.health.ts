@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { DataSource } from 'typeorm';
-import { COMPONENT_TIMEOUT_MS } from './cache-store.health.js';
+import { COMPONENT_TIMEOUT_MS } from './component-timeout.js';
 
 /** `database` component: `SELECT 1` through the application's pool (contract §8). */
 @Injectable()

@@ -3,7 +3,7 @@ import type { AccessScope } from '../../common/auth/access-scope.js';
 import type { AppConfig } from '../../common/config/app-config.js';
 import { APP_CONFIG } from '../../common/config/config.module.js';
 import { CacheService } from '../../infrastructure/cache/cache.service.js';
-import { COMPONENT_TIMEOUT_MS } from '../indicators/cache-store.health.js';
+import { COMPONENT_TIMEOUT_MS } from '../indicators/component-timeout.js';
 import { AGGREGATE_TABLES, type Granularity, PipelineChecksRepository } from './pipeline-checks.repository.js';
 
 export type StepKey =
