@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
-import { AuthGuard } from '../common/auth/auth.guard.js';
+import { AuthGuard, BEARER_STRATEGY } from '../common/auth/auth.guard.js';
 import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
 import { UsersModule } from '../users/users.module.js';
@@ -31,7 +31,15 @@ import { TokenService } from './token.service.js';
     }),
   ],
   controllers: [AuthController],
-  providers: [TokenService, RevocationService, LoginThrottle, AuthService, JwtStrategy, { provide: APP_GUARD, useClass: AuthGuard }],
+  providers: [
+    TokenService,
+    RevocationService,
+    LoginThrottle,
+    AuthService,
+    JwtStrategy,
+    { provide: BEARER_STRATEGY, useExisting: JwtStrategy },
+    { provide: APP_GUARD, useClass: AuthGuard },
+  ],
   exports: [TokenService, RevocationService, UsersModule],
 })
 export class AuthModule {}

@@ -47,8 +47,9 @@ export class RevocationService {
 
   /** Drops revocations whose token has expired anyway (periodic job). */
   async purgeExpired(): Promise<number> {
-    const rows = await this.db.query<unknown[]>('DELETE FROM revoked_tokens WHERE expires_at < now() RETURNING 1');
-    return rows.length;
+    // TypeORM answers a DELETE with [rows, rowCount].
+    const [, purged] = await this.db.query<[unknown[], number]>('DELETE FROM revoked_tokens WHERE expires_at < now()');
+    return purged;
   }
 
   private key(jti: string): string {

@@ -254,6 +254,9 @@ describe('Auth: login, refresh, logout (contract §2)', () => {
       } finally {
         await other.close();
       }
+      // Each app authenticates with its own strategy: closing the other one leaves this one working.
+      const { access: after } = await loginJson(t, user.email, user.password);
+      await t.http().get(ME).set(bearer(after)).expect(200);
     });
   });
 

@@ -1,6 +1,14 @@
+import { Controller, Get, Inject, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import jwt from 'jsonwebtoken';
 import { createHmac, randomUUID } from 'node:crypto';
-import type { Response } from 'supertest';
+import request, { type Response } from 'supertest';
+import { DataSource } from 'typeorm';
+import { AppModule } from '../../src/app.module.js';
+import { configureApp } from '../../src/app.setup.js';
+import { Access } from '../../src/common/auth/access.decorator.js';
+import { AccessScope } from '../../src/common/auth/access-scope.js';
+import { CurrentScope } from '../../src/common/auth/current-user.decorator.js';
 import type { Role } from '../../src/users/entities/user.entity.js';
 import { TEST_JWT_SECRET, type TestApp } from './app.js';
 
@@ -84,4 +92,32 @@ export const MISSING_ID = 2_147_483_000;
 
 export function concretePath(row: RoleMatrixRow): string {
   return row.path.replace(/\{(\w+)\}/g, (_, name: string) => String(row.params?.[name] ?? MISSING_ID));
+}
+
+/**
+ * The real application plus one probe route that lists the clients visible to the caller through
+ * the shared AccessScope SQL condition — proof that the JWT strategy's freshly loaded user (roles,
+ * client_list) is what scoping uses. Runs over the given app's database and cache.
+ */
+@Controller('scope-probe')
+class ScopeProbeController {
+  constructor(@Inject(DataSource) private readonly db: DataSource) {}
+
+  @Get('clients')
+  @Access('admin', 'user')
+  async clients(@CurrentScope() scope: AccessScope): Promise<number[]> {
+    const params: unknown[] = [];
+    const rows = await this.db.query<{ id: number }[]>(`SELECT c.id FROM clients c WHERE ${scope.clientFilter('c.id', params)} ORDER BY c.id`, params);
+    return rows.map((r) => r.id);
+  }
+}
+
+export async function createScopeProbeApp(t: TestApp): Promise<{ http: () => ReturnType<typeof request>; close: () => Promise<void> }> {
+  @Module({ imports: [AppModule.forRoot(t.config)], controllers: [ScopeProbeController] })
+  class ScopeProbeModule {}
+  const app = await NestFactory.create(ScopeProbeModule, { logger: false, abortOnError: false });
+  configureApp(app, t.config);
+  await app.init();
+  const server = app.getHttpServer();
+  return { http: () => request(server), close: () => app.close() };
 }
