@@ -1,0 +1,89 @@
+/**
+ * Benchmark suite (issue 9): `npm run bench -- --scale small|medium|large [--only a,b] [--fresh]`.
+ * Builds/reuses the bench database, starts the service in a child process, runs every scenario
+ * against same-run ceilings, then prints a table and writes bench/results/latest.json and
+ * docs/performance.md. Not part of `npm test`.
+ */
+import 'reflect-metadata';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { prepareBenchDatabase, withClient } from './suite/bench-db.js';
+import { RouteMissing } from './suite/load.js';
+import { parseOptions } from './suite/options.js';
+import { describeMachine, printTable, writeJson, writeMarkdown } from './suite/report.js';
+import type { ScenarioOutcome } from './suite/results.js';
+import { APP_PORT, SCENARIO_RUNNERS, type BenchContext } from './suite/scenarios.js';
+import { BENCH_JWT_SECRET, startServer } from './suite/server-client.js';
+
+const log = (message: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`);
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const startedAt = new Date().toISOString();
+  const clock = performance.now();
+  log(`scale ${options.scale}${options.only ? `, only ${[...options.only].join(',')}` : ''}`);
+
+  const db = await prepareBenchDatabase(options.scale, options.sizes, options.fresh, log);
+  const postgres = await withClient(db.url, async (c) => (await c.query<{ v: string }>(`SELECT split_part(version(), ' on ', 1) AS v`)).rows[0].v);
+  const dataDir = mkdtempSync(join(tmpdir(), 'tps-bench-'));
+  log('starting the service');
+  const app = await startServer('app', APP_PORT, {
+    NODE_ENV: 'production',
+    DATABASE_URL: db.url,
+    REDIS_URL: process.env.REDIS_URL,
+    JWT_SECRET: BENCH_JWT_SECRET,
+    LOG_LEVEL: options.logLevel,
+    DATA_DIR: dataDir,
+    CACHE_PREFIX: `tps-bench-${options.scale}-${Date.now().toString(36)}`,
+    BENCH_ADMIN_USER_ID: String(db.data.adminUserId),
+  });
+  await new Promise((r) => setTimeout(r, 2000));
+  const ctx: BenchContext = {
+    options,
+    db,
+    app,
+    auth: { authorization: `Bearer ${app.token}` },
+    frameworkRps: new Map(),
+    copyRowsPerSecond: null,
+    idleRss: await app.rss(),
+    underLoadRss: 0,
+  };
+
+  const outcomes: ScenarioOutcome[] = [];
+  try {
+    for (const [name, run] of SCENARIO_RUNNERS) {
+      if (options.only && !options.only.has(name)) continue;
+      log(`scenario ${name}`);
+      const t0 = performance.now();
+      try {
+        const figures = await run(ctx);
+        outcomes.push({ name, status: 'ok', seconds: (performance.now() - t0) / 1000, figures });
+      } catch (error) {
+        const skipped = error instanceof RouteMissing;
+        const reason = error instanceof Error ? error.message : String(error);
+        log(`  ${skipped ? 'skipped' : 'FAILED'}: ${reason}`);
+        outcomes.push({ name, status: skipped ? 'skipped' : 'failed', reason: skipped ? `skipped: ${reason}` : reason, seconds: (performance.now() - t0) / 1000, figures: [] });
+      }
+    }
+  } finally {
+    await app.stop();
+    await db.embedded?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+
+  const totalSeconds = (performance.now() - clock) / 1000;
+  const machine = describeMachine(postgres);
+  const command = `npm run bench -- ${process.argv.slice(2).join(' ') || '--scale small'}`;
+  const d = db.data.sizes;
+  const dataset = `${db.data.trackerCount.toLocaleString('en')} trackers, ${db.data.rawReports.toLocaleString('en')} raw reports, analytics run ${d.analyticsRunTrackers.toLocaleString('en')} trackers, CSV run ${d.csvRunTrackers.toLocaleString('en')} trackers`;
+  printTable(outcomes);
+  writeJson('bench/results/latest.json', { startedAt, totalSeconds, command, options: { ...options, only: options.only ? [...options.only] : null }, machine, dataset, generatedSeconds: db.generatedSeconds, outcomes });
+  writeMarkdown('docs/performance.md', { options, machine, command, startedAt, totalSeconds, generatedSeconds: db.generatedSeconds, outcomes, dataset });
+  log(`done in ${totalSeconds.toFixed(0)} s — bench/results/latest.json, docs/performance.md`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

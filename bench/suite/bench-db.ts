@@ -1,0 +1,233 @@
+import { join } from 'node:path';
+import cliProgress from 'cli-progress';
+import pg from 'pg';
+import { DataSource } from 'typeorm';
+import { loadConfig } from '../../src/common/config/app-config.js';
+import { dataSourceOptions } from '../../src/infrastructure/database/data-source-options.js';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/infrastructure/database/embedded-postgres.js';
+import type { Scale, ScaleSizes } from './options.js';
+
+/** Ids the scenarios need, stored in the bench database so a kept database can be reused. */
+export interface BenchData {
+  sizes: ScaleSizes;
+  adminUserId: number;
+  analyticsRunId: number;
+  csvRunId: number;
+  importRunId: number;
+  historyTrackerId: number;
+  /** Trackers the ingest scenario reports for (ids are contiguous). */
+  firstTrackerId: number;
+  trackerCount: number;
+  rawReports: number;
+}
+
+export interface BenchDatabase {
+  name: string;
+  url: string;
+  data: BenchData;
+  embedded: EmbeddedDatabase | null;
+  /** Seconds spent generating (0 when an existing database was reused). */
+  generatedSeconds: number;
+}
+
+const EMBEDDED_BENCH_PORT = 54339;
+
+/**
+ * The PostgreSQL server to use: BENCH_PG_URL, else the server of DATABASE_URL, else an embedded
+ * server under ./data/bench-postgres (never the service's own database).
+ */
+async function serverUrl(log: (m: string) => void): Promise<{ adminUrl: string; embedded: EmbeddedDatabase | null }> {
+  const configured = process.env.BENCH_PG_URL ?? process.env.DATABASE_URL;
+  if (configured) {
+    const url = new URL(configured);
+    url.pathname = '/postgres';
+    return { adminUrl: url.toString(), embedded: null };
+  }
+  log(`no BENCH_PG_URL/DATABASE_URL: starting embedded PostgreSQL on 127.0.0.1:${EMBEDDED_BENCH_PORT}`);
+  const embedded = await startEmbeddedPostgres(join('data', 'bench-postgres'), EMBEDDED_BENCH_PORT, 'postgres', log);
+  return { adminUrl: embedded.url, embedded };
+}
+
+function withDatabase(adminUrl: string, name: string): string {
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Reuses `tps_bench_<scale>` when it was generated with the same sizes, else (re)creates it. */
+export async function prepareBenchDatabase(scale: Scale, sizes: ScaleSizes, fresh: boolean, log: (m: string) => void): Promise<BenchDatabase> {
+  const { adminUrl, embedded } = await serverUrl(log);
+  const name = `tps_bench_${scale}`;
+  const url = withDatabase(adminUrl, name);
+  const exists = await withClient(adminUrl, async (c) => (await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1);
+  if (exists && !fresh) {
+    const kept = await withClient(url, async (c) => {
+      const rows = await c.query<{ value: BenchData }>(`SELECT value FROM bench_meta WHERE key = 'data'`).catch(() => ({ rows: [] }));
+      return rows.rows[0]?.value ?? null;
+    });
+    if (kept && JSON.stringify(kept.sizes) === JSON.stringify(sizes)) {
+      log(`reusing database ${name} (--fresh rebuilds it)`);
+      // Earlier runs' imports are removed after measuring; this clears one that was interrupted.
+      await withClient(url, (c) => c.query('DELETE FROM trackers WHERE production_run_id = $1', [kept.importRunId]));
+      return { name, url, data: kept, embedded, generatedSeconds: 0 };
+    }
+  }
+  const started = performance.now();
+  await withClient(adminUrl, async (c) => {
+    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await c.query(`CREATE DATABASE ${name}`);
+  });
+  log(`created database ${name}; running the app's migrations`);
+  const ds = new DataSource(dataSourceOptions(loadConfig({ NODE_ENV: 'development' }), url));
+  await ds.initialize();
+  await ds.runMigrations({ transaction: 'each' });
+  await ds.destroy();
+  const data = await withClient(url, (c) => generate(c, sizes, log));
+  const generatedSeconds = (performance.now() - started) / 1000;
+  log(`generated in ${generatedSeconds.toFixed(1)} s`);
+  return { name, url, data, embedded, generatedSeconds };
+}
+
+const REPORT_CHUNK = 500_000;
+
+/**
+ * Loads the data set with set-based SQL only (INSERT … SELECT generate_series): clients → brands →
+ * runs → trackers → status histories → raw reports → hourly/daily aggregates built from raw by the
+ * contract's rule (eligible report with the greatest (timestamp, id) per bucket).
+ */
+async function generate(c: pg.Client, sizes: ScaleSizes, log: (m: string) => void): Promise<BenchData> {
+  const q = async <T extends pg.QueryResultRow = Record<string, number>>(sql: string, params: unknown[] = []) => (await c.query<T>(sql, params)).rows;
+  await q('SET synchronous_commit = off');
+  await q(`SET maintenance_work_mem = '256MB'`);
+  await q(`SET work_mem = '64MB'`);
+  await q('CREATE TABLE bench_meta (key text PRIMARY KEY, value jsonb NOT NULL)');
+
+  log('reference data');
+  await q(`INSERT INTO clients (name) SELECT 'Bench client ' || n FROM generate_series(1, 3) n`);
+  await q(`INSERT INTO brands (name, client_id) SELECT 'Brand ' || n, c.id FROM clients c CROSS JOIN generate_series(1, 2) n`);
+  await q(`INSERT INTO storage_locations (name, latitude, longitude) SELECT 'Bench storage ' || n, 50 + n, 5 + n FROM generate_series(1, 5) n`);
+  await q(`INSERT INTO delivery_locations (name, latitude, longitude) SELECT 'Bench delivery ' || n, 40 + n, -3 + n FROM generate_series(1, 5) n`);
+  const run = async (description: string) =>
+    (
+      await q<{ id: number }>(
+        `INSERT INTO production_runs (description, brand_id, start_date) VALUES ($1, (SELECT min(id) FROM brands), now() - interval '60 days') RETURNING id`,
+        [description],
+      )
+    )[0].id;
+  const analyticsRunId = await run(`Analytics run (${sizes.analyticsRunTrackers} trackers)`);
+  const csvRunId = await run(`CSV run (${sizes.csvRunTrackers} trackers)`);
+  const importRunId = await run('Import target');
+  const historyRunId = await run('History run');
+  const others = Math.max(0, sizes.trackers - sizes.analyticsRunTrackers - sizes.csvRunTrackers);
+  const otherRuns = Math.max(1, Math.ceil(others / 1000));
+  await q(
+    `INSERT INTO production_runs (description, brand_id, start_date)
+     SELECT 'Run ' || n, (SELECT array_agg(id ORDER BY id) FROM brands)[1 + n % 6], now() - interval '90 days' FROM generate_series(1, $1::int) n`,
+    [otherRuns],
+  );
+
+  log(`trackers: ${sizes.trackers.toLocaleString('en')} with status histories`);
+  // Tracker n's state is n % 4 (CREATED, IN_TRANSIT, IN_STORAGE, DELIVERED); its history walks there.
+  await q(
+    `WITH runs AS (SELECT array_agg(id ORDER BY id) AS ids FROM production_runs WHERE description LIKE 'Run %'),
+          plan AS (
+            SELECT n, CASE WHEN n <= $1 THEN $3::int WHEN n <= $1 + $2 THEN $4::int ELSE runs.ids[1 + n % array_length(runs.ids, 1)] END AS run_id
+            FROM generate_series(1, $5::int) n, runs)
+     INSERT INTO trackers (name, production_run_id, status, storage_location_id, delivery_location_id, created_at, updated_at)
+     SELECT 'BT-' || lpad(n::text, 7, '0'), run_id, (ARRAY['CREATED','IN_TRANSIT','IN_STORAGE','DELIVERED'])[1 + n % 4],
+            CASE WHEN n % 4 = 2 THEN 1 + n % 5 END, 1 + n % 5, now() - interval '40 days', now() - interval '40 days'
+     FROM plan ORDER BY n`,
+    [sizes.csvRunTrackers, sizes.analyticsRunTrackers, csvRunId, analyticsRunId, sizes.trackers],
+  );
+  const [{ first, count }] = await q<{ first: number; count: number }>('SELECT min(id) AS first, count(*)::int AS count FROM trackers');
+  await q(
+    `INSERT INTO tracker_status_history (tracker_id, status, timestamp, storage_location_id, delivery_location_id)
+     SELECT t.id, (ARRAY['CREATED','IN_TRANSIT','IN_STORAGE','DELIVERED'])[1 + s],
+            t.created_at + s * interval '3 days' + (t.id % 48) * interval '1 hour',
+            CASE WHEN s = 2 THEN 1 + t.id % 5 END, CASE WHEN s = 3 THEN t.delivery_location_id END
+     FROM trackers t CROSS JOIN LATERAL generate_series(0, (t.id - $1) % 4) s`,
+    [first - 1],
+  );
+  const [{ id: historyTrackerId }] = await q<{ id: number }>(
+    `INSERT INTO trackers (name, production_run_id, status) VALUES ('History tracker', $1, 'IN_TRANSIT') RETURNING id`,
+    [historyRunId],
+  );
+  await q(`INSERT INTO tracker_status_history (tracker_id, status, timestamp) VALUES ($1, 'IN_TRANSIT', now() - interval '2 years')`, [historyTrackerId]);
+
+  // Raw reports: report g belongs to tracker first + g % count, (g / count) hours back from now,
+  // so every tracker-hour holds one report. Every 10th is low confidence, every 10th+1 inside the
+  // excluded box; the rest are eligible.
+  const bar = new cliProgress.SingleBar({ format: '  raw reports [{bar}] {percentage}% {value}/{total}', hideCursor: true }, cliProgress.Presets.shades_classic);
+  bar.start(sizes.reports, 0);
+  for (let from = 0; from < sizes.reports; from += REPORT_CHUNK) {
+    const to = Math.min(sizes.reports, from + REPORT_CHUNK) - 1;
+    await q(
+      `INSERT INTO location_reports (tracker_id, timestamp, latitude, longitude, confidence, accuracy_m, source, eligible, received_at)
+       SELECT $1::int + g % $2::int, ts,
+              CASE WHEN g % 10 = 1 THEN 30 ELSE 48 + (g % 1000) / 1000.0 END,
+              CASE WHEN g % 10 = 1 THEN 110 ELSE 2 + (g % 997) / 1000.0 END,
+              CASE WHEN g % 10 = 0 THEN 1 ELSE 3 END, 10, 'bench', g % 10 > 1, ts
+       FROM generate_series($3::bigint, $4::bigint) g,
+            LATERAL (SELECT date_trunc('hour', now()) - (g / $2::int) * interval '1 hour' + (g % 60) * interval '1 minute' AS ts) t`,
+      [first, count, from, to],
+    );
+    bar.update(to + 1);
+  }
+  bar.stop();
+  log(`history tracker: ${sizes.historyHours.toLocaleString('en')} hourly points`);
+  await q(
+    `INSERT INTO location_reports (tracker_id, timestamp, latitude, longitude, confidence, eligible, received_at)
+     SELECT $1::int, ts, 52 + (h % 100) / 1000.0, 13 + (h % 100) / 1000.0, 3, true, ts
+     FROM generate_series(1, $2::int) h, LATERAL (SELECT date_trunc('hour', now()) - h * interval '1 hour' + interval '5 minutes' AS ts) t`,
+    [historyTrackerId, sizes.historyHours],
+  );
+
+  for (const [table, unit] of [
+    ['location_history_hourly', 'hour'],
+    ['location_history_daily', 'day'],
+  ] as const) {
+    log(`aggregate ${table}`);
+    await q(
+      `INSERT INTO ${table} (tracker_id, bucket, report_id, reported_at, latitude, longitude, confidence)
+       SELECT DISTINCT ON (tracker_id, date_trunc('${unit}', timestamp, 'UTC'))
+              tracker_id, date_trunc('${unit}', timestamp, 'UTC'), id, timestamp, latitude, longitude, confidence
+       FROM location_reports WHERE eligible
+       ORDER BY tracker_id, date_trunc('${unit}', timestamp, 'UTC'), timestamp DESC, id DESC`,
+    );
+  }
+  const [{ id: adminUserId }] = await q<{ id: number }>(
+    `INSERT INTO users (name, email, password_hash, roles) VALUES ('Bench admin', 'bench-admin@example.com', 'not-a-login', '{admin}') RETURNING id`,
+  );
+  log('ANALYZE');
+  await q('ANALYZE');
+  const data: BenchData = {
+    sizes,
+    adminUserId,
+    analyticsRunId,
+    csvRunId,
+    importRunId,
+    historyTrackerId,
+    firstTrackerId: first,
+    trackerCount: count,
+    rawReports: sizes.reports + sizes.historyHours,
+  };
+  await q(`INSERT INTO bench_meta (key, value) VALUES ('data', $1)`, [JSON.stringify(data)]);
+  return data;
+}
+
+/** Drops the bench tables' temporary leftovers of a run (imported trackers). */
+export async function cleanImported(url: string, importRunId: number): Promise<void> {
+  await withClient(url, (c) => c.query('DELETE FROM trackers WHERE production_run_id = $1', [importRunId]));
+}
+
+export { withClient };

@@ -1,0 +1,313 @@
+import type { BenchDatabase } from './bench-db.js';
+import { cleanImported } from './bench-db.js';
+import { copyCeiling, ingestOverHttp, unnestCeiling } from './ingest.js';
+import { cannon, probe, RouteMissing, timed } from './load.js';
+import type { BenchOptions, ScenarioName } from './options.js';
+import { mb, type Figure } from './results.js';
+import { startServer, type ServerHandle } from './server-client.js';
+
+export const APP_PORT = 3931;
+const CEILING_PORT = 3932;
+
+/** What the scenarios share: the data set, the running service, and the same-run ceilings. */
+export interface BenchContext {
+  options: BenchOptions;
+  db: BenchDatabase;
+  app: ServerHandle;
+  auth: Record<string, string>;
+  /** Framework ceiling req/s by connection count (filled by the framework-ceiling scenario). */
+  frameworkRps: Map<number, number>;
+  /** COPY ceiling rows/s (filled by the copy-ceiling scenario). */
+  copyRowsPerSecond: number | null;
+  idleRss: number;
+  /** Highest RSS seen while a load scenario ran. */
+  underLoadRss: number;
+}
+
+export type Scenario = (ctx: BenchContext) => Promise<Figure[]>;
+
+const API = '/api/v1';
+
+function frameworkRatio(ctx: BenchContext, rps: number, connections: number): Figure['ratio'] {
+  const ceiling = ctx.frameworkRps.get(connections);
+  return ceiling ? { to: `framework ceiling (${connections} conn.)`, value: rps / ceiling } : undefined;
+}
+
+/** Runs load while sampling the service's RSS, so "under load" is the highest value any scenario saw. */
+async function underLoad<T>(ctx: BenchContext, work: () => Promise<T>): Promise<T> {
+  const { result, peakRss } = await ctx.app.sampleRss(work, 200);
+  ctx.underLoadRss = Math.max(ctx.underLoadRss, peakRss);
+  return result as T;
+}
+
+const ingest: Scenario = async (ctx) => {
+  const { data } = ctx.db;
+  const url = `${ctx.app.base}${API}/locations/reports`;
+  const one = { reports: [{ tracker_id: data.firstTrackerId, timestamp: new Date(Date.now() - 3_600_000).toISOString(), latitude: 48.1, longitude: 11.5, confidence: 3 }] };
+  await probe(ctx.app.base, `${API}/locations/reports`, { method: 'POST', headers: { ...ctx.auth, 'content-type': 'application/json' }, body: JSON.stringify(one) });
+  const figures: Figure[] = [];
+  for (const batch of [1_000, 10_000]) {
+    const run = await underLoad(ctx, () => ingestOverHttp(url, ctx.auth, data, { batch, seconds: ctx.options.sizes.seconds, concurrency: 4 }));
+    const share = ctx.copyRowsPerSecond ? run.reportsPerSecond / ctx.copyRowsPerSecond : null;
+    figures.push({
+      label: `HTTP batches of ${batch.toLocaleString('en')}, 4 in flight`,
+      value: run.reportsPerSecond,
+      unit: 'reports/s',
+      note: `${run.requests} requests, p50 ${run.p50.toFixed(0)} ms, p99 ${run.p99.toFixed(0)} ms, ${run.aggregated.toLocaleString('en')} of ${run.accepted.toLocaleString('en')} aggregated${run.rejected ? `, ${run.rejected} rejected` : ''}`,
+      ratio: share === null ? undefined : { to: 'COPY ceiling', value: share },
+      goal: {
+        text: '≥ 50 000 reports/s and ≥ 25 % of the COPY ceiling',
+        met: run.reportsPerSecond >= 50_000 && (share === null || share >= 0.25),
+      },
+    });
+  }
+  return figures;
+};
+
+const frameworkCeiling: Scenario = async (ctx) => {
+  const server = await startServer('ceiling', CEILING_PORT);
+  try {
+    const figures: Figure[] = [];
+    for (const connections of [10, 1]) {
+      const r = await cannon(server.base, '/ping', { seconds: Math.max(2, ctx.options.sizes.seconds / 2), connections });
+      ctx.frameworkRps.set(connections, r.rps);
+      figures.push({ label: `GET trivial route, ${connections} conn.`, value: r.rps, unit: 'req/s', note: `p50 ${r.p50} ms, p99 ${r.p99} ms` });
+    }
+    return figures;
+  } finally {
+    await server.stop();
+  }
+};
+
+const copyCeilingScenario: Scenario = async (ctx) => {
+  const rows = Math.min(2_000_000, ctx.options.sizes.seconds * 150_000);
+  const copy = await copyCeiling(ctx.db.url, ctx.db.data, rows);
+  ctx.copyRowsPerSecond = copy;
+  const unnest = await unnestCeiling(ctx.db.url, ctx.db.data, Math.max(2, ctx.options.sizes.seconds / 2), 4);
+  return [
+    { label: `COPY FROM STDIN into an unindexed UNLOGGED table (${rows.toLocaleString('en')} rows)`, value: copy, unit: 'rows/s' },
+    { label: 'INSERT … unnest(), 10 000-row batches, 4 connections, same table', value: unnest, unit: 'rows/s' },
+  ];
+};
+
+const trackerList: Scenario = async (ctx) => {
+  const seconds = ctx.options.sizes.seconds;
+  const headers = ctx.auth;
+  const first = await probe(ctx.app.base, `${API}/trackers?include_latest_location=false`, { headers });
+  const second = await fetch(`${ctx.app.base}${API}/trackers?include_latest_location=false`, { headers });
+  const cacheHeader = `${first.headers.get('x-cache') ?? 'none'}→${second.headers.get('x-cache') ?? 'none'}`;
+  const figures: Figure[] = [];
+  for (const include of [false, true]) {
+    const path = `${API}/trackers?include_latest_location=${include}`;
+    await fetch(`${ctx.app.base}${path}`, { headers }); // prime the cache
+    const cached = await underLoad(ctx, () => cannon(ctx.app.base, path, { seconds, connections: 10, headers }));
+    const ratio = frameworkRatio(ctx, cached.rps, 10);
+    figures.push({
+      label: `cached, include_latest_location=${include}, 10 conn.`,
+      value: cached.rps,
+      unit: 'req/s',
+      note: `p50 ${cached.p50} ms, p99 ${cached.p99} ms, X-Cache ${cacheHeader}${cached.non2xx ? `, ${cached.non2xx} non-2xx` : ''}`,
+      ratio,
+      goal: ratio ? { text: '≥ 70 % of the framework ceiling', met: ratio.value >= 0.7 } : undefined,
+    });
+  }
+  const trackers = ctx.db.data.trackerCount;
+  for (const include of [false, true]) {
+    const uncached = await underLoad(ctx, () =>
+      cannon(ctx.app.base, '', {
+        seconds,
+        connections: 1,
+        headers,
+        // A new skip per request: every request misses the cache (offsets stay within the data set).
+        vary: (n) => `${API}/trackers?include_latest_location=${include}&skip=${(n * 7 + 1) % Math.max(1, trackers - 50)}`,
+      }),
+    );
+    figures.push({
+      label: `uncached, include_latest_location=${include}, 1 conn.`,
+      value: uncached.p99,
+      unit: 'ms p99',
+      note: `p50 ${uncached.p50} ms, ${uncached.rps.toFixed(0)} req/s, ${trackers.toLocaleString('en')} trackers${uncached.non2xx ? `, ${uncached.non2xx} non-2xx` : ''}`,
+      ratio: frameworkRatio(ctx, uncached.rps, 1),
+      goal: { text: `p99 < 20 ms at 100 000 trackers${trackers < 100_000 ? ` (this scale: ${trackers.toLocaleString('en')})` : ''}`, met: uncached.p99 < 20 },
+    });
+  }
+  return figures;
+};
+
+const history: Scenario = async (ctx) => {
+  const id = ctx.db.data.historyTrackerId;
+  const figures: Figure[] = [];
+  for (const query of ['', '?granularity=hourly']) {
+    const path = `${API}/trackers/${id}/location-history${query}`;
+    await probe(ctx.app.base, path, { headers: ctx.auth });
+    const r = await underLoad(ctx, () => cannon(ctx.app.base, path, { seconds: ctx.options.sizes.seconds, connections: 1, headers: ctx.auth }));
+    figures.push({
+      label: `first page${query ? ', granularity=hourly' : ' (auto)'}, ${ctx.options.sizes.historyHours.toLocaleString('en')} hourly points, 1 conn.`,
+      value: r.p99,
+      unit: 'ms p99',
+      note: `p50 ${r.p50} ms, ${r.rps.toFixed(0)} req/s`,
+      ratio: frameworkRatio(ctx, r.rps, 1),
+      goal: { text: 'p99 < 5 ms', met: r.p99 < 5 },
+    });
+  }
+  return figures;
+};
+
+const analytics: Scenario = async (ctx) => {
+  const { analyticsRunId } = ctx.db.data;
+  const sizes = ctx.options.sizes;
+  const path = `${API}/production-runs/${analyticsRunId}/analytics`;
+  await probe(ctx.app.base, path, { headers: ctx.auth });
+  const base = Date.now() - 1000;
+  // A distinct as_of per call: each is computed, none served from the cache.
+  const uncached = await underLoad(ctx, () =>
+    timed(10, async (i) => {
+      const res = await fetch(`${ctx.app.base}${path}?as_of=${new Date(base - i * 1000).toISOString()}`, { headers: ctx.auth });
+      if (!res.ok) throw new Error(`analytics answered ${res.status}`);
+      await res.arrayBuffer();
+    }),
+  );
+  const cached = await timed(20, async () => {
+    const res = await fetch(`${ctx.app.base}${path}`, { headers: ctx.auth });
+    await res.arrayBuffer();
+  });
+  return [
+    {
+      label: `JSON for a ${sizes.analyticsRunTrackers.toLocaleString('en')}-tracker run, computed`,
+      value: uncached.p50,
+      unit: 'ms p50',
+      note: `max of ${uncached.samples}: ${uncached.p99.toFixed(0)} ms`,
+      goal: { text: `< 150 ms for 10 000 trackers${sizes.analyticsRunTrackers !== 10_000 ? ` (this scale: ${sizes.analyticsRunTrackers.toLocaleString('en')})` : ''}`, met: uncached.p50 < 150 },
+    },
+    { label: 'JSON, repeated (cache when the module caches)', value: cached.p50, unit: 'ms p50' },
+  ];
+};
+
+const csvExport: Scenario = async (ctx) => {
+  const { csvRunId, analyticsRunId } = ctx.db.data;
+  const download = async (runId: number) => {
+    const res = await fetch(`${ctx.app.base}${API}/production-runs/${runId}/analytics/csv`, { headers: ctx.auth });
+    if (res.status === 404 || res.status === 501) {
+      const body = await res.text();
+      if (res.status === 501 || body.includes('"Not Found"')) {
+        throw new RouteMissing(`GET /production-runs/{id}/analytics/csv answered ${res.status}`);
+      }
+    }
+    if (!res.ok || !res.body) throw new Error(`CSV export answered ${res.status}`);
+    let lines = 0;
+    const reader = res.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      for (let i = 0; i < value.length; i++) if (value[i] === 10) lines++;
+    }
+    return lines;
+  };
+  await download(analyticsRunId); // warm-up: code paths and pools, so the growth below is the export's own
+  const before = await ctx.app.rss();
+  const started = performance.now();
+  const { result: lines, peakRss } = await ctx.app.sampleRss(() => download(csvRunId), 50);
+  const seconds = (performance.now() - started) / 1000;
+  ctx.underLoadRss = Math.max(ctx.underLoadRss, peakRss);
+  const trackers = ctx.options.sizes.csvRunTrackers;
+  const rate = trackers / seconds;
+  const growth = mb(peakRss - before);
+  return [
+    {
+      label: `CSV of a ${trackers.toLocaleString('en')}-tracker run`,
+      value: rate,
+      unit: 'tracker rows/s',
+      note: `${seconds.toFixed(2)} s, ${(lines as number).toLocaleString('en')} lines`,
+      goal: { text: '≥ 50 000 rows/s', met: rate >= 50_000 },
+    },
+    {
+      label: 'RSS growth during the export',
+      value: growth,
+      unit: 'MB',
+      note: `peak ${mb(peakRss).toFixed(0)} MB`,
+      goal: { text: '< 50 MB', met: growth < 50 },
+    },
+  ];
+};
+
+const importCsv: Scenario = async (ctx) => {
+  const { importRunId } = ctx.db.data;
+  const rows = ctx.options.sizes.importRows;
+  const stamp = Date.now().toString(36);
+  const lines = ['name,production_run_id'];
+  for (let i = 0; i < rows; i++) lines.push(`IMP-${stamp}-${i},${importRunId}`);
+  const csv = `${lines.join('\n')}\n`;
+  const form = new FormData();
+  form.append('file', new Blob([csv], { type: 'text/csv' }), 'trackers.csv');
+  try {
+    const started = performance.now();
+    const res = await underLoad(ctx, () => probe(ctx.app.base, `${API}/trackers/import-csv`, { method: 'POST', headers: ctx.auth, body: form }));
+    const body = (await res.json()) as { imported?: number };
+    const seconds = (performance.now() - started) / 1000;
+    return [
+      {
+        label: `POST import-csv, ${rows.toLocaleString('en')} rows (${(csv.length / 1024 / 1024).toFixed(1)} MB)`,
+        value: seconds,
+        unit: 's',
+        note: `${(body.imported ?? 0).toLocaleString('en')} imported, ${Math.round((body.imported ?? 0) / seconds).toLocaleString('en')} rows/s`,
+        goal: { text: '100 000 rows < 5 s', met: seconds < 5 && body.imported === rows },
+      },
+    ];
+  } finally {
+    await cleanImported(ctx.db.url, importRunId);
+  }
+};
+
+const health: Scenario = async (ctx) => {
+  const figures: Figure[] = [];
+  await probe(ctx.app.base, `${API}/health/basic`, { headers: ctx.auth });
+  const basic = await underLoad(ctx, () => cannon(ctx.app.base, `${API}/health/basic`, { seconds: Math.max(2, ctx.options.sizes.seconds / 2), connections: 1, headers: ctx.auth }));
+  figures.push({
+    label: 'basic, 1 conn.',
+    value: basic.p50,
+    unit: 'ms p50',
+    note: `p99 ${basic.p99} ms, ${basic.rps.toFixed(0)} req/s`,
+    ratio: frameworkRatio(ctx, basic.rps, 1),
+    goal: { text: 'p50 < 5 ms', met: basic.p50 < 5 },
+  });
+  await probe(ctx.app.base, `${API}/health/pipeline`, { headers: ctx.auth });
+  const pipeline = await underLoad(ctx, () =>
+    timed(20, async () => {
+      const res = await fetch(`${ctx.app.base}${API}/health/pipeline`, { headers: ctx.auth });
+      await res.arrayBuffer();
+    }),
+  );
+  const reports = ctx.db.data.rawReports;
+  figures.push({
+    label: `pipeline, sequential, ${reports.toLocaleString('en')} raw reports`,
+    value: pipeline.p50,
+    unit: 'ms p50',
+    note: `max of ${pipeline.samples}: ${pipeline.p99.toFixed(0)} ms`,
+    goal: { text: `p50 < 100 ms on 10 million reports${reports < 10_000_000 ? ' (this scale is smaller)' : ''}`, met: pipeline.p50 < 100 },
+  });
+  return figures;
+};
+
+const memory: Scenario = async (ctx) => [
+  { label: 'idle RSS after start', value: mb(ctx.idleRss), unit: 'MB', goal: { text: '< 150 MB', met: mb(ctx.idleRss) < 150 } },
+  { label: 'peak RSS under load (all scenarios of this run)', value: mb(Math.max(ctx.underLoadRss, ctx.idleRss)), unit: 'MB' },
+];
+
+const startup: Scenario = async (ctx) => [
+  { label: 'process start → listening (module load, DB pool, migrations check)', value: ctx.app.startupMs, unit: 'ms' },
+];
+
+/** In run order: ceilings first so every later scenario can show its ratio. */
+export const SCENARIO_RUNNERS: [ScenarioName, Scenario][] = [
+  ['startup', startup],
+  ['framework-ceiling', frameworkCeiling],
+  ['copy-ceiling', copyCeilingScenario],
+  ['ingest', ingest],
+  ['tracker-list', trackerList],
+  ['history', history],
+  ['analytics', analytics],
+  ['csv-export', csvExport],
+  ['import', importCsv],
+  ['health', health],
+  ['memory', memory],
+];
