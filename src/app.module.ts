@@ -14,6 +14,8 @@ import { CacheModule } from './infrastructure/cache/cache.module.js';
 import { DatabaseModule } from './infrastructure/database/database.module.js';
 import { LoggingModule } from './infrastructure/logging/logging.module.js';
 import { LocationsModule } from './locations/locations.module.js';
+import { MaintenanceModule } from './maintenance/maintenance.module.js';
+import { MetricsModule } from './metrics/metrics.module.js';
 import { ProductionRunsModule } from './production-runs/production-runs.module.js';
 import { SeedModule } from './seed/seed.module.js';
 import { StorageLocationsModule } from './storage-locations/storage-locations.module.js';
@@ -44,6 +46,8 @@ export class AppModule {
         ImagesModule,
         HealthModule,
         SeedModule,
+        MetricsModule,
+        MaintenanceModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: HttpExceptionFilter }],
     };

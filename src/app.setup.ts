@@ -18,7 +18,13 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
   express.useLogger(app.get(Logger));
   express.set('trust proxy', config.trustProxy ? 1 : false);
   express.disable('x-powered-by');
-  app.setGlobalPrefix(API_PREFIX, { exclude: [{ path: 'health/db-pool', method: RequestMethod.GET }] });
+  app.setGlobalPrefix(API_PREFIX, {
+    exclude: [
+      { path: 'health/db-pool', method: RequestMethod.GET },
+      // Prometheus scrapes /metrics by convention.
+      { path: 'metrics', method: RequestMethod.GET },
+    ],
+  });
   app.useGlobalPipes(createValidationPipe());
   app.use(
     helmet({

@@ -27,6 +27,8 @@ export class CacheService implements OnModuleDestroy {
   private readonly logger = new Logger(CacheService.name);
   private breakerOpenUntil = 0;
   private readonly memoryCounters = new Map<string, { value: number; expiresAt: number }>();
+  /** Running totals read by the metrics module: `get` hits and misses, and store failures (timeouts, errors). */
+  readonly stats = { hits: 0, misses: 0, errors: 0 };
 
   private readonly prefix: string;
 
@@ -47,8 +49,10 @@ export class CacheService implements OnModuleDestroy {
   }
 
   async get<T>(key: string): Promise<T | undefined> {
-    const value = await this.guard(() => this.cache.get<T>(this.k(key)), undefined);
-    return value ?? undefined;
+    const value = (await this.guard(() => this.cache.get<T>(this.k(key)), undefined)) ?? undefined;
+    if (value === undefined) this.stats.misses += 1;
+    else this.stats.hits += 1;
+    return value;
   }
 
   async set<T>(key: string, value: T, ttlSeconds: number): Promise<void> {
@@ -159,6 +163,7 @@ export class CacheService implements OnModuleDestroy {
       return await withTimeout(operation(), CACHE_OP_TIMEOUT_MS);
     } catch (error) {
       this.breakerOpenUntil = Date.now() + BREAKER_OPEN_MS;
+      this.stats.errors += 1;
       this.logger.warn(`cache store unavailable, continuing without it: ${(error as Error).message}`);
       return fallback;
     }

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module.js';
+import { MaintenanceRepository } from './maintenance.repository.js';
+import { MaintenanceService } from './maintenance.service.js';
+
+/** Periodic jobs that run on one instance at a time (raw-report retention, revocation purge). */
+@Module({
+  imports: [AuthModule],
+  providers: [MaintenanceService, MaintenanceRepository],
+  exports: [MaintenanceService],
+})
+export class MaintenanceModule {}

@@ -1,0 +1,32 @@
+import { Injectable, NestMiddleware } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
+import { MetricsService } from './metrics.service.js';
+
+/**
+ * Times every request until its response is finished, labelled by the matched route template
+ * (`/api/v1/trackers/:id`, never the raw path, so labels stay few). Middleware rather than an
+ * interceptor so requests stopped by the guard, the validation pipe or the exception filter count too.
+ */
+@Injectable()
+export class HttpMetricsMiddleware implements NestMiddleware {
+  constructor(private readonly metrics: MetricsService) {}
+
+  use(req: Request, res: Response, next: NextFunction): void {
+    const started = process.hrtime.bigint();
+    res.once('finish', () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      this.metrics.observeRequest(req.method, routeTemplate(req), res.statusCode, seconds);
+    });
+    next();
+  }
+}
+
+/**
+ * The matched route pattern, or `unmatched` for paths no route declares (static files, and Nest's
+ * catch-all 404 route, whose pattern is a wildcard).
+ */
+function routeTemplate(req: Request): string {
+  const path = (req.route as { path?: unknown } | undefined)?.path;
+  if (typeof path !== 'string' || path.includes('*')) return 'unmatched';
+  return `${req.baseUrl}${path}`;
+}

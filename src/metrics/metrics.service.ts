@@ -1,0 +1,116 @@
+import { Injectable } from '@nestjs/common';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { CacheService } from '../infrastructure/cache/cache.service.js';
+import { DatabaseGuard } from '../infrastructure/database/database-guard.js';
+import { DatabasePool } from '../infrastructure/database/database-pool.js';
+
+/** What happened to location reports in an ingest batch (contract §5 counters, filtered by reason). */
+export const INGEST_OUTCOMES = ['accepted', 'duplicate', 'filtered_low_confidence', 'filtered_manufacturing_region', 'rejected'] as const;
+export type IngestOutcome = (typeof INGEST_OUTCOMES)[number];
+
+/** Latency buckets (seconds): fine below 100 ms where most requests are, coarse up to the 10 s limits. */
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/**
+ * Prometheus metrics of this process. Each app has its own Registry (not prom-client's global
+ * one), so several apps in one process (tests, two instances) never clash. Values owned by other
+ * components (pool, cache, database guard) are read when scraped, so those components do not
+ * depend on this module.
+ */
+@Injectable()
+export class MetricsService {
+  readonly registry = new Registry();
+  private readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
+  private readonly ingestReports: Counter<'outcome'>;
+
+  constructor(pool: DatabasePool, guard: DatabaseGuard, cache: CacheService) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+
+    this.httpDuration = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP request latency by route template, method and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.ingestReports = new Counter({
+      name: 'ingest_reports_total',
+      help: 'Location reports received, by outcome',
+      labelNames: ['outcome'],
+      registers,
+    });
+    for (const outcome of INGEST_OUTCOMES) this.ingestReports.inc({ outcome }, 0);
+
+    new Counter({
+      name: 'cache_requests_total',
+      help: 'Cache reads by result (a read while the store is unavailable is a miss)',
+      labelNames: ['result'],
+      registers,
+      collect() {
+        this.reset();
+        this.inc({ result: 'hit' }, cache.stats.hits);
+        this.inc({ result: 'miss' }, cache.stats.misses);
+      },
+    });
+    new Counter({
+      name: 'cache_store_errors_total',
+      help: 'Cache store operations that failed or timed out (the request carried on without the cache)',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(cache.stats.errors);
+      },
+    });
+    new Gauge({
+      name: 'db_pool_connections',
+      help: 'Database pool connections by state; size is the configured maximum',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const stats = pool.stats();
+        this.set({ state: 'size' }, stats.size);
+        this.set({ state: 'open' }, stats.total);
+        this.set({ state: 'idle' }, stats.idle);
+        this.set({ state: 'in_use' }, stats.checkedOut);
+        this.set({ state: 'waiting' }, stats.waiting);
+      },
+    });
+    new Counter({
+      name: 'db_pool_refused_total',
+      help: 'Connection checkouts refused at once (database unreachable, or the wait queue full)',
+      labelNames: ['reason'],
+      registers,
+      collect() {
+        this.reset();
+        this.inc({ reason: 'unavailable' }, guard.refused.unavailable);
+        this.inc({ reason: 'exhausted' }, guard.refused.exhausted);
+      },
+    });
+    new Gauge({
+      name: 'db_available',
+      help: '1 while the database answers the liveness probe, else 0',
+      registers,
+      collect() {
+        this.set(guard.isAvailable ? 1 : 0);
+      },
+    });
+  }
+
+  observeRequest(method: string, route: string, status: number, seconds: number): void {
+    this.httpDuration.observe({ method, route, status: String(status) }, seconds);
+  }
+
+  /** Called by location ingestion with the counts of one batch. */
+  recordIngest(outcome: IngestOutcome, count: number): void {
+    if (count > 0) this.ingestReports.inc({ outcome }, count);
+  }
+
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}
