@@ -35,9 +35,9 @@ export interface NewTracker {
   storageLocationId: number | null;
   deliveryLocationId: number | null;
   notes: string | null;
-  /** Time of the first status entry (default: now). */
+  /** Time of the first status entry (default: now); single inserts only — insertMany uses createdAt. */
   statusTimestamp?: Date | null;
-  /** Row creation time (default: now); only demo data back-dates it. */
+  /** Row creation time (default: now), also the first entry's time in insertMany; demo data back-dates it. */
   createdAt?: Date | null;
 }
 
@@ -230,7 +230,9 @@ export class TrackersRepository {
 
   /**
    * Inserts trackers with their first status entry, set-based (UNNEST arrays, one statement per
-   * chunk). Rows whose run is not visible are not inserted. Returns how many were inserted.
+   * chunk), ids in input order. The first entry is stamped with the tracker's created_at (now,
+   * unless back-dated by demo data). Rows whose run is not visible are not inserted. Returns how
+   * many were inserted.
    */
   async insertMany(sql: Sql, scope: AccessScope, trackers: NewTracker[], createdBy: number | null): Promise<number> {
     let inserted = 0;
@@ -243,27 +245,27 @@ export class TrackersRepository {
         chunk.map((t) => (t.status === 'IN_STORAGE' ? t.storageLocationId : null)),
         chunk.map((t) => t.deliveryLocationId),
         chunk.map((t) => t.notes),
-        chunk.map((t) => t.statusTimestamp?.toISOString() ?? null),
         chunk.map((t) => t.createdAt?.toISOString() ?? null),
         createdBy,
       ];
+      // The history insert reads only `created`'s RETURNING rows: no join back to the input, whose
+      // row estimate (unnest) would make the planner pick a nested loop.
       const [{ n }] = await sql.query<{ n: number }[]>(
-        `WITH input AS (
-           SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::int[], $5::int[], $6::text[], $7::timestamptz[], $8::timestamptz[])
-                    AS u(name, production_run_id, status, storage_location_id, delivery_location_id, notes, status_timestamp, created_at)
-         ), created AS (
+        `WITH created AS (
            INSERT INTO trackers (name, production_run_id, status, storage_location_id, delivery_location_id, notes, created_at, updated_at)
-           SELECT i.name, i.production_run_id, i.status, i.storage_location_id, i.delivery_location_id, i.notes,
-                  COALESCE(i.created_at, now()), COALESCE(i.created_at, now())
-             FROM input i
-            WHERE ${scope.runFilter('i.production_run_id', params)}
-           RETURNING id, name, production_run_id, status, storage_location_id, delivery_location_id
+           SELECT u.name, u.production_run_id, u.status, u.storage_location_id, u.delivery_location_id, u.notes,
+                  COALESCE(u.created_at, now()), COALESCE(u.created_at, now())
+             FROM unnest($1::text[], $2::int[], $3::text[], $4::int[], $5::int[], $6::text[], $7::timestamptz[]) WITH ORDINALITY
+                  AS u(name, production_run_id, status, storage_location_id, delivery_location_id, notes, created_at, ord)
+            WHERE ${scope.runFilter('u.production_run_id', params)}
+            ORDER BY u.ord
+           RETURNING id, status, storage_location_id, delivery_location_id, created_at
          ), entries AS (
            -- The first status entry; a DELIVERED tracker was delivered at its destination.
            INSERT INTO tracker_status_history (tracker_id, status, timestamp, storage_location_id, delivery_location_id, created_by)
-           SELECT c.id, c.status, COALESCE(i.status_timestamp, now()), c.storage_location_id,
-                  CASE WHEN c.status = 'DELIVERED' THEN c.delivery_location_id END, $9::int
-             FROM created c JOIN input i ON i.production_run_id = c.production_run_id AND i.name = c.name
+           SELECT c.id, c.status, c.created_at, c.storage_location_id,
+                  CASE WHEN c.status = 'DELIVERED' THEN c.delivery_location_id END, $8::int
+             FROM created c
            RETURNING 1
          )
          SELECT count(*)::int AS n FROM entries`,

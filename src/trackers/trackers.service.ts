@@ -54,9 +54,9 @@ export class TrackersService {
    */
   async list(scope: AccessScope, query: ListTrackersQuery): Promise<{ page: Page<TrackerResponse>; cache: CacheOutcome }> {
     const filter: TrackerFilter = {
-      ids: query.id ? [...new Set(query.id.map(Number))].sort((a, b) => a - b) : undefined,
+      ids: query.id?.length ? [...new Set(query.id.map(Number))].sort((a, b) => a - b) : undefined,
       productionRunId: query.production_run_id,
-      statuses: query.status ? [...new Set(query.status)].sort() : undefined,
+      statuses: query.status?.length ? [...new Set(query.status)].sort() : undefined,
       name: query.name ? query.name.toLowerCase() : undefined,
     };
     const key = await this.cache.key('trackers:list', [TRACKERS_CACHE_AREA], {
@@ -113,7 +113,7 @@ export class TrackersService {
   /** Trackers whose destination is a delivery location (contract §3), with latest locations. */
   async forDeliveryLocation(scope: AccessScope, locationId: number, query: DeliveryLocationTrackersQuery): Promise<Page<TrackerResponse>> {
     if (!(await this.trackers.locationExists('delivery', locationId))) throw deliveryLocationNotFound();
-    return this.page(scope, { deliveryLocationId: locationId, statuses: query.status }, query);
+    return this.page(scope, { deliveryLocationId: locationId, statuses: query.status?.length ? query.status : undefined }, query);
   }
 
   private async page(scope: AccessScope, filter: TrackerFilter, query: { skip: number; limit: number }): Promise<Page<TrackerResponse>> {
