@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { createTestApp, redisAvailable, type TestApp } from '../support/app.js';
-import type { CreatedUser } from '../support/factories.js';
 
 const LOGIN_JSON = '/api/v1/auth/login/json';
 const LOGIN = '/api/v1/auth/login';

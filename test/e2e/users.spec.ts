@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createTestApp, type TestApp } from '../support/app.js';
-import { bearer, createScopeProbeApp, loginJson } from '../support/auth.js';
+import { createScopeProbeApp, loginJson } from '../support/auth.js';
 import type { CreatedUser } from '../support/factories.js';
 
 const USERS = '/api/v1/users';

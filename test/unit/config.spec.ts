@@ -1,0 +1,111 @@
+import { jest } from '@jest/globals';
+import { ConfigValidationError, loadConfig } from '../../src/common/config/app-config.js';
+import { loadConfigOrExit } from '../../src/runtime.js';
+
+const problemsOf = (env: Record<string, string | undefined>): string[] => {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigValidationError) return error.problems;
+    throw error;
+  }
+  return [];
+};
+
+const STRONG_SECRET = 'x'.repeat(32);
+
+describe('loadConfig (contract §9)', () => {
+  it('applies the documented defaults on an empty environment', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      nodeEnv: 'development',
+      jwtSecret: undefined,
+      jwtIssuer: 'tracker-pipeline',
+      jwtAudience: 'tracker-pipeline-api',
+      accessTokenExpireMinutes: 30,
+      refreshTokenExpireDays: 7,
+      imageMaxBytes: 10 * 1024 * 1024,
+      importMaxBytes: 20 * 1024 * 1024,
+      hourlyHistoryDays: 7,
+      embeddedPgPort: 54329,
+      adminEmail: 'admin@example.com',
+      seedDemoData: true,
+      trustProxy: false,
+      redisUrl: undefined,
+      databaseUrl: undefined,
+    });
+  });
+
+  it('names each bad variable, all at once', () => {
+    const problems = problemsOf({
+      PORT: 'eighty',
+      ACCESS_TOKEN_EXPIRE_MINUTES: '0',
+      REFRESH_TOKEN_EXPIRE_DAYS: '7.5',
+      TRUST_PROXY: 'maybe',
+      NODE_ENV: 'staging',
+      DATABASE_URL: 'mysql://localhost/db',
+      REDIS_URL: 'http://localhost:6379',
+      LOG_LEVEL: 'loud',
+      ADMIN_EMAIL: 'not-an-email',
+      ADMIN_PASSWORD: 'short',
+      CORS_ORIGINS: 'https://ok.example,ftp://bad.example',
+    });
+    const named = ['PORT', 'ACCESS_TOKEN_EXPIRE_MINUTES', 'REFRESH_TOKEN_EXPIRE_DAYS', 'TRUST_PROXY', 'NODE_ENV', 'DATABASE_URL', 'REDIS_URL', 'LOG_LEVEL', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'CORS_ORIGINS'];
+    for (const name of named) expect(problems.some((p) => p.startsWith(name))).toBe(true);
+    expect(problems).toHaveLength(named.length);
+    expect(problems.find((p) => p.startsWith('PORT'))).toContain('"eighty"');
+  });
+
+  it('puts every problem into the error message', () => {
+    expect(() => loadConfig({ PORT: '-1', HOURLY_HISTORY_DAYS: 'x' })).toThrow(/Invalid configuration:[\s\S]*PORT[\s\S]*HOURLY_HISTORY_DAYS/);
+  });
+
+  it('refuses NODE_ENV=production without JWT_SECRET', () => {
+    expect(problemsOf({ NODE_ENV: 'production' })).toEqual(['JWT_SECRET must be set to at least 32 characters when NODE_ENV=production']);
+    expect(problemsOf({ NODE_ENV: 'production', JWT_SECRET: '   ' })).toHaveLength(1);
+  });
+
+  it('refuses NODE_ENV=production with a JWT_SECRET shorter than 32 characters', () => {
+    expect(problemsOf({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(31) })).toEqual([
+      'JWT_SECRET must be set to at least 32 characters when NODE_ENV=production',
+    ]);
+  });
+
+  it('accepts NODE_ENV=production with a 32-character JWT_SECRET', () => {
+    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: STRONG_SECRET }).jwtSecret).toBe(STRONG_SECRET);
+  });
+
+  it('allows a missing or short JWT_SECRET outside production (one is generated and kept)', () => {
+    expect(loadConfig({ NODE_ENV: 'development' }).jwtSecret).toBeUndefined();
+    expect(loadConfig({ NODE_ENV: 'test', JWT_SECRET: 'short' }).jwtSecret).toBe('short');
+  });
+
+  it('parses booleans, integers and lists', () => {
+    const config = loadConfig({ TRUST_PROXY: 'TRUE', SEED_DEMO_DATA: '0', REFRESH_TOKEN_EXPIRE_DAYS: '14', CORS_ORIGINS: 'https://a.example, http://b.example:8080', ADMIN_EMAIL: 'Boss@Example.com' });
+    expect(config).toMatchObject({ trustProxy: true, seedDemoData: false, refreshTokenExpireDays: 14, adminEmail: 'boss@example.com' });
+    expect(config.corsOrigins).toEqual(['https://a.example', 'http://b.example:8080']);
+  });
+});
+
+describe('loadConfigOrExit', () => {
+  const saved = { ...process.env };
+  afterEach(() => {
+    process.env = { ...saved };
+    jest.restoreAllMocks();
+  });
+
+  it('prints every bad variable and exits with status 1', () => {
+    process.env = { ...saved, NODE_ENV: 'production', JWT_SECRET: 'too-short', PORT: 'abc' };
+    const exit = jest.spyOn(process, 'exit').mockImplementation((code) => {
+      throw new Error(`exit ${code}`);
+    });
+    const printed = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    expect(() => loadConfigOrExit()).toThrow('exit 1');
+    expect(exit).toHaveBeenCalledWith(1);
+    const output = printed.mock.calls.map((args) => String(args[0])).join('\n');
+    expect(output).toContain('JWT_SECRET must be set to at least 32 characters');
+    expect(output).toContain('PORT must be an integer');
+    expect(output).not.toContain('too-short');
+  });
+});
