@@ -67,6 +67,10 @@ export class ImageUploadInterceptor implements NestInterceptor {
     if (error instanceof Error && /multipart|boundary|unexpected end of form|malformed part header/i.test(error.message)) {
       return RequestValidationException.field('body', 'malformed multipart body');
     }
+    // The client went away mid-upload: nobody reads the answer, but it is not a server failure.
+    if (error instanceof Error && /^request (aborted|closed)$/i.test(error.message)) {
+      return RequestValidationException.field('body', 'request body ended early');
+    }
     return error;
   }
 }

@@ -10,6 +10,7 @@ import {
   ApiParam,
   ApiPayloadTooLargeResponse,
   ApiProduces,
+  ApiResponse,
   ApiTags,
   ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
@@ -72,6 +73,7 @@ export class ImagesController {
   @ApiParam({ name: 'storage_filename', example: '0b7c2a9e-5d6f-4e1a-9c3b-2f8d7e6a5b4c.png' })
   @ApiProduces(...IMAGE_TYPES)
   @ApiOkResponse({ description: 'The stored bytes', schema: { type: 'string', format: 'binary' } })
+  @ApiResponse({ status: 304, description: '`If-None-Match` matched the ETag: no body' })
   @ApiNotFoundResponse(NOT_FOUND_DOC)
   async serve(@Param('storage_filename') ref: string, @Req() req: Request, @Res() res: Response, @Next() next: NextFunction): Promise<void> {
     if (/^\d+$/.test(ref)) return next();

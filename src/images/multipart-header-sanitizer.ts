@@ -118,5 +118,13 @@ export function pipeThroughHeaderSanitizer(req: IncomingMessage, busboy: Writabl
   }
   const sanitizer = new MultipartHeaderSanitizer(boundary[1] ?? boundary[2]);
   sanitizer.on('error', (error) => busboy.destroy(error));
+  // Once busboy gives up, keep draining (multer drains the request before answering) without
+  // buffering the rest of the body in the sanitizer.
+  const release = () => {
+    sanitizer.unpipe(busboy);
+    sanitizer.resume();
+  };
+  busboy.once('error', release);
+  busboy.once('close', release);
   req.pipe(sanitizer).pipe(busboy);
 }

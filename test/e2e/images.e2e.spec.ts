@@ -279,6 +279,13 @@ describe('Images', () => {
       await t.http().get(uploaded.url_path).set('If-None-Match', '"something-else"').expect(200);
     });
 
+    it('answers HEAD on the bytes with the same headers and no body', async () => {
+      const res = await t.http().head(uploaded.url_path).expect(200);
+      expect(res.headers['content-length']).toBe(String(bytes.length));
+      expect(res.headers['content-security-policy']).toBe(IMAGE_CSP);
+      expect(res.headers['etag']).toMatch(/^"[^"]+"$/);
+    });
+
     it('answers 404 Image not found for unknown or malformed names without touching the disk', async () => {
       for (const name of ['00000000-0000-4000-8000-000000000000.png', 'nope.png', '..%2F..%2Fetc%2Fpasswd', '.hidden', encodeURIComponent(`../${t.config.uploadDir}`), 'a%00.png']) {
         const res = await t.http().get(`/api/v1/images/${name}`);
@@ -392,6 +399,9 @@ describe('Images: size limit', () => {
     const res = await uploadImage(t, user.auth, big, 'big.png', 'image/png').expect(413);
     expect(res.body).toEqual({ detail: 'File too large. Maximum size is 1.95 KB' });
     expect(storedFiles(t)).toEqual([]);
+    // A body far over the limit is drained, so the client reads the answer instead of a reset.
+    const huge = await uploadImage(t, user.auth, Buffer.alloc(3 * 1024 * 1024, 1), 'huge.png', 'image/png').expect(413);
+    expect(huge.body).toEqual({ detail: 'File too large. Maximum size is 1.95 KB' });
     expect((await t.db.query(`SELECT count(*)::int AS n FROM images`))[0].n).toBe(0);
   });
 

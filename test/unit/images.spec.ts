@@ -1,12 +1,13 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
+import type { IncomingMessage } from 'node:http';
+import { PassThrough, Readable, Writable, type Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ifNoneMatchHits } from '../../src/images/image-serving.js';
 import { formatByteSize, isStorageFilename, newStorageFilename, sanitizeOriginalFilename } from '../../src/images/image-names.js';
 import { acceptedMimeType, INVALID_FILE_TYPE } from '../../src/images/image-types.js';
-import { MultipartHeaderSanitizer } from '../../src/images/multipart-header-sanitizer.js';
+import { MultipartHeaderSanitizer, pipeThroughHeaderSanitizer } from '../../src/images/multipart-header-sanitizer.js';
 import { LocalImageStorage } from '../../src/images/storage/local-image-storage.js';
 import { inspectSvg } from '../../src/images/svg-inspector.js';
 
@@ -170,6 +171,32 @@ describe('MultipartHeaderSanitizer', () => {
   it('leaves a control byte between the header CRLFs to end the block, as busboy will see it', async () => {
     const tricky = Buffer.from(`--${boundary}\r\nA: b\r\n\u0007\r\n\u0007body\r\n--${boundary}--`, 'latin1');
     expect((await run([tricky])).toString('latin1')).toBe(`--${boundary}\r\nA: b\r\n\r\n\u0007body\r\n--${boundary}--`);
+  });
+});
+
+describe('pipeThroughHeaderSanitizer', () => {
+  it('stops buffering once the parser gives up, while the request keeps being drained', async () => {
+    const req = Object.assign(new PassThrough(), { headers: { 'content-type': 'multipart/form-data; boundary=xyz' } });
+    let sanitizer: Transform | undefined;
+    const pipe = req.pipe.bind(req);
+    req.pipe = <T extends NodeJS.WritableStream>(destination: T) => {
+      sanitizer = destination as unknown as Transform;
+      return pipe(destination);
+    };
+    // A parser that fails on its first chunk and never consumes again (busboy after a bad header).
+    const parser = new Writable({
+      write(_chunk, _encoding, _callback) {
+        parser.emit('error', new Error('Malformed part header'));
+      },
+    });
+    parser.on('error', () => undefined);
+    pipeThroughHeaderSanitizer(req as unknown as IncomingMessage, parser);
+    req.on('readable', () => {
+      while (req.read() !== null);
+    }); // multer's drain
+    for (let i = 0; i < 20; i++) req.write(Buffer.alloc(1024 * 1024, 0x41));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(sanitizer!.writableLength + sanitizer!.readableLength).toBeLessThan(1024 * 1024);
   });
 });
 
