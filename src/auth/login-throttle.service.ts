@@ -1,4 +1,4 @@
-import { HttpException, HttpStatus, Injectable, Logger } from '@nestjs/common';
+import { HttpException, HttpStatus, Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { CacheService } from '../infrastructure/cache/cache.service.js';
 
@@ -40,7 +40,6 @@ interface CounterState {
  */
 @Injectable()
 export class LoginThrottle {
-  private readonly logger = new Logger(LoginThrottle.name);
   private readonly fallback = new Map<string, { count: number; expiresAt: number }>();
 
   constructor(private readonly cache: CacheService) {}
@@ -66,9 +65,8 @@ export class LoginThrottle {
 
   private async increment(key: string): Promise<CounterState> {
     const shared = await this.cache.increment(key, LOGIN_WINDOW_SECONDS);
-    if (shared) return shared;
-    this.logger.warn('login throttling store unavailable: counting in this instance only');
-    return this.incrementLocally(key);
+    // CacheService already logs the outage (at most once per breaker period).
+    return shared ?? this.incrementLocally(key);
   }
 
   private async read(key: string): Promise<CounterState> {
