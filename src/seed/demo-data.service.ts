@@ -1,68 +1,170 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { AccessScope } from '../common/auth/access-scope.js';
+import { LocationsDemoSeeder } from '../locations/locations-demo.seeder.js';
+import type { TrackerStatus } from '../trackers/entities/tracker-status.js';
+import { TrackersRepository, type NewStatusEntry, type NewTracker } from '../trackers/trackers.repository.js';
+import { TrackersService } from '../trackers/trackers.service.js';
+
+const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+const FINAL_STATES: TrackerStatus[] = ['CREATED', 'IN_TRANSIT', 'IN_STORAGE', 'DELIVERED'];
+
+type DemoTracker = NewTracker & { finalState: TrackerStatus };
+
+interface DemoReferenceData {
+  runIds: number[];
+  storageIds: number[];
+  deliveryIds: number[];
+}
 
 /**
- * Demo data for a fresh database (contract §9): clients, brands, runs, locations and a few hundred
- * trackers in every state with status histories. Inserted set-based in one transaction.
+ * Demo data (contract §9): clients, brands, runs, locations, a few hundred trackers in every state
+ * with status histories (storage visits, deliveries), and location reports. Reference rows are a
+ * handful of set-based inserts; trackers and their histories go through TrackersRepository's bulk
+ * (UNNEST) methods, the reports through the real ingestion path (LocationsDemoSeeder).
  */
 @Injectable()
 export class DemoDataService {
   private readonly logger = new Logger(DemoDataService.name);
 
-  constructor(private readonly db: DataSource) {}
+  constructor(
+    private readonly db: DataSource,
+    private readonly trackers: TrackersRepository,
+    private readonly trackersService: TrackersService,
+    private readonly locations: LocationsDemoSeeder,
+  ) {}
 
-  async seed(trackersPerRun = 40): Promise<void> {
-    await this.db.transaction(async (m) => {
-      await m.query(`INSERT INTO clients (name) VALUES ('Acme Logistics'), ('Borealis Foods'), ('Cobalt Devices')`);
-      await m.query(`
-        INSERT INTO brands (name, client_id)
-        SELECT b.name, c.id FROM clients c
-        CROSS JOIN LATERAL (VALUES (c.name || ' Premium'), (c.name || ' Basic')) AS b(name)`);
-      await m.query(`
-        INSERT INTO production_runs (description, brand_id, start_date, end_date)
-        SELECT b.name || ' run ' || n, b.id, now() - make_interval(days => 60 + n * 10), CASE WHEN n = 1 THEN now() - interval '20 days' END
-        FROM brands b CROSS JOIN generate_series(1, 2) AS n ORDER BY b.id, n`);
-      await m.query(`
-        INSERT INTO storage_locations (name, address, latitude, longitude) VALUES
-          ('Rotterdam Hub', 'Maasvlakte 1, Rotterdam', 51.95, 4.05),
-          ('Hamburg Warehouse', 'Am Hafen 5, Hamburg', 53.54, 9.98),
-          ('Chicago Depot', '200 W Lake St, Chicago', 41.88, -87.63),
-          ('Singapore Cold Store', '1 Jurong Port Rd', 1.30, 103.72)`);
-      await m.query(`
-        INSERT INTO delivery_locations (name, address, latitude, longitude) VALUES
-          ('Berlin Store', 'Alexanderplatz 1, Berlin', 52.52, 13.41),
-          ('Paris Store', 'Rue de Rivoli 10, Paris', 48.86, 2.35),
-          ('New York Store', '5th Ave 100, New York', 40.74, -73.99),
-          ('London Store', 'Oxford St 1, London', 51.51, -0.14),
-          ('Madrid Store', 'Gran Via 1, Madrid', 40.42, -3.70)`);
-      // Trackers cycle through the four states; each gets a history that ends in its state.
-      await m.query(
-        `
-        WITH dl AS (SELECT array_agg(id ORDER BY id) AS ids FROM delivery_locations),
-             sl AS (SELECT array_agg(id ORDER BY id) AS ids FROM storage_locations)
-        INSERT INTO trackers (name, production_run_id, status, storage_location_id, delivery_location_id, notes, created_at)
-        SELECT 'TRK-' || pr.id || '-' || lpad(n::text, 4, '0'), pr.id,
-               (ARRAY['CREATED','IN_TRANSIT','IN_STORAGE','DELIVERED'])[1 + n % 4],
-               CASE WHEN n % 4 = 2 THEN sl.ids[1 + n % array_length(sl.ids, 1)] END,
-               dl.ids[1 + n % array_length(dl.ids, 1)],
-               CASE WHEN n % 10 = 0 THEN 'demo tracker' END,
-               now() - interval '40 days'
-        FROM production_runs pr CROSS JOIN generate_series(1, $1::int) AS n CROSS JOIN dl CROSS JOIN sl`,
-        [trackersPerRun],
+  async seed(trackersPerRun = 40, now: Date = new Date()): Promise<{ trackers: number }> {
+    const scope = AccessScope.admin();
+    const { runIds, count } = await this.db.transaction(async (m) => {
+      const reference = await this.insertReferenceData(m);
+      const trackers = demoTrackers(reference, trackersPerRun, now);
+      const inserted = await this.trackers.insertMany(m, scope, trackers, null);
+      const ids = await m.query<{ id: number; name: string; production_run_id: number }[]>(
+        'SELECT id, name, production_run_id FROM trackers WHERE production_run_id = ANY($1::int[]) ORDER BY id',
+        [reference.runIds],
       );
-      await m.query(`
-        INSERT INTO tracker_status_history (tracker_id, status, timestamp, storage_location_id, delivery_location_id)
-        SELECT t.id, s.status, now() - interval '40 days' + s.step * interval '6 days' + (t.id % 24) * interval '1 hour',
-               CASE WHEN s.status = 'IN_STORAGE' THEN coalesce(t.storage_location_id, 1 + t.id % 4) END,
-               CASE WHEN s.status = 'DELIVERED' THEN t.delivery_location_id END
-        FROM trackers t
-        CROSS JOIN LATERAL (
-          SELECT st AS status, ord AS step
-          FROM unnest(ARRAY['CREATED','IN_TRANSIT','IN_STORAGE','DELIVERED']) WITH ORDINALITY AS u(st, ord)
-          WHERE ord <= array_position(ARRAY['CREATED','IN_TRANSIT','IN_STORAGE','DELIVERED'], t.status)
-        ) s`);
+      const specs = new Map(trackers.map((t) => [`${t.productionRunId}:${t.name}`, t]));
+      const entries = ids.flatMap((row, index) =>
+        demoHistory(row.id, index, specs.get(`${row.production_run_id}:${row.name}`) as DemoTracker, reference, now),
+      );
+      await this.trackers.insertStatusEntries(m, scope, entries);
+      await this.trackers.syncStatusFromHistory(
+        m,
+        scope,
+        ids.map((row) => row.id),
+      );
+      return { runIds: reference.runIds, count: inserted };
     });
-    const [{ n }] = await this.db.query<{ n: number }[]>('SELECT count(*)::int AS n FROM trackers');
-    this.logger.log(`Demo data created: ${n} trackers`);
+    await this.trackersService.invalidate(runIds);
+    const { reports } = await this.locations.seed(now);
+    this.logger.log(`Demo data created: ${count} trackers, ${reports} location reports`);
+    return { trackers: count };
+  }
+
+  /** 3 clients × 2 brands × 2 runs, 4 storage and 5 delivery locations (suffixed when seeded again). */
+  private async insertReferenceData(m: { query: DataSource['query'] }): Promise<DemoReferenceData> {
+    const [{ n }] = await m.query<{ n: number }[]>('SELECT count(*)::int AS n FROM clients');
+    const suffix = n === 0 ? '' : ` #${n + 1}`;
+    const runs = await m.query<{ id: number }[]>(
+      `WITH c AS (
+         INSERT INTO clients (name) SELECT name || $1 FROM unnest(ARRAY['Acme Logistics', 'Borealis Foods', 'Cobalt Devices']) AS name
+         RETURNING id, name
+       ), b AS (
+         INSERT INTO brands (name, client_id)
+         SELECT c.name || kind, c.id FROM c CROSS JOIN unnest(ARRAY[' Premium', ' Basic']) AS kind
+         RETURNING id, name
+       )
+       INSERT INTO production_runs (description, brand_id, start_date, end_date)
+       SELECT b.name || ' run ' || n, b.id, now() - make_interval(days => 60 + n * 10), CASE WHEN n = 1 THEN now() - interval '20 days' END
+         FROM b CROSS JOIN generate_series(1, 2) AS n ORDER BY b.id, n
+       RETURNING id`,
+      [suffix],
+    );
+    const storage = await m.query<{ id: number }[]>(
+      `INSERT INTO storage_locations (name, address, latitude, longitude)
+       SELECT name || $1, address, lat, lon FROM (VALUES
+         ('Rotterdam Hub', 'Maasvlakte 1, Rotterdam', 51.95, 4.05),
+         ('Hamburg Warehouse', 'Am Hafen 5, Hamburg', 53.54, 9.98),
+         ('Chicago Depot', '200 W Lake St, Chicago', 41.88, -87.63),
+         ('Singapore Cold Store', '1 Jurong Port Rd', 1.30, 103.72)) AS v(name, address, lat, lon)
+       RETURNING id`,
+      [suffix],
+    );
+    const delivery = await m.query<{ id: number }[]>(
+      `INSERT INTO delivery_locations (name, address, latitude, longitude)
+       SELECT name || $1, address, lat, lon FROM (VALUES
+         ('Berlin Store', 'Alexanderplatz 1, Berlin', 52.52, 13.41),
+         ('Paris Store', 'Rue de Rivoli 10, Paris', 48.86, 2.35),
+         ('New York Store', '5th Ave 100, New York', 40.74, -73.99),
+         ('London Store', 'Oxford St 1, London', 51.51, -0.14),
+         ('Madrid Store', 'Gran Via 1, Madrid', 40.42, -3.70)) AS v(name, address, lat, lon)
+       RETURNING id`,
+      [suffix],
+    );
+    return { runIds: runs.map((r) => r.id), storageIds: storage.map((r) => r.id), deliveryIds: delivery.map((r) => r.id) };
+  }
+}
+
+/** Trackers of every run, created ~40 days ago; the final state cycles through the four states. */
+function demoTrackers(reference: DemoReferenceData, perRun: number, now: Date): DemoTracker[] {
+  return reference.runIds.flatMap((runId, r) =>
+    Array.from({ length: perRun }, (_, i) => {
+      const n = i + 1;
+      return {
+        name: `TRK-${runId}-${String(n).padStart(4, '0')}`,
+        productionRunId: runId,
+        status: 'CREATED' as const,
+        storageLocationId: null,
+        deliveryLocationId: reference.deliveryIds[(n + r) % reference.deliveryIds.length],
+        notes: n % 10 === 0 ? 'demo tracker' : null,
+        createdAt: new Date(now.getTime() - 40 * DAY_MS + ((n * 7 + r) % 24) * HOUR_MS),
+        finalState: FINAL_STATES[n % 4],
+      };
+    }),
+  );
+}
+
+/**
+ * The entries after CREATED that lead to the tracker's final state. Some in-transit and delivered
+ * trackers pass through a storage location on the way (so analytics has visits to measure).
+ */
+function demoHistory(
+  trackerId: number,
+  index: number,
+  tracker: DemoTracker,
+  reference: DemoReferenceData,
+  now: Date,
+): (NewStatusEntry & { trackerId: number })[] {
+  const start = (tracker.createdAt as Date).getTime();
+  const at = (days: number) => new Date(Math.min(start + days * DAY_MS + (index % 11) * HOUR_MS, now.getTime() - HOUR_MS));
+  const storageId = reference.storageIds[index % reference.storageIds.length];
+  const entry = (status: TrackerStatus, days: number, extra: Partial<NewStatusEntry> = {}) => ({
+    trackerId,
+    status,
+    timestamp: at(days),
+    storageLocationId: null,
+    deliveryLocationId: null,
+    notes: null,
+    createdBy: null,
+    ...extra,
+  });
+  const detour = index % 8 < 4;
+  switch (tracker.finalState) {
+    case 'CREATED':
+      return [];
+    case 'IN_TRANSIT':
+      return detour
+        ? [entry('IN_TRANSIT', 2), entry('IN_STORAGE', 6, { storageLocationId: storageId }), entry('IN_TRANSIT', 10 + (index % 5))]
+        : [entry('IN_TRANSIT', 2 + (index % 3))];
+    case 'IN_STORAGE':
+      return [entry('IN_TRANSIT', 2), entry('IN_STORAGE', 7 + (index % 6), { storageLocationId: storageId })];
+    case 'DELIVERED': {
+      const delivered = entry('DELIVERED', 20 + (index % 9), { deliveryLocationId: tracker.deliveryLocationId });
+      return detour
+        ? [entry('IN_TRANSIT', 2), entry('IN_STORAGE', 8, { storageLocationId: storageId }), entry('IN_TRANSIT', 14), delivered]
+        : [entry('IN_TRANSIT', 3), delivered];
+    }
   }
 }
