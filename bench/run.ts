@@ -6,7 +6,7 @@
  */
 import 'reflect-metadata';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { prepareBenchDatabase, withClient } from './suite/bench-db.js';
 import { RouteMissing } from './suite/load.js';
@@ -22,6 +22,7 @@ async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const startedAt = new Date().toISOString();
   const clock = performance.now();
+  const loadAtStart = loadavg()[0];
   log(`scale ${options.scale}${options.only ? `, only ${[...options.only].join(',')}` : ''}`);
 
   const db = await prepareBenchDatabase(options.scale, options.sizes, options.fresh, log);
@@ -37,7 +38,7 @@ async function main(): Promise<void> {
     DATA_DIR: dataDir,
     CACHE_PREFIX: `tps-bench-${options.scale}-${Date.now().toString(36)}`,
     BENCH_ADMIN_USER_ID: String(db.data.adminUserId),
-  });
+  }, options.profile ? ['--cpu-prof', '--cpu-prof-dir', 'data/bench-profiles'] : []);
   await new Promise((r) => setTimeout(r, 2000));
   const ctx: BenchContext = {
     options,
@@ -73,13 +74,14 @@ async function main(): Promise<void> {
   }
 
   const totalSeconds = (performance.now() - clock) / 1000;
-  const machine = describeMachine(postgres);
+  const machine = describeMachine(postgres, loadAtStart);
   const command = `npm run bench -- ${process.argv.slice(2).join(' ') || '--scale small'}`;
   const d = db.data.sizes;
   const dataset = `${db.data.trackerCount.toLocaleString('en')} trackers, ${db.data.rawReports.toLocaleString('en')} raw reports, analytics run ${d.analyticsRunTrackers.toLocaleString('en')} trackers, CSV run ${d.csvRunTrackers.toLocaleString('en')} trackers`;
   printTable(outcomes);
   writeJson('bench/results/latest.json', { startedAt, totalSeconds, command, options: { ...options, only: options.only ? [...options.only] : null }, machine, dataset, generatedSeconds: db.generatedSeconds, outcomes });
   writeMarkdown('docs/performance.md', { options, machine, command, startedAt, totalSeconds, generatedSeconds: db.generatedSeconds, outcomes, dataset });
+  if (options.profile) log('CPU profile of the service: data/bench-profiles/*.cpuprofile (open in Chrome DevTools)');
   log(`done in ${totalSeconds.toFixed(0)} s — bench/results/latest.json, docs/performance.md`);
 }
 

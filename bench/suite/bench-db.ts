@@ -75,7 +75,7 @@ export async function prepareBenchDatabase(scale: Scale, sizes: ScaleSizes, fres
       const rows = await c.query<{ value: BenchData }>(`SELECT value FROM bench_meta WHERE key = 'data'`).catch(() => ({ rows: [] }));
       return rows.rows[0]?.value ?? null;
     });
-    if (kept && JSON.stringify(kept.sizes) === JSON.stringify(sizes)) {
+    if (kept && dataShape(kept.sizes) === dataShape(sizes)) {
       log(`reusing database ${name} (--fresh rebuilds it)`);
       // Earlier runs' imports are removed after measuring; this clears one that was interrupted.
       await withClient(url, (c) => c.query('DELETE FROM trackers WHERE production_run_id = $1', [kept.importRunId]));
@@ -96,6 +96,11 @@ export async function prepareBenchDatabase(scale: Scale, sizes: ScaleSizes, fres
   const generatedSeconds = (performance.now() - started) / 1000;
   log(`generated in ${generatedSeconds.toFixed(1)} s`);
   return { name, url, data, embedded, generatedSeconds };
+}
+
+/** The sizes that decide the data set (durations and the import file do not). */
+function dataShape(s: ScaleSizes): string {
+  return JSON.stringify([s.trackers, s.analyticsRunTrackers, s.csvRunTrackers, s.reports, s.historyHours]);
 }
 
 const REPORT_CHUNK = 500_000;

@@ -23,7 +23,7 @@ export interface ScaleSizes {
  * analytics run, 10 million raw reports. `small` keeps a whole run under three minutes.
  */
 export const SCALES: Record<Scale, ScaleSizes> = {
-  small: { trackers: 12_000, analyticsRunTrackers: 2_000, csvRunTrackers: 5_000, reports: 300_000, historyHours: 17_520, importRows: 100_000, seconds: 4 },
+  small: { trackers: 12_000, analyticsRunTrackers: 2_000, csvRunTrackers: 5_000, reports: 300_000, historyHours: 17_520, importRows: 100_000, seconds: 3 },
   medium: { trackers: 40_000, analyticsRunTrackers: 10_000, csvRunTrackers: 20_000, reports: 2_000_000, historyHours: 17_520, importRows: 100_000, seconds: 8 },
   large: { trackers: 110_000, analyticsRunTrackers: 10_000, csvRunTrackers: 100_000, reports: 10_000_000, historyHours: 17_520, importRows: 100_000, seconds: 10 },
 };
@@ -32,6 +32,7 @@ export const SCENARIOS = [
   'startup',
   'framework-ceiling',
   'copy-ceiling',
+  'auth-baseline',
   'ingest',
   'tracker-list',
   'history',
@@ -51,6 +52,8 @@ export interface BenchOptions {
   fresh: boolean;
   /** LOG_LEVEL of the measured service (production default is info; request logs go to /dev/null). */
   logLevel: string;
+  /** Write a V8 CPU profile of the service (`--cpu-prof`) into data/bench-profiles. */
+  profile: boolean;
 }
 
 export function parseOptions(argv: string[]): BenchOptions {
@@ -58,6 +61,7 @@ export function parseOptions(argv: string[]): BenchOptions {
   let only: Set<ScenarioName> | null = null;
   let fresh = false;
   let logLevel = 'info';
+  let profile = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => {
@@ -77,14 +81,16 @@ export function parseOptions(argv: string[]): BenchOptions {
       only = new Set(names as ScenarioName[]);
     } else if (arg === '--fresh') {
       fresh = true;
+    } else if (arg === '--profile') {
+      profile = true;
     } else if (arg === '--log-level') {
       logLevel = value();
     } else if (arg === '--help' || arg === '-h') {
-      console.log(`npm run bench -- [--scale small|medium|large] [--only ${SCENARIOS.join('|')}[,...]] [--fresh] [--log-level info]`);
+      console.log(`npm run bench -- [--scale small|medium|large] [--only ${SCENARIOS.join('|')}[,...]] [--fresh] [--log-level info] [--profile]`);
       process.exit(0);
     } else {
       throw new Error(`unknown argument '${arg}'`);
     }
   }
-  return { scale, sizes: SCALES[scale], only, fresh, logLevel };
+  return { scale, sizes: SCALES[scale], only, fresh, logLevel, profile };
 }

@@ -1,6 +1,6 @@
 import { execSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import type { BenchOptions } from './options.js';
 import { fmt, pct, type ScenarioOutcome } from './results.js';
 
@@ -11,9 +11,11 @@ export interface Machine {
   node: string;
   postgres: string;
   redis: boolean;
+  /** 1-minute load average when the run started and ended (other work on the host skews every figure). */
+  load: { start: number; end: number };
 }
 
-export function describeMachine(postgresVersion: string): Machine {
+export function describeMachine(postgresVersion: string, loadAtStart: number): Machine {
   let memory = `${(totalmem() / 1024 ** 3).toFixed(1)} GiB`;
   try {
     memory = execSync('free -h', { encoding: 'utf8' }).split('\n')[1]?.trim().replace(/\s+/g, ' ') ?? memory;
@@ -27,6 +29,7 @@ export function describeMachine(postgresVersion: string): Machine {
     node: process.version,
     postgres: postgresVersion,
     redis: Boolean(process.env.REDIS_URL),
+    load: { start: loadAtStart, end: loadavg()[0] },
   };
 }
 
@@ -99,6 +102,11 @@ export function writeMarkdown(
     '',
     `Machine: ${machine.nproc} cores (\`nproc\`), ${machine.cpu}; memory (\`free -h\`): \`${machine.memory}\`; Node ${machine.node}; ${machine.postgres} on the same host; cache store: ${machine.redis ? 'Redis (REDIS_URL)' : 'in-process memory'}.`,
     '',
+    `Load average (1 min) at start / end: ${machine.load.start.toFixed(1)} / ${machine.load.end.toFixed(1)}` +
+      (Math.max(machine.load.start, machine.load.end) > machine.nproc
+        ? ` — **the host was busy with other work** (more runnable processes than cores), so absolute figures are low; the ratios to the same-run ceilings are the comparable part.`
+        : '.'),
+    '',
     '## Figures',
     '',
     '| scenario | figure | measured | ratio to same-run ceiling | goal |',
@@ -148,4 +156,22 @@ const NOTES = [
   '  the percentile is the request\'s own time, not queueing. Uncached list requests vary `skip` per request (every request misses).',
   '  Analytics JSON varies `as_of` per request for the same reason.',
   '- A scenario whose route answers `404 Not Found` or `501` is reported as skipped, not failed: the suite measures whatever exists.',
+  '- `--profile` starts the service with `--cpu-prof` (profile in `data/bench-profiles/`, open it in Chrome DevTools); for SQL, run',
+  '  `EXPLAIN (ANALYZE, BUFFERS)` on the bench database `tps_bench_<scale>`, which is kept after the run.',
+  '',
+  '## What limited the figures (profiled 2026-11-21, scale small, `--profile`)',
+  '',
+  '- The host was running several engineers\' test suites at the same time (load average 12–16 on 2 cores). The service\'s own CPU',
+  '  profile over the whole run was **71 % idle**: the figures of that run are bound by CPU contention on the host (PostgreSQL and',
+  '  other processes), not by the service\'s event loop. Even the trivial framework-ceiling route only reached ~1 700 req/s',
+  '  (it does well over 10 000 req/s on an idle 2-core machine). Re-run on a quiet host before reading absolute numbers.',
+  '- In the busy part of the profile, the largest single item the service controls is `crypto.createPublicKey` (~10 % of busy',
+  '  CPU): jsonwebtoken 9 `verify()` given the HS256 secret as a string first tries to parse it as a public key, which throws,',
+  '  then falls back to `createSecretKey` — on every request. Fix (auth module): hand passport-jwt / JwtService a `KeyObject`',
+  '  made once with `createSecretKey(Buffer.from(secret))`.',
+  '- Next: response/log writes (`writev`, `writeString`), GC, and `@keyv/serialize` deserialisation — a cached tracker page is',
+  '  stored JSON-serialised by keyv, parsed on every hit and serialised again by Express. Caching the serialised body and sending',
+  '  it as is would skip both steps on a HIT.',
+  '- `GET /users/me` (the auth baseline) costs the JWT check, a revocation lookup and the user row on every request; it bounds',
+  '  every authenticated route, which is why the cached list sits far below the unauthenticated framework ceiling.',
 ];

@@ -90,6 +90,25 @@ const copyCeilingScenario: Scenario = async (ctx) => {
   ];
 };
 
+/**
+ * The cheapest authenticated route (GET /users/me): what every API request pays before its own work
+ * (JWT check, the current user row, the revocation lookup). Explains the gap between the framework
+ * ceiling and the cached list.
+ */
+const authBaseline: Scenario = async (ctx) => {
+  await probe(ctx.app.base, `${API}/users/me`, { headers: ctx.auth });
+  const r = await underLoad(ctx, () => cannon(ctx.app.base, `${API}/users/me`, { seconds: ctx.options.sizes.seconds, connections: 10, headers: ctx.auth }));
+  return [
+    {
+      label: 'GET /users/me (auth + user row + revocation check), 10 conn.',
+      value: r.rps,
+      unit: 'req/s',
+      note: `p50 ${r.p50} ms, p99 ${r.p99} ms`,
+      ratio: frameworkRatio(ctx, r.rps, 10),
+    },
+  ];
+};
+
 const trackerList: Scenario = async (ctx) => {
   const seconds = ctx.options.sizes.seconds;
   const headers = ctx.auth;
@@ -302,6 +321,7 @@ export const SCENARIO_RUNNERS: [ScenarioName, Scenario][] = [
   ['startup', startup],
   ['framework-ceiling', frameworkCeiling],
   ['copy-ceiling', copyCeilingScenario],
+  ['auth-baseline', authBaseline],
   ['ingest', ingest],
   ['tracker-list', trackerList],
   ['history', history],

@@ -21,12 +21,14 @@ export async function startServer(
   mode: 'app' | 'ceiling',
   port: number,
   env: Record<string, string | undefined> = {},
+  execArgv: string[] = [],
 ): Promise<ServerHandle> {
   const entry = fileURLToPath(new URL('./server-process.js', import.meta.url));
   // stdout (request logs at LOG_LEVEL=info) goes to /dev/null: the cost of logging stays measured.
   const child: ChildProcess = fork(entry, [mode], {
     env: { ...process.env, ...env, BENCH_SERVER_PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    execArgv,
   });
   // Requests waiting for a message type; an exit or error of the child fails all of them.
   const pending: { type: ServerMessage['type']; resolve: (m: ServerMessage) => void; reject: (e: Error) => void }[] = [];
