@@ -14,7 +14,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import pg from 'pg';
 
 const ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -115,21 +115,38 @@ async function generate(db: pg.Client): Promise<void> {
   log('generated and analyzed');
 }
 
-async function measure(path: string, token: string, n: number): Promise<{ p50: number; p95: number; p99: number; server_p50: number; statuses: string[] }> {
+interface HealthBody {
+  status: string;
+  response_time_ms: number;
+  test_steps?: Record<string, { details: { duration_ms?: number } }>;
+}
+
+async function measure(path: string, token: string, n: number) {
   const call = async () => {
     const started = performance.now();
     const res = await fetch(`http://127.0.0.1:${PORT}${path}`, { headers: { Authorization: `Bearer ${token}` } });
-    const body = (await res.json()) as { status: string; response_time_ms: number };
+    const body = (await res.json()) as HealthBody;
     if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${JSON.stringify(body)}`);
-    return { ms: performance.now() - started, server: body.response_time_ms, status: body.status };
+    return { ms: performance.now() - started, server: body.response_time_ms, status: body.status, steps: body.test_steps };
   };
   for (let i = 0; i < Math.min(20, n); i++) await call(); // warm-up (JIT, pool, buffers)
-  const runs = [];
+  const runs: Awaited<ReturnType<typeof call>>[] = [];
   for (let i = 0; i < n; i++) runs.push(await call());
   const sorted = runs.map((r) => r.ms).sort((a, b) => a - b);
   const server = runs.map((r) => r.server).sort((a, b) => a - b);
   const at = (values: number[], p: number) => Math.round(values[Math.min(values.length - 1, Math.floor((p / 100) * values.length))] * 100) / 100;
-  return { p50: at(sorted, 50), p95: at(sorted, 95), p99: at(sorted, 99), server_p50: at(server, 50), statuses: [...new Set(runs.map((r) => r.status))] };
+  const stepKeys = Object.keys(runs[0].steps ?? {});
+  const step_p50 = Object.fromEntries(
+    stepKeys.map((key) => [key, at(runs.map((r) => r.steps?.[key]?.details.duration_ms ?? 0).sort((a, b) => a - b), 50)]),
+  );
+  return {
+    p50: at(sorted, 50),
+    p95: at(sorted, 95),
+    p99: at(sorted, 99),
+    server_p50: at(server, 50),
+    statuses: [...new Set(runs.map((r) => r.status))],
+    ...(stepKeys.length > 0 ? { step_p50 } : {}),
+  };
 }
 
 async function main(): Promise<void> {
@@ -178,6 +195,7 @@ async function main(): Promise<void> {
           machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memory_gb: Math.round(totalmem() / 2 ** 30), node: process.version, postgres: pgVersion },
           data: { reports: REPORTS, trackers: TRACKERS, ...sizes },
           settings: { basic_requests: BASIC_N, pipeline_requests: PIPELINE_N, redis: Boolean(process.env.REDIS_URL), sequential: true },
+          load_average_at_start: loadavg().map((v) => Math.round(v * 100) / 100),
           basic_ms: basic,
           pipeline_ms: pipeline,
         },

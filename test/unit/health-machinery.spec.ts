@@ -33,7 +33,7 @@ describe('pipeline machinery', () => {
   it('turns a step that throws into a failed step with its cause, not a failed check', async () => {
     const service = new PipelineHealthService(stepsDoing({ check_status_consistency: () => Promise.reject(new Error('relation "trackers" does not exist')) }));
     const result = await service.check(admin);
-    expect(result.test_steps.check_status_consistency).toMatchObject({ success: false, details: { error: 'relation "trackers" does not exist' } });
+    expect(result.test_steps.check_status_consistency).toMatchObject({ success: false, details: { error: 'relation "trackers" does not exist', duration_ms: expect.any(Number) } });
     expect(result.test_steps.check_status_consistency.issues[0]).toMatch(/could not run: relation "trackers" does not exist/);
     expect(result).toMatchObject({ status: 'healthy', success_rate: 85.71, successful_steps: 6, total_steps: 7 });
     expect(result.recommendations).toEqual([

@@ -103,48 +103,49 @@ export class PipelineChecksRepository {
     });
   }
 
+  /** History relations and aggregation policies, read in one transaction. */
+  async viewsAndPolicies(scope: AccessScope): Promise<{ views: Record<HistoryRelation, boolean>; policies: PolicyRow }> {
+    return this.readOnly(scope, async (m) => ({ views: await this.historyRelationsPresent(m), policies: await this.aggregationPolicies(m) }));
+  }
+
   /** The three history names exist as tables or views (contract §5: "the pipeline health check looks"). */
-  async historyRelationsPresent(scope: AccessScope): Promise<Record<HistoryRelation, boolean>> {
-    return this.readOnly(scope, async (m) => {
-      const rows: { name: HistoryRelation; present: boolean }[] = await m.query(
-        `SELECT name, EXISTS (
-                  SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-                   WHERE n.nspname = current_schema() AND c.relname = name AND c.relkind IN ('r', 'p', 'v', 'm')
-                ) AS present
-           FROM unnest($1::text[]) AS name`,
-        [HISTORY_RELATIONS],
-      );
-      return Object.fromEntries(rows.map((r) => [r.name, r.present])) as Record<HistoryRelation, boolean>;
-    });
+  private async historyRelationsPresent(m: EntityManager): Promise<Record<HistoryRelation, boolean>> {
+    const rows: { name: HistoryRelation; present: boolean }[] = await m.query(
+      `SELECT name, EXISTS (
+                SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                 WHERE n.nspname = current_schema() AND c.relname = name AND c.relkind IN ('r', 'p', 'v', 'm')
+              ) AS present
+         FROM unnest($1::text[]) AS name`,
+      [HISTORY_RELATIONS],
+    );
+    return Object.fromEntries(rows.map((r) => [r.name, r.present])) as Record<HistoryRelation, boolean>;
   }
 
   /**
    * What the aggregation relies on: the (tracker_id, bucket) unique keys the upsert targets, the
    * dedup key that makes ingest retries idempotent, and the cutoff function of the combined view.
    */
-  async aggregationPolicies(scope: AccessScope): Promise<PolicyRow> {
-    return this.readOnly(scope, async (m) => {
-      const [row] = await m.query(
-        `WITH unique_keys AS (
-           SELECT c.relname AS rel, array_agg(a.attname::text ORDER BY k.ord) AS cols
-             FROM pg_index i
-             JOIN pg_class c ON c.oid = i.indrelid
-             JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = current_schema()
-             CROSS JOIN LATERAL unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord)
-             JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
-            WHERE i.indisunique AND i.indisvalid AND i.indpred IS NULL
-              AND c.relname IN ('location_history_hourly', 'location_history_daily', 'location_reports')
-            GROUP BY i.indexrelid, c.relname
-         )
-         SELECT
-           EXISTS (SELECT 1 FROM unique_keys WHERE rel = 'location_history_hourly' AND cols = ARRAY['tracker_id', 'bucket']) AS hourly_bucket_key,
-           EXISTS (SELECT 1 FROM unique_keys WHERE rel = 'location_history_daily' AND cols = ARRAY['tracker_id', 'bucket']) AS daily_bucket_key,
-           EXISTS (SELECT 1 FROM unique_keys WHERE rel = 'location_reports'
-                      AND cols = ARRAY['tracker_id', 'timestamp', 'latitude', 'longitude']) AS report_dedup_key,
-           to_regprocedure(format('%I.location_history_cutoff()', current_schema())) IS NOT NULL AS history_cutoff_function`,
-      );
-      return row;
-    });
+  private async aggregationPolicies(m: EntityManager): Promise<PolicyRow> {
+    const [row] = await m.query(
+      `WITH unique_keys AS (
+         SELECT c.relname AS rel, array_agg(a.attname::text ORDER BY k.ord) AS cols
+           FROM pg_index i
+           JOIN pg_class c ON c.oid = i.indrelid
+           JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = current_schema()
+           CROSS JOIN LATERAL unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord)
+           JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+          WHERE i.indisunique AND i.indisvalid AND i.indpred IS NULL
+            AND c.relname IN ('location_history_hourly', 'location_history_daily', 'location_reports')
+          GROUP BY i.indexrelid, c.relname
+       )
+       SELECT
+         EXISTS (SELECT 1 FROM unique_keys WHERE rel = 'location_history_hourly' AND cols = ARRAY['tracker_id', 'bucket']) AS hourly_bucket_key,
+         EXISTS (SELECT 1 FROM unique_keys WHERE rel = 'location_history_daily' AND cols = ARRAY['tracker_id', 'bucket']) AS daily_bucket_key,
+         EXISTS (SELECT 1 FROM unique_keys WHERE rel = 'location_reports'
+                    AND cols = ARRAY['tracker_id', 'timestamp', 'latitude', 'longitude']) AS report_dedup_key,
+         to_regprocedure(format('%I.location_history_cutoff()', current_schema())) IS NOT NULL AS history_cutoff_function`,
+    );
+    return row;
   }
 
   /**
@@ -193,30 +194,47 @@ export class PipelineChecksRepository {
     });
   }
 
+  /** Rule violations and the recomputation sample of both aggregate tables, in one transaction. */
+  async aggregationRules(
+    scope: AccessScope,
+    sample: { tailPages: number; reports: number; buckets: number },
+  ): Promise<Record<Granularity, { rules: RulesRow & { table_pages: number }; recomputed: RecomputeRow }>> {
+    return this.readOnly(scope, async (m) => {
+      const result = {} as Record<Granularity, { rules: RulesRow & { table_pages: number }; recomputed: RecomputeRow }>;
+      for (const granularity of Object.keys(AGGREGATE_TABLES) as Granularity[]) {
+        result[granularity] = {
+          rules: await this.ruleViolations(m, granularity, sample.tailPages),
+          recomputed: await this.recomputeSample(m, granularity, sample.reports, sample.buckets),
+        };
+      }
+      return result;
+    });
+  }
+
   /**
    * Rule violations (confidence < 2, or inside the box) among the rows in the last `tailPages` heap
    * pages of an aggregate table: a TID range scan, so the cost is fixed whatever the table size.
    * New and upserted rows land at the end of the heap, so this covers what the ingest path wrote
    * most recently; a small table is covered completely.
    */
-  async ruleViolations(scope: AccessScope, granularity: Granularity, tailPages: number): Promise<RulesRow & { table_pages: number }> {
+  private async ruleViolations(m: EntityManager, granularity: Granularity, tailPages: number): Promise<RulesRow & { table_pages: number }> {
     const table = AGGREGATE_TABLES[granularity];
-    return this.readOnly(scope, async (m) => {
-      const [{ pages }] = await m.query(`SELECT (pg_relation_size($1::regclass) / current_setting('block_size')::bigint)::int AS pages`, [table]);
-      const fromTid = `(${Math.max(0, pages - tailPages)},0)`;
-      const [row] = await m.query(
-        `SELECT count(*)::int AS sampled_rows,
-                count(*) FILTER (WHERE confidence < 2)::int AS below_min_confidence,
-                count(*) FILTER (WHERE ${INSIDE_BOX})::int AS inside_excluded_region,
-                (jsonb_agg(jsonb_build_object('tracker_id', tracker_id, 'bucket', bucket, 'confidence', confidence,
-                                              'latitude', latitude, 'longitude', longitude))
-                   FILTER (WHERE confidence < 2 OR ${INSIDE_BOX})) AS examples
-           FROM ${table}
-          WHERE ctid >= $1::tid`,
-        [fromTid],
-      );
-      return { ...row, table_pages: pages, examples: row.examples?.slice(0, 5) ?? null };
-    });
+    // The start page must be a bound value: computed inside the statement it is not a constant
+    // and the planner falls back to a sequential scan of the whole table.
+    const [{ pages }] = await m.query(`SELECT (pg_relation_size($1::regclass) / current_setting('block_size')::bigint)::int AS pages`, [table]);
+    const fromTid = `(${Math.max(0, pages - tailPages)},0)`;
+    const [row] = await m.query(
+      `SELECT count(*)::int AS sampled_rows,
+              count(*) FILTER (WHERE confidence < 2)::int AS below_min_confidence,
+              count(*) FILTER (WHERE ${INSIDE_BOX})::int AS inside_excluded_region,
+              (jsonb_agg(jsonb_build_object('tracker_id', tracker_id, 'bucket', bucket, 'confidence', confidence,
+                                            'latitude', latitude, 'longitude', longitude))
+                 FILTER (WHERE confidence < 2 OR ${INSIDE_BOX})) AS examples
+         FROM ${table}
+        WHERE ctid >= $1::tid`,
+      [fromTid],
+    );
+    return { ...row, table_pages: pages, examples: row.examples?.slice(0, 5) ?? null };
   }
 
   /**
@@ -224,46 +242,44 @@ export class PipelineChecksRepository {
    * raw data — the eligible report with the greatest (timestamp, id) in the bucket, read through
    * the (tracker_id, timestamp, ...) index — and compares it with the stored row.
    */
-  async recomputeSample(scope: AccessScope, granularity: Granularity, sampleSize: number, bucketLimit: number): Promise<RecomputeRow> {
+  private async recomputeSample(m: EntityManager, granularity: Granularity, sampleSize: number, bucketLimit: number): Promise<RecomputeRow> {
     const table = AGGREGATE_TABLES[granularity];
     const unit = BUCKET_UNIT[granularity];
-    return this.readOnly(scope, async (m) => {
-      const [row] = await m.query(
-        `WITH recent AS (
-           SELECT tracker_id, timestamp, eligible FROM location_reports ORDER BY id DESC LIMIT $1
-         ),
-         buckets AS (
-           SELECT DISTINCT tracker_id, date_trunc('${unit}', timestamp, 'UTC') AS bucket FROM recent WHERE eligible LIMIT $2
-         ),
-         compared AS (
-           SELECT b.tracker_id, b.bucket, a.report_id AS stored_report_id, w.id AS expected_report_id,
-                  (a.report_id IS NOT DISTINCT FROM w.id AND a.reported_at IS NOT DISTINCT FROM w.timestamp
-                   AND a.latitude IS NOT DISTINCT FROM w.latitude AND a.longitude IS NOT DISTINCT FROM w.longitude
-                   AND a.confidence IS NOT DISTINCT FROM w.confidence) AS matches
-             FROM buckets b
-             LEFT JOIN LATERAL (
-               SELECT report_id, reported_at, latitude, longitude, confidence FROM ${table}
-                WHERE tracker_id = b.tracker_id AND bucket = b.bucket LIMIT 1
-             ) a ON TRUE
-             LEFT JOIN LATERAL (
-               SELECT r.id, r.timestamp, r.latitude, r.longitude, r.confidence
-                 FROM location_reports r
-                WHERE r.tracker_id = b.tracker_id AND r.timestamp >= b.bucket AND r.timestamp < b.bucket + interval '1 ${unit}'
-                  AND r.eligible
-                ORDER BY r.timestamp DESC, r.id DESC
-                LIMIT 1
-             ) w ON TRUE
-         )
-         SELECT count(*)::int AS sampled_buckets,
-                count(*) FILTER (WHERE NOT matches)::int AS mismatched,
-                (jsonb_agg(jsonb_build_object('tracker_id', tracker_id, 'bucket', bucket,
-                                              'stored_report_id', stored_report_id::text, 'expected_report_id', expected_report_id::text))
-                   FILTER (WHERE NOT matches)) AS examples
-           FROM compared`,
-        [sampleSize, bucketLimit],
-      );
-      return { ...row, examples: row.examples?.slice(0, 5) ?? null };
-    });
+    const [row] = await m.query(
+      `WITH recent AS (
+         SELECT tracker_id, timestamp, eligible FROM location_reports ORDER BY id DESC LIMIT $1
+       ),
+       buckets AS (
+         SELECT DISTINCT tracker_id, date_trunc('${unit}', timestamp, 'UTC') AS bucket FROM recent WHERE eligible LIMIT $2
+       ),
+       compared AS (
+         SELECT b.tracker_id, b.bucket, a.report_id AS stored_report_id, w.id AS expected_report_id,
+                (a.report_id IS NOT DISTINCT FROM w.id AND a.reported_at IS NOT DISTINCT FROM w.timestamp
+                 AND a.latitude IS NOT DISTINCT FROM w.latitude AND a.longitude IS NOT DISTINCT FROM w.longitude
+                 AND a.confidence IS NOT DISTINCT FROM w.confidence) AS matches
+           FROM buckets b
+           LEFT JOIN LATERAL (
+             SELECT report_id, reported_at, latitude, longitude, confidence FROM ${table}
+              WHERE tracker_id = b.tracker_id AND bucket = b.bucket LIMIT 1
+           ) a ON TRUE
+           LEFT JOIN LATERAL (
+             SELECT r.id, r.timestamp, r.latitude, r.longitude, r.confidence
+               FROM location_reports r
+              WHERE r.tracker_id = b.tracker_id AND r.timestamp >= b.bucket AND r.timestamp < b.bucket + interval '1 ${unit}'
+                AND r.eligible
+              ORDER BY r.timestamp DESC, r.id DESC
+              LIMIT 1
+           ) w ON TRUE
+       )
+       SELECT count(*)::int AS sampled_buckets,
+              count(*) FILTER (WHERE NOT matches)::int AS mismatched,
+              (jsonb_agg(jsonb_build_object('tracker_id', tracker_id, 'bucket', bucket,
+                                            'stored_report_id', stored_report_id::text, 'expected_report_id', expected_report_id::text))
+                 FILTER (WHERE NOT matches)) AS examples
+         FROM compared`,
+      [sampleSize, bucketLimit],
+    );
+    return { ...row, examples: row.examples?.slice(0, 5) ?? null };
   }
 
   /**
@@ -308,8 +324,8 @@ export class PipelineChecksRepository {
   private readOnly<T>(scope: AccessScope, work: (m: EntityManager) => Promise<T>): Promise<T> {
     if (!scope.all) throw new Error('pipeline health checks read the whole system and need an admin scope');
     return this.db.transaction(async (m) => {
-      await m.query('SET TRANSACTION READ ONLY');
-      await m.query(`SET LOCAL statement_timeout = ${STEP_STATEMENT_TIMEOUT_MS}`);
+      // One round trip (simple protocol allows several statements): this runs on every step.
+      await m.query(`SET TRANSACTION READ ONLY; SET LOCAL statement_timeout = ${STEP_STATEMENT_TIMEOUT_MS}`);
       return work(m);
     });
   }

@@ -134,7 +134,7 @@ export class PipelineSteps {
   }
 
   private async viewsAndPolicies(scope: AccessScope): Promise<StepOutcome> {
-    const [views, policies] = [await this.checks.historyRelationsPresent(scope), await this.checks.aggregationPolicies(scope)];
+    const { views, policies } = await this.checks.viewsAndPolicies(scope);
     const issues = [
       ...Object.entries(views)
         .filter(([, present]) => !present)
@@ -176,9 +176,13 @@ export class PipelineSteps {
   private async aggregationRules(scope: AccessScope): Promise<StepOutcome> {
     const issues: string[] = [];
     const details: Record<string, unknown> = {};
+    const checked = await this.checks.aggregationRules(scope, {
+      tailPages: SAMPLE.rulesTailPages,
+      reports: SAMPLE.freshnessReports,
+      buckets: SAMPLE.recomputedBuckets,
+    });
     for (const granularity of Object.keys(AGGREGATE_TABLES) as Granularity[]) {
-      const rules = await this.checks.ruleViolations(scope, granularity, SAMPLE.rulesTailPages);
-      const recomputed = await this.checks.recomputeSample(scope, granularity, SAMPLE.freshnessReports, SAMPLE.recomputedBuckets);
+      const { rules, recomputed } = checked[granularity];
       details[granularity] = {
         sampled_rows: rules.sampled_rows,
         sample_covers_whole_table: rules.table_pages <= SAMPLE.rulesTailPages,

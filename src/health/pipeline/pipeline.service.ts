@@ -50,13 +50,20 @@ export class PipelineHealthService {
     };
   }
 
+  /** Runs one step; its own duration goes into `details.duration_ms` (which step is slow). */
   private async runStep(step: StepDefinition, scope: AccessScope): Promise<StepOutcome> {
+    const started = performance.now();
     try {
-      return await this.steps.run(step.key, scope);
+      const outcome = await this.steps.run(step.key, scope);
+      return { ...outcome, details: { ...outcome.details, duration_ms: elapsed(started) } };
     } catch (error) {
       const message = (error as Error).message ?? String(error);
       this.logger.warn(`pipeline step ${step.key} could not run: ${message}`);
-      return { success: false, details: { error: message }, issues: [`${step.name} check could not run: ${message}`] };
+      return {
+        success: false,
+        details: { error: message, duration_ms: elapsed(started) },
+        issues: [`${step.name} check could not run: ${message}`],
+      };
     }
   }
 }
