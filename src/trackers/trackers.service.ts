@@ -1,5 +1,5 @@
 import { ConflictException, Inject, Injectable, NotFoundException } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, QueryFailedError } from 'typeorm';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
@@ -204,12 +204,13 @@ export class TrackersService {
       if ((name !== current.name || runId !== current.production_run_id) && (await this.trackers.nameTaken(m, scope, runId, name, id))) {
         throw trackerNameTaken(name, runId);
       }
-      let updated = await this.trackers.update(m, scope, id, {
-        name: dto.name,
-        productionRunId: dto.production_run_id,
-        deliveryLocationId: dto.delivery_location_id,
-        notes: dto.notes,
-      });
+      let updated = await this.trackers
+        .update(m, scope, id, { name: dto.name, productionRunId: dto.production_run_id, deliveryLocationId: dto.delivery_location_id, notes: dto.notes })
+        .catch((error: unknown) => {
+          // The same name taken concurrently since nameTaken() looked: same answer as if it had been there.
+          if (isUniqueViolation(error)) throw trackerNameTaken(name, runId);
+          throw error;
+        });
       if (statusChanged) {
         await this.trackers.appendStatusEntry(m, scope, id, {
           status: dto.status as TrackerStatus,
@@ -282,4 +283,8 @@ export class TrackersService {
     if (storageLocationId !== null && !(await this.trackers.locationExists('storage', storageLocationId, sql))) throw storageLocationNotFound();
     if (deliveryLocationId !== null && !(await this.trackers.locationExists('delivery', deliveryLocationId, sql))) throw deliveryLocationNotFound();
   }
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return error instanceof QueryFailedError && (error.driverError as { code?: string })?.code === '23505';
 }
