@@ -78,6 +78,27 @@ describe('Health: access, shapes and the healthy case', () => {
     }
   });
 
+  it('reports ingested through the API keep every pipeline step passing', async () => {
+    const tracker = await t.factories.tracker();
+    const ingest = await t.factories.ingest();
+    const now = Date.now();
+    const reports = Array.from({ length: 40 }, (_, i) => ({
+      tracker_id: tracker.id,
+      // Out of order, several per hour, some low-confidence and some inside the box.
+      timestamp: new Date(now - ((i * 7919) % 40) * 17 * 60_000).toISOString(),
+      latitude: i % 5 === 0 ? 31.2 : 40 + (i % 7),
+      longitude: i % 5 === 0 ? 121.5 : -3 - (i % 11),
+      confidence: i % 4,
+    }));
+    const res = await t.http().post('/api/v1/locations/reports').set(ingest.auth).send({ reports });
+    expect(res.status).toBe(200);
+    expect(res.body.accepted).toBe(40);
+    const body = (await t.http().get('/api/v1/health/pipeline').set(admin.auth).expect(200)).body;
+    expect(failedSteps(body)).toEqual([]);
+    expect(body.test_steps.check_aggregation_freshness.details.eligible_reports).toBeGreaterThan(0);
+    expect(body.test_steps.check_aggregation_rules.details.hourly.recomputed_buckets).toBeGreaterThan(0);
+  });
+
   it('basic: both components healthy, exact shape', async () => {
     const res = await t.http().get('/api/v1/health/basic').set(admin.auth).expect(200);
     expectBasicShape(res.body);
@@ -112,11 +133,12 @@ describe('Health: access, shapes and the healthy case', () => {
       history_cutoff_function: true,
       raw_retention_job: false,
     });
-    // The seed has 6 reports, 4 eligible; all of them are compared with their buckets.
-    expect(steps.check_aggregation_freshness.details).toMatchObject({ sampled_reports: 6, eligible_reports: 4, stale_hourly: 0, stale_daily: 0 });
+    expect(steps.check_aggregation_freshness.details).toMatchObject({ stale_hourly: 0, stale_daily: 0 });
+    expect(steps.check_aggregation_freshness.details.eligible_reports).toBeGreaterThanOrEqual(4);
     expect(steps.check_aggregation_rules.details.hourly).toMatchObject({ below_min_confidence: 0, inside_excluded_region: 0, recompute_mismatches: 0 });
     expect(steps.check_aggregation_rules.details.hourly.recomputed_buckets).toBeGreaterThan(0);
-    expect(steps.check_status_consistency.details).toMatchObject({ sampled_trackers: 2, mismatched: 0 });
+    expect(steps.check_status_consistency.details).toMatchObject({ mismatched: 0 });
+    expect(steps.check_status_consistency.details.sampled_trackers).toBeGreaterThanOrEqual(2);
   });
 
   it('system: healthy, embeds basic and pipeline, overall metrics add up', async () => {
