@@ -1,10 +1,9 @@
-import { Body, Controller, Get, HttpCode, Inject, Post, Req, Res, UnauthorizedException, UseFilters, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Get, Header, HttpCode, Inject, Post, Req, Res, UnauthorizedException, UseFilters, UseInterceptors } from '@nestjs/common';
 import { NoFilesInterceptor } from '@nestjs/platform-express';
 import {
   ApiBearerAuth,
   ApiBody,
   ApiConsumes,
-  ApiCookieAuth,
   ApiOkResponse,
   ApiOperation,
   ApiTags,
@@ -30,6 +29,7 @@ const INVALID_REFRESH = '`{"detail":"Invalid refresh token"}` (bad, expired, rev
 /** Multipart login carries only text fields; small limits keep it from being an upload path. */
 const multipartFields = NoFilesInterceptor({ limits: { fields: 10, fieldSize: 8 * 1024, parts: 10 } });
 
+/** Token responses are never stored by browsers or proxies (`Cache-Control: no-store`, RFC 6749 §5.1). */
 @ApiTags('auth')
 @Public()
 @Controller('auth')
@@ -40,6 +40,7 @@ export class AuthController {
   ) {}
 
   @Post('login')
+  @Header('Cache-Control', 'no-store')
   @HttpCode(200)
   @UseInterceptors(multipartFields)
   @UseFilters(LoginThrottledFilter)
@@ -57,6 +58,7 @@ export class AuthController {
   }
 
   @Post('login/json')
+  @Header('Cache-Control', 'no-store')
   @HttpCode(200)
   @UseFilters(LoginThrottledFilter)
   @ApiOperation({ summary: 'JSON login; returns the user too and sets the refresh_token cookie' })
@@ -71,6 +73,7 @@ export class AuthController {
   }
 
   @Post('refresh')
+  @Header('Cache-Control', 'no-store')
   @HttpCode(200)
   @ApiOperation({ summary: 'Exchange a refresh token for a new pair (rotation: the old one is revoked); also sets the cookie' })
   @ApiOkResponse({ type: RefreshResponse })
@@ -82,8 +85,8 @@ export class AuthController {
   }
 
   @Get('refresh-cookie')
-  @ApiOperation({ summary: 'New access token from the refresh_token cookie; the cookie is rotated' })
-  @ApiCookieAuth(REFRESH_COOKIE)
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({ summary: 'New access token from the refresh_token cookie (sent by the browser; Path=/api/v1/auth); the cookie is rotated' })
   @ApiOkResponse({ type: TokenResponse })
   @ApiUnauthorizedResponse({ description: `\`{"detail":"Refresh token missing"}\` or ${INVALID_REFRESH}` })
   async refreshCookie(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<TokenResponse> {
@@ -101,7 +104,6 @@ export class AuthController {
     description: 'Never fails for a missing, invalid or expired token.',
   })
   @ApiBearerAuth()
-  @ApiCookieAuth(REFRESH_COOKIE)
   @ApiOkResponse({ type: DetailResponse })
   async logout(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<DetailResponse> {
     await this.auth.logout(cookie(req), bearer(req));

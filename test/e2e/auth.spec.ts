@@ -31,6 +31,7 @@ describe('Auth: login, refresh, logout (contract §2)', () => {
       const res = await t.http().post(LOGIN).type('form').send({ username: user.email, password: user.password }).expect(200);
       expect(Object.keys(res.body).sort()).toEqual(['access_token', 'token_type']);
       expect(res.body.token_type).toBe('bearer');
+      expect(res.headers['cache-control']).toBe('no-store');
       const cookie = setCookie(res, 'refresh_token');
       expect(cookie).toBeDefined();
       expect(cookie!.attributes).toEqual({
@@ -165,6 +166,7 @@ describe('Auth: login, refresh, logout (contract §2)', () => {
       const { refresh } = await loginJson(t, user.email, user.password);
       const res = await t.http().get(REFRESH_COOKIE).set('Cookie', `refresh_token=${refresh}`).expect(200);
       expect(Object.keys(res.body).sort()).toEqual(['access_token', 'token_type']);
+      expect(res.headers['cache-control']).toBe('no-store');
       expect(res.body.token_type).toBe('bearer');
       const rotated = setCookie(res, 'refresh_token');
       expect(rotated?.value).toBeTruthy();
