@@ -376,6 +376,9 @@ describe('Trackers API (contract §4)', () => {
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ id: tracker.id, name: 'Edited', notes: 'n', delivery_location_id: w.delivery.id, status: 'CREATED', latest_location: null });
       expect(await countRows(t.db, 'tracker_status_history', 'tracker_id = $1', [tracker.id])).toBe(1);
+      const unknown = await t.http().put(`${TRACKERS}/${tracker.id}`).set(w.userA.auth).send({ delivery_location_id: 999999 });
+      expect(unknown.status).toBe(404);
+      expect(unknown.body).toEqual({ detail: 'Delivery location not found' });
       const cleared = await t.http().put(`${TRACKERS}/${tracker.id}`).set(w.userA.auth).send({ notes: null, delivery_location_id: null });
       expect(cleared.body).toMatchObject({ notes: null, delivery_location_id: null, name: 'Edited' });
     });

@@ -93,6 +93,7 @@ describe('tracker CSV parsing', () => {
     await expect(parse('name\n')).rejects.toThrow('CSV file has a header but no data rows');
     await expect(parse('run_id\n1\n')).rejects.toThrow('CSV header has no name column (expected one of: name, tracker_name, tracker)');
     await expect(parse('x,y\n1,2\n')).rejects.toThrow(/header row is missing/);
+    await expect(parseTrackerCsv(Buffer.from('name\nM\xfcller\n', 'latin1'))).rejects.toThrow('CSV file is not valid UTF-8');
   });
 
   it('stops at the first row over the limit', async () => {

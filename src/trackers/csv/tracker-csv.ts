@@ -1,4 +1,5 @@
 import Papa from 'papaparse';
+import { isUtf8 } from 'node:buffer';
 import { Readable } from 'node:stream';
 import { TRACKER_STATES, type TrackerStatus } from '../entities/tracker-status.js';
 
@@ -99,6 +100,7 @@ export async function parseTrackerCsv(
 ): Promise<{ rows: CsvTrackerRow[]; errors: CsvRowError[] }> {
   const maxRows = options.maxRows ?? IMPORT_MAX_ROWS;
   const body = file[0] === 0xef && file[1] === 0xbb && file[2] === 0xbf ? file.subarray(3) : file;
+  if (!isUtf8(body)) throw new CsvFormatError('CSV file is not valid UTF-8');
   if (body.toString('utf8').trim() === '') throw new CsvFormatError('CSV file is empty');
   const newline = body.indexOf(0x0a);
   const delimiter = detectDelimiter(body.subarray(0, newline === -1 ? body.length : newline).toString('utf8'));
