@@ -41,6 +41,23 @@ describe('pipeline machinery', () => {
     ]);
   });
 
+  it('skips the SQL steps when the database connection fails, but still checks the cache', async () => {
+    let sqlSteps = 0;
+    const steps = {
+      run: (key: StepKey) => {
+        if (key === 'check_database_connection') return Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
+        if (key !== 'check_cache_store') sqlSteps += 1;
+        return Promise.resolve(passing);
+      },
+    } as unknown as PipelineSteps;
+    const result = await new PipelineHealthService(steps).check(admin);
+    expect(sqlSteps).toBe(0);
+    expect(result).toMatchObject({ status: 'unhealthy', success_rate: 14.29, successful_steps: 1 });
+    expect(result.test_steps.check_cache_store.success).toBe(true);
+    expect(result.test_steps.check_required_tables).toMatchObject({ success: false, details: { skipped: true } });
+    expect(result.recommendations).toHaveLength(6);
+  });
+
   it('recommends exactly one info when every step passed, else one per failed step in step order', () => {
     const all: Record<string, PipelineStepResponse> = Object.fromEntries(
       STEP_DEFINITIONS.map((step) => [step.key, { name: step.name, success: true, details: {}, issues: [] }]),

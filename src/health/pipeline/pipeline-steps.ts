@@ -28,6 +28,8 @@ export interface StepDefinition {
   severity: 'critical' | 'warning';
   /** What the operator should do when the step fails (detail in docs/operations.md#<key>). */
   action: string;
+  /** Reads the database: skipped (failed) when the connection step already failed. */
+  needsDatabase: boolean;
 }
 
 /** The steps of contract §8, in the order they run and are reported. */
@@ -37,42 +39,49 @@ export const STEP_DEFINITIONS: readonly StepDefinition[] = [
     name: 'Database connection',
     severity: 'critical',
     action: 'Check that PostgreSQL is running and reachable with DATABASE_URL, and that the pool is not exhausted.',
+    needsDatabase: true,
   },
   {
     key: 'check_required_tables',
     name: 'Required tables',
     severity: 'critical',
     action: 'Run the migrations (npm run migration:run) against the database the service uses.',
+    needsDatabase: true,
   },
   {
     key: 'check_views_and_policies',
     name: 'History views and aggregation policies',
     severity: 'critical',
     action: 'Restore the missing history relations, keys or cutoff function by re-running the migrations on a database restored to a known migration state.',
+    needsDatabase: true,
   },
   {
     key: 'check_aggregation_freshness',
     name: 'Aggregation freshness',
     severity: 'critical',
     action: 'Rebuild the aggregates (npm run cli -- locations:rebuild) and check the ingest logs for failed aggregation.',
+    needsDatabase: true,
   },
   {
     key: 'check_aggregation_rules',
     name: 'Aggregation rules',
     severity: 'critical',
     action: 'Rebuild the aggregates from raw reports (npm run cli -- locations:rebuild) and find the writer that bypassed the rules.',
+    needsDatabase: true,
   },
   {
     key: 'check_cache_store',
     name: 'Cache store',
     severity: 'warning',
     action: 'Check that Redis is running and reachable with REDIS_URL; the service keeps working without the cache, slower.',
+    needsDatabase: false,
   },
   {
     key: 'check_status_consistency',
     name: 'Tracker status consistency',
     severity: 'warning',
     action: 'Reset each listed tracker to its latest status entry and find the writer that changed status without an entry.',
+    needsDatabase: true,
   },
 ];
 

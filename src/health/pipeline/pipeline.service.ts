@@ -27,7 +27,10 @@ export class PipelineHealthService {
     const cacheOutcome = this.runStep(cacheStep, scope);
     const outcomes = new Map<string, StepOutcome>();
     for (const step of STEP_DEFINITIONS) {
-      if (step !== cacheStep) outcomes.set(step.key, await this.runStep(step, scope));
+      if (step === cacheStep) continue;
+      const connection = outcomes.get('check_database_connection');
+      // Without a connection every SQL step would wait for its own connection timeout: fail them at once.
+      outcomes.set(step.key, connection && !connection.success && step.needsDatabase ? skippedForDatabase(step) : await this.runStep(step, scope));
     }
     outcomes.set(cacheStep.key, await cacheOutcome);
 
@@ -66,6 +69,10 @@ export class PipelineHealthService {
       };
     }
   }
+}
+
+function skippedForDatabase(step: StepDefinition): StepOutcome {
+  return { success: false, details: { skipped: true }, issues: [`${step.name} check skipped: the database connection check failed`] };
 }
 
 /** One recommendation per failed step, in step order; exactly one `info` when everything passed. */
