@@ -3,7 +3,7 @@ import type { AccessScope } from '../../common/auth/access-scope.js';
 import { isoWithOffset } from '../../common/http/timestamps.js';
 import type { PipelineHealthResponse, PipelineStepResponse, RecommendationResponse } from '../dto/health.response.js';
 import { pipelineStatusFor, successRate } from '../health-status.js';
-import { elapsed, PipelineSteps, STEP_DEFINITIONS, type StepDefinition, type StepOutcome } from './pipeline-steps.js';
+import { elapsed, PipelineSteps, STEP_DEFINITIONS, type StepDefinition, type StepKey, type StepOutcome } from './pipeline-steps.js';
 
 export const OPERATIONS_DOC = 'docs/operations.md';
 
@@ -21,18 +21,16 @@ export class PipelineHealthService {
 
   async check(scope: AccessScope): Promise<PipelineHealthResponse> {
     const started = performance.now();
-    // The cache step does not touch the database: it runs alongside the (sequential) SQL steps,
-    // which take one pooled connection at a time so health never crowds out real traffic.
-    const cacheStep = STEP_DEFINITIONS.find((s) => s.key === 'check_cache_store') as StepDefinition;
-    const cacheOutcome = this.runStep(cacheStep, scope);
-    const outcomes = new Map<string, StepOutcome>();
-    for (const step of STEP_DEFINITIONS) {
-      if (step === cacheStep) continue;
+    // Steps off the database (the cache) run alongside the SQL steps; the SQL steps run one after
+    // another on one pooled connection at a time, so health never crowds out real traffic.
+    const offDatabase = STEP_DEFINITIONS.filter((s) => !s.needsDatabase).map((s) => [s.key, this.runStep(s, scope)] as const);
+    const outcomes = new Map<StepKey, StepOutcome>();
+    for (const step of STEP_DEFINITIONS.filter((s) => s.needsDatabase)) {
       const connection = outcomes.get('check_database_connection');
       // Without a connection every SQL step would wait for its own connection timeout: fail them at once.
-      outcomes.set(step.key, connection && !connection.success && step.needsDatabase ? skippedForDatabase(step) : await this.runStep(step, scope));
+      outcomes.set(step.key, connection && !connection.success ? skippedForDatabase(step) : await this.runStep(step, scope));
     }
-    outcomes.set(cacheStep.key, await cacheOutcome);
+    for (const [key, pending] of offDatabase) outcomes.set(key, await pending);
 
     const testSteps: Record<string, PipelineStepResponse> = {};
     for (const step of STEP_DEFINITIONS) {
