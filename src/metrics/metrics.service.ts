@@ -22,6 +22,7 @@ export class MetricsService {
   readonly registry = new Registry();
   private readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
   private readonly ingestReports: Counter<'outcome'>;
+  private readonly inFlight: Gauge;
 
   constructor(pool: DatabasePool, guard: DatabaseGuard, cache: CacheService) {
     const registers = [this.registry];
@@ -32,6 +33,11 @@ export class MetricsService {
       help: 'HTTP request latency by route template, method and status',
       labelNames: ['method', 'route', 'status'],
       buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.inFlight = new Gauge({
+      name: 'http_requests_in_flight',
+      help: 'HTTP requests received and not yet answered',
       registers,
     });
     this.ingestReports = new Counter({
@@ -95,6 +101,14 @@ export class MetricsService {
         this.set(guard.isAvailable ? 1 : 0);
       },
     });
+  }
+
+  requestStarted(): void {
+    this.inFlight.inc();
+  }
+
+  requestEnded(): void {
+    this.inFlight.dec();
   }
 
   observeRequest(method: string, route: string, status: number, seconds: number): void {

@@ -58,6 +58,8 @@ describe('Metrics: GET /metrics (Prometheus)', () => {
     expect(count('unmatched', '404')).toBeGreaterThanOrEqual(1);
     expect(text).not.toContain('no-such-route');
     expect(text).not.toContain('/clients/999999');
+    // Only the scrape in progress is in flight.
+    expect(sample(text, 'http_requests_in_flight')).toBe(1);
   });
 
   it('counts cache hits and misses', async () => {
