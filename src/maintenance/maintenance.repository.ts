@@ -8,7 +8,7 @@ import type { QueryRunner } from 'typeorm';
 @Injectable()
 export class MaintenanceRepository {
   async tryLock(runner: QueryRunner, key: number): Promise<boolean> {
-    const [row] = await runner.query<{ locked: boolean }[]>('SELECT pg_try_advisory_lock($1) AS locked', [key]);
+    const [row] = (await runner.query('SELECT pg_try_advisory_lock($1) AS locked', [key])) as { locked: boolean }[];
     return row.locked;
   }
 
@@ -23,14 +23,14 @@ export class MaintenanceRepository {
    */
   async deleteReportsOlderThan(runner: QueryRunner, days: number, limit: number): Promise<number> {
     // TypeORM answers a DELETE with [rows, rowCount].
-    const [, deleted] = await runner.query<[unknown[], number]>(
+    const [, deleted] = (await runner.query(
       `DELETE FROM location_reports
         WHERE id IN (SELECT id FROM location_reports
                       WHERE received_at < now() - make_interval(days => $1)
                       ORDER BY received_at
                       LIMIT $2)`,
       [days, limit],
-    );
+    )) as [unknown[], number];
     return deleted;
   }
 }
