@@ -4,6 +4,7 @@ import {
   ApiBody,
   ApiConsumes,
   ApiCreatedResponse,
+  ApiForbiddenResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
@@ -78,12 +79,14 @@ export class ImagesController {
   async serve(@Param('storage_filename') ref: string, @Req() req: Request, @Res() res: Response, @Next() next: NextFunction): Promise<void> {
     if (/^\d+$/.test(ref)) return next();
     const image = await this.images.findServable(ref);
-    setImageHeaders(res, image.etag);
     if (ifNoneMatchHits(req.headers['if-none-match'], image.etag)) {
+      setImageHeaders(res, image.etag);
       res.status(304).end();
       return;
     }
+    // Opened before any header is set, so a 404 for a vanished file is never cached as immutable.
     const content = await this.images.openContent(image);
+    setImageHeaders(res, image.etag);
     res.status(200).type(image.mimeType).setHeader('Content-Length', String(image.size));
     await pipeline(content, res).catch((error: unknown) => {
       // Headers are gone: the client sees a cut connection, the log says why.
@@ -103,6 +106,7 @@ export class ImagesController {
   }
 
   @Delete(':image_id')
+  @ApiForbiddenResponse({ description: 'Also answered to a user who did not upload the image.' })
   @Access('admin', 'user')
   @ApiOperation({ summary: 'Delete an image (admin, or the user who uploaded it)' })
   @ApiOkResponse({ type: ImageResponse, description: 'The deleted image; its file is removed' })

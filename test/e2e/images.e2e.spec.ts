@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { createTestApp, type TestApp } from '../support/app.js';
@@ -284,6 +284,15 @@ describe('Images', () => {
       expect(res.headers['content-length']).toBe(String(bytes.length));
       expect(res.headers['content-security-policy']).toBe(IMAGE_CSP);
       expect(res.headers['etag']).toMatch(/^"[^"]+"$/);
+    });
+
+    it('answers 404 (never cached) when the row exists but its file is gone', async () => {
+      const res = await uploadImage(t, user.auth, await rasterImage('png', 2, 2), 'vanishing.png', 'image/png').expect(201);
+      const name = res.body.url_path.split('/').pop();
+      rmSync(join(t.config.uploadDir, name));
+      const missing = await t.http().get(res.body.url_path).expect(404);
+      expect(missing.body).toEqual({ detail: 'Image not found' });
+      expect(missing.headers['cache-control'] ?? '').not.toContain('immutable');
     });
 
     it('answers 404 Image not found for unknown or malformed names without touching the disk', async () => {
