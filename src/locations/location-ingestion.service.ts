@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import type { AccessScope } from '../common/auth/access-scope.js';
+import { MetricsService } from '../metrics/metrics.service.js';
 import { LocationsRepository } from './locations.repository.js';
 import { parseReports, type RejectedReport, type ReportColumns } from './report-batch.js';
 
@@ -26,13 +27,22 @@ export const UNKNOWN_TRACKER_DETAIL = 'tracker_id: tracker not found';
  */
 @Injectable()
 export class LocationIngestionService {
-  constructor(private readonly repository: LocationsRepository) {}
+  constructor(
+    private readonly repository: LocationsRepository,
+    private readonly metrics: MetricsService,
+  ) {}
 
   /**
    * `items` are the request's plain report objects (already checked to be a list of 1..10 000).
    * `pathTrackerId`: the tracker route, where items carry no tracker_id.
    */
   async ingest(scope: AccessScope, items: readonly unknown[], pathTrackerId?: number): Promise<IngestResult> {
+    const result = await this.judgeAndStore(scope, items, pathTrackerId);
+    this.metrics.recordIngestResult(result);
+    return result;
+  }
+
+  private async judgeAndStore(scope: AccessScope, items: readonly unknown[], pathTrackerId?: number): Promise<IngestResult> {
     const reports = parseReports(items, { now: Date.now(), pathTrackerId });
     if (reports.index.length === 0) {
       return { accepted: 0, duplicates: 0, rejected: reports.rejected, aggregated: 0, filtered_low_confidence: 0, filtered_manufacturing_region: 0 };

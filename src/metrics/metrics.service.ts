@@ -42,7 +42,7 @@ export class MetricsService {
     });
     this.ingestReports = new Counter({
       name: 'ingest_reports_total',
-      help: 'Location reports received, by outcome',
+      help: 'Location reports received, by outcome (filtered_* are accepted reports kept out of the history aggregates)',
       labelNames: ['outcome'],
       registers,
     });
@@ -115,9 +115,24 @@ export class MetricsService {
     this.httpDuration.observe({ method, route, status: String(status) }, seconds);
   }
 
-  /** Called by location ingestion with the counts of one batch. */
+  /** Adds `count` reports with this outcome. */
   recordIngest(outcome: IngestOutcome, count: number): void {
     if (count > 0) this.ingestReports.inc({ outcome }, count);
+  }
+
+  /** Records one ingest response (contract §5 counters); the filtered ones are a subset of accepted. */
+  recordIngestResult(result: {
+    accepted: number;
+    duplicates: number;
+    rejected: readonly unknown[];
+    filtered_low_confidence: number;
+    filtered_manufacturing_region: number;
+  }): void {
+    this.recordIngest('accepted', result.accepted);
+    this.recordIngest('duplicate', result.duplicates);
+    this.recordIngest('rejected', result.rejected.length);
+    this.recordIngest('filtered_low_confidence', result.filtered_low_confidence);
+    this.recordIngest('filtered_manufacturing_region', result.filtered_manufacturing_region);
   }
 
   render(): Promise<string> {

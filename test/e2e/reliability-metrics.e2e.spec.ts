@@ -85,6 +85,26 @@ describe('Metrics: GET /metrics (Prometheus)', () => {
     expect(sample(text, 'db_pool_refused_total', { reason: 'exhausted' })).toBe(0);
   });
 
+  it('counts the reports of a real ingest batch by outcome', async () => {
+    const before = await scrape();
+    const value = (text: string, outcome: string) => sample(text, 'ingest_reports_total', { outcome }) ?? 0;
+    const tracker = await t.factories.tracker();
+    const report = { tracker_id: tracker.id, timestamp: '2026-03-01T10:00:00Z', latitude: 48.1, longitude: 11.5, confidence: 3 };
+    const res = await t.http()
+      .post('/api/v1/locations/reports')
+      .set('Authorization', `Bearer ${token}`)
+      .send({ reports: [report, report, { ...report, timestamp: '2026-03-01T11:00:00Z', confidence: 1 }, { ...report, latitude: 123 }] })
+      .expect(200);
+    expect(res.body).toMatchObject({ accepted: 2, duplicates: 1, filtered_low_confidence: 1 });
+    expect(res.body.rejected).toHaveLength(1);
+    const after = await scrape();
+    expect(value(after, 'accepted') - value(before, 'accepted')).toBe(2);
+    expect(value(after, 'duplicate') - value(before, 'duplicate')).toBe(1);
+    expect(value(after, 'rejected') - value(before, 'rejected')).toBe(1);
+    expect(value(after, 'filtered_low_confidence') - value(before, 'filtered_low_confidence')).toBe(1);
+    expect(value(after, 'filtered_manufacturing_region') - value(before, 'filtered_manufacturing_region')).toBe(0);
+  });
+
   it('counts ingested reports by outcome, per app', async () => {
     const metrics = t.app.get(MetricsService);
     metrics.recordIngest('accepted', 7);
