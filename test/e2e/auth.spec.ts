@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CacheService } from '../../src/infrastructure/cache/cache.service.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { createTestApp, redisAvailable, type TestApp } from '../support/app.js';
 import { bearer, decode, loginJson, setCookie } from '../support/auth.js';
 import type { CreatedUser } from '../support/factories.js';
 
@@ -260,6 +260,18 @@ describe('Auth: login, refresh, logout (contract §2)', () => {
       const { access: after } = await loginJson(t, user.email, user.password);
       await t.http().get(ME).set(bearer(after)).expect(200);
     });
+  });
+
+  (redisAvailable ? it : it.skip)('revokes at once on every instance sharing Redis, even one that cached "not revoked"', async () => {
+    const other = await createTestApp({ database: t.database, cachePrefix: t.config.cachePrefix });
+    try {
+      const { access } = await loginJson(t, user.email, user.password);
+      await other.http().get(ME).set(bearer(access)).expect(200); // caches "not revoked" in the shared store
+      await t.http().post(LOGOUT).set(bearer(access)).expect(200);
+      expect((await other.http().get(ME).set(bearer(access)).expect(401)).body).toEqual(INVALID_CREDENTIALS);
+    } finally {
+      await other.close();
+    }
   });
 
   describe('in development', () => {
