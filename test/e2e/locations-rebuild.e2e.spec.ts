@@ -1,0 +1,109 @@
+import { AccessScope } from '../../src/common/auth/access-scope.js';
+import { locationsRebuildCommand } from '../../src/cli/commands/locations-rebuild.command.js';
+import { filterReason } from '../../src/locations/location-rules.js';
+import { LocationRebuildService } from '../../src/locations/location-rebuild.service.js';
+import { LocationsDemoSeeder } from '../../src/locations/locations-demo.seeder.js';
+import { createTestApp, type TestApp } from '../support/app.js';
+import type { CreatedUser } from '../support/factories.js';
+import { aggregateTables, postReports, rawReports, referenceAggregates, report, type ReportIn } from '../support/locations.js';
+
+describe('Locations: rebuild from raw and demo reports', () => {
+  let t: TestApp;
+  let ingest: CreatedUser;
+  let trackers: number[];
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    ingest = await t.factories.ingest();
+    const run = (await t.factories.run()).id;
+    trackers = [];
+    for (let i = 0; i < 4; i++) trackers.push((await t.factories.tracker({ runId: run })).id);
+    // A mixed data set sent out of order over several batches: eligible, low-confidence, in-box, late.
+    const reports: ReportIn[] = [];
+    for (const [n, id] of trackers.entries()) {
+      for (let i = 0; i < 120; i++) {
+        const at = Date.UTC(2026, 4, 1) + ((i * 7919 + n * 104_729) % (72 * 60)) * 60_000;
+        reports.push(
+          report(id, new Date(at).toISOString(), {
+            latitude: i % 9 === 0 ? 30 : 40 + (i % 17) / 10,
+            longitude: i % 9 === 0 ? 100 : 10 + (i % 13) / 10,
+            confidence: i % 5,
+          }),
+        );
+      }
+    }
+    for (let from = 0; from < reports.length; from += 97) {
+      await postReports(t, ingest, reports.slice(from, from + 97)).expect(200);
+    }
+  });
+  afterAll(() => t.close());
+
+  const rebuild = (trackerId?: number) => t.app.get(LocationRebuildService).rebuild(AccessScope.admin(), { trackerId });
+
+  it('leaves incrementally maintained aggregates unchanged (they already equal a recomputation)', async () => {
+    const incremental = await aggregateTables(t.db, trackers);
+    expect(incremental.hourly.length).toBeGreaterThan(50);
+    expect(incremental).toEqual(referenceAggregates(await rawReports(t.db, trackers)));
+    const progress: number[] = [];
+    const count = await t.app.get(LocationRebuildService).rebuild(AccessScope.admin(), {
+      progress: { start: (total) => progress.push(-total), advance: (done) => progress.push(done) },
+    });
+    expect(count).toBeGreaterThanOrEqual(4);
+    expect(progress[0]).toBe(-count);
+    expect(progress.at(-1)).toBe(count);
+    expect(await aggregateTables(t.db, trackers)).toEqual(incremental);
+  });
+
+  it('repairs damaged aggregates and eligibility, for one tracker or for all', async () => {
+    const good = await aggregateTables(t.db, trackers);
+    const [a, b] = trackers;
+    // Damage: lost rows, a wrong position, a row for a bucket with no eligible report, a wrong verdict.
+    await t.db.query(`DELETE FROM location_history_hourly WHERE tracker_id = ANY($1) AND bucket IN (SELECT bucket FROM location_history_hourly WHERE tracker_id = $2 ORDER BY bucket LIMIT 5)`, [[a, b], a]);
+    await t.db.query(`UPDATE location_history_daily SET latitude = 0 WHERE tracker_id = ANY($1)`, [[a, b]]);
+    await t.db.query(
+      `INSERT INTO location_history_hourly (tracker_id, bucket, report_id, reported_at, latitude, longitude, confidence)
+       SELECT DISTINCT ON (tracker_id) tracker_id, '2020-01-01T00:00:00Z'::timestamptz, id, timestamp, 1, 1, 2
+         FROM location_reports WHERE tracker_id = ANY($1) ORDER BY tracker_id, id`,
+      [[a, b]],
+    );
+    await t.db.query(`UPDATE location_reports SET eligible = NOT eligible WHERE id IN (SELECT id FROM location_reports WHERE tracker_id = ANY($1) AND confidence < 2 LIMIT 3)`, [[a, b]]);
+    const goodA = { hourly: good.hourly.filter((r) => r.tracker_id === a), daily: good.daily.filter((r) => r.tracker_id === a) };
+    const damagedB = await aggregateTables(t.db, [b]);
+    expect(await aggregateTables(t.db, [a])).not.toEqual(goodA);
+
+    expect(await rebuild(a)).toBe(1);
+    expect(await aggregateTables(t.db, [a])).toEqual(goodA);
+    expect(await aggregateTables(t.db, [b])).toEqual(damagedB);
+
+    await rebuild();
+    expect(await aggregateTables(t.db, trackers)).toEqual(good);
+    for (const row of await rawReports(t.db, trackers)) expect(row.eligible).toBe(filterReason(row) === null);
+  });
+
+  it('rebuild of an unknown tracker touches nothing; the CLI command validates --tracker', async () => {
+    expect(await rebuild(999_999)).toBe(0);
+    await expect(locationsRebuildCommand.run(t.app, { tracker: 'abc' })).rejects.toThrow('--tracker must be a positive integer');
+    await expect(locationsRebuildCommand.run(t.app, { tracker: '999999' })).rejects.toThrow('tracker 999999 not found');
+  });
+
+  it('demo seeder adds trails with low-confidence, in-box and late reports through ingestion', async () => {
+    const before = (await rawReports(t.db)).length;
+    const { reports } = await t.app.get(LocationsDemoSeeder).seed();
+    const raw = await rawReports(t.db);
+    expect(raw.length - before).toBe(reports);
+    const added = raw.slice(before);
+    expect(added.some((r) => filterReason(r) === 'low_confidence')).toBe(true);
+    expect(added.some((r) => filterReason(r) === 'manufacturing_region')).toBe(true);
+    const late = added.filter((r) => r.source === 'late-sync');
+    expect(late.length).toBeGreaterThan(0);
+    const all = await aggregateTables(t.db);
+    expect(all).toEqual(referenceAggregates(raw));
+    // Late reports arrived after newer ones of their hour and never became the hour's point.
+    const winners = new Set(all.hourly.map((r) => r.report_id));
+    expect(late.filter((r) => winners.has(r.id))).toEqual([]);
+    // Both daily history (older than the hourly window) and recent hourly points exist.
+    const seededTracker = added[0].tracker_id;
+    const history = await t.db.query(`SELECT granularity, count(*)::int AS n FROM location_history WHERE tracker_id = $1 GROUP BY 1 ORDER BY 1`, [seededTracker]);
+    expect(history.map((r: { granularity: string }) => r.granularity)).toEqual(['daily', 'hourly']);
+  });
+});
