@@ -62,7 +62,8 @@ async function main(): Promise<void> {
         outcomes.push({ name, status: 'ok', seconds: (performance.now() - t0) / 1000, figures });
       } catch (error) {
         const skipped = error instanceof RouteMissing;
-        const reason = error instanceof Error ? error.message : String(error);
+        const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : '';
+        const reason = (error instanceof Error ? error.message : String(error)) + cause;
         log(`  ${skipped ? 'skipped' : 'FAILED'}: ${reason}`);
         outcomes.push({ name, status: skipped ? 'skipped' : 'failed', reason: skipped ? `skipped: ${reason}` : reason, seconds: (performance.now() - t0) / 1000, figures: [] });
       }

@@ -39,6 +39,12 @@ export interface IngestRun {
   p99: number;
 }
 
+/** Request bodies built ahead so building them is not timed (more are built on the fly if they run out). */
+export function prepareBodies(data: BenchData, batch: number, seconds: number): string[] {
+  const count = Math.max(4, Math.ceil((seconds * 60_000) / batch));
+  return Array.from({ length: count }, () => JSON.stringify({ reports: makeReports(data, batch) }));
+}
+
 /**
  * Sustained ingest: `concurrency` requests in flight for `seconds`, each a batch of `batch` fresh
  * reports (bodies are built ahead so building them is not timed). reports/s counts accepted ones.
@@ -47,11 +53,9 @@ export async function ingestOverHttp(
   url: string,
   headers: Record<string, string>,
   data: BenchData,
-  options: { batch: number; seconds: number; concurrency: number },
+  options: { batch: number; seconds: number; concurrency: number; bodies: string[] },
 ): Promise<IngestRun> {
-  const bodies: string[] = [];
-  const budget = Math.max(4, Math.ceil((options.seconds * 120_000) / options.batch));
-  for (let i = 0; i < budget; i++) bodies.push(JSON.stringify({ reports: makeReports(data, options.batch) }));
+  const bodies = options.bodies;
   const latencies: number[] = [];
   let accepted = 0;
   let aggregated = 0;
@@ -64,7 +68,9 @@ export async function ingestOverHttp(
       // Past the prepared bodies, build more on the fly (slower, but never re-sends a duplicate batch).
       const body = bodies[next++] ?? JSON.stringify({ reports: makeReports(data, options.batch) });
       const t0 = performance.now();
-      const response = await fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body });
+      const send = () => fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body });
+      // One retry on a connection the server closed while idle (keep-alive race), nothing else.
+      const response = await send().catch(send);
       const result = (await response.json()) as { accepted?: number; aggregated?: number; rejected?: unknown[]; detail?: string };
       if (!response.ok) throw new Error(`ingest answered ${response.status}: ${result.detail ?? ''}`);
       latencies.push(performance.now() - t0);

@@ -31,8 +31,8 @@ export const SCALES: Record<Scale, ScaleSizes> = {
 export const SCENARIOS = [
   'startup',
   'framework-ceiling',
-  'copy-ceiling',
   'auth-baseline',
+  'copy-ceiling',
   'ingest',
   'tracker-list',
   'history',
