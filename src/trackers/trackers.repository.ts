@@ -213,19 +213,27 @@ export class TrackersRepository {
     return rows.length > 0;
   }
 
-  /** (run, name) pairs among `pairs` that are already stored (CSV duplicate check), keyed by pairKey. */
+  /**
+   * (run, name) pairs among `pairs` that are already stored (CSV duplicate check), keyed by
+   * pairKey. One statement per INSERT_CHUNK pairs keeps each parameter array (and the time spent
+   * serializing it on the event loop) moderate.
+   */
   async existingPairs(scope: AccessScope, pairs: { productionRunId: number; name: string }[]): Promise<Set<string>> {
-    if (pairs.length === 0) return new Set();
-    const params: unknown[] = [pairs.map((p) => p.productionRunId), pairs.map((p) => p.name)];
-    const rows = await this.db.query<{ production_run_id: number; name: string }[]>(
-      `SELECT t.production_run_id, t.name
-         FROM unnest($1::int[], $2::text[]) AS u(production_run_id, name)
-         JOIN trackers t ON t.production_run_id = u.production_run_id AND t.name = u.name
-         JOIN production_runs pr ON pr.id = t.production_run_id
-        WHERE ${scope.clientFilter('pr.client_id', params)}`,
-      params,
-    );
-    return new Set(rows.map((r) => pairKey(Number(r.production_run_id), r.name)));
+    const found = new Set<string>();
+    for (let start = 0; start < pairs.length; start += INSERT_CHUNK) {
+      const chunk = pairs.slice(start, start + INSERT_CHUNK);
+      const params: unknown[] = [chunk.map((p) => p.productionRunId), chunk.map((p) => p.name)];
+      const rows = await this.db.query<{ production_run_id: number; name: string }[]>(
+        `SELECT t.production_run_id, t.name
+           FROM unnest($1::int[], $2::text[]) AS u(production_run_id, name)
+           JOIN trackers t ON t.production_run_id = u.production_run_id AND t.name = u.name
+           JOIN production_runs pr ON pr.id = t.production_run_id
+          WHERE ${scope.clientFilter('pr.client_id', params)}`,
+        params,
+      );
+      for (const row of rows) found.add(pairKey(Number(row.production_run_id), row.name));
+    }
+    return found;
   }
 
   /**

@@ -83,8 +83,15 @@ export function detectDelimiter(firstLine: string): ',' | ';' {
   return semicolons > commas ? ';' : ',';
 }
 
-function* chunks(buffer: Buffer): Generator<Buffer> {
-  for (let start = 0; start < buffer.length; start += STREAM_CHUNK_BYTES) yield buffer.subarray(start, start + STREAM_CHUNK_BYTES);
+/**
+ * The file in chunks, one per event-loop turn: papaparse parses each chunk as it arrives, so a big
+ * file never blocks the loop for long (timers, health probes and other requests keep running).
+ */
+async function* chunks(buffer: Buffer): AsyncGenerator<Buffer> {
+  for (let start = 0; start < buffer.length; start += STREAM_CHUNK_BYTES) {
+    yield buffer.subarray(start, start + STREAM_CHUNK_BYTES);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
 }
 
 const isBlank = (cells: string[]) => cells.every((cell) => cell.trim() === '');
