@@ -101,6 +101,15 @@ describe('Trackers API (contract §4)', () => {
       expect(await countRows(t.db, 'trackers', "name = 'Twin'")).toBe(2);
     });
 
+    it('concurrent creates of one name: exactly one 201, the others 409 with the contract detail', async () => {
+      const results = await Promise.all(Array.from({ length: 6 }, () => create({ name: 'Racer', production_run_id: w.runA.id })));
+      expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
+      for (const r of results.filter((x) => x.status === 409)) {
+        expect(r.body).toEqual({ detail: `Tracker 'Racer' already exists in production run ${w.runA.id}` });
+      }
+      expect(await countRows(t.db, 'tracker_status_history', `tracker_id IN (SELECT id FROM trackers WHERE name = 'Racer')`)).toBe(1);
+    });
+
     it('404 Production run not found for a missing run and for a run the user cannot see', async () => {
       for (const [runId, auth] of [
         [999999, w.admin.auth],
