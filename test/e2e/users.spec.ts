@@ -194,6 +194,15 @@ describe('Users (contract §2)', () => {
       await t.http().get(ME).set(target.auth).expect(200);
     });
 
+    it('client_list change: a real scoped route (GET /clients/{id}) follows the new list with the old token', async () => {
+      const target = await t.factories.user({ clients: [clientA] });
+      await t.http().get(`/api/v1/clients/${clientA}`).set(target.auth).expect(200);
+      await t.http().get(`/api/v1/clients/${clientB}`).set(target.auth).expect(404);
+      await t.http().patch(`${USERS}/${target.id}`).set(admin.auth).send({ client_list: [clientB] }).expect(200);
+      await t.http().get(`/api/v1/clients/${clientA}`).set(target.auth).expect(404);
+      await t.http().get(`/api/v1/clients/${clientB}`).set(target.auth).expect(200);
+    });
+
     it('client_list change: the scoping SQL sees the new list with the old token', async () => {
       const probe = await createScopeProbeApp(t);
       try {
