@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { RequestValidationException } from '../common/errors/validation.exception.js';
 import { toPage, type Page } from '../common/http/pagination.js';
+import { analyticsRunCacheArea } from '../analytics/analytics-cache.js';
 import { CacheService } from '../infrastructure/cache/cache.service.js';
 import { BrandsRepository } from './brands.repository.js';
 import type { CreateBrandDto, ListBrandsQuery, UpdateBrandDto } from './dto/brand.dto.js';
@@ -56,7 +57,7 @@ export class BrandsService {
       const updated = await this.brands.update(scope, id, { name: body.name, clientId: body.client_id }, m);
       return { row: updated!, movedRunIds: moved ? runIds : null };
     });
-    if (movedRunIds) await this.cache.bump('trackers', ...movedRunIds.map((runId) => `analytics:run:${runId}`));
+    if (movedRunIds) await this.cache.bump('trackers', ...movedRunIds.map(analyticsRunCacheArea));
     return toBrandResponse(row);
   }
 

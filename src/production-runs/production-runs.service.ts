@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { RequestValidationException } from '../common/errors/validation.exception.js';
 import { toPage, type Page } from '../common/http/pagination.js';
+import { analyticsRunCacheArea } from '../analytics/analytics-cache.js';
 import { CacheService } from '../infrastructure/cache/cache.service.js';
 import type { CreateProductionRunDto, ListProductionRunsQuery, UpdateProductionRunDto } from './dto/production-run.dto.js';
 import { toProductionRunResponse, type ProductionRunResponse } from './dto/production-run.response.js';
@@ -62,7 +63,7 @@ export class ProductionRunsService {
       // Read back for the fresh tracker_count and the trigger-maintained client_id.
       return { row: (await this.runs.findById(scope, id, m))!, moved };
     });
-    await this.cache.bump(`analytics:run:${id}`, ...(moved ? ['trackers'] : []));
+    await this.cache.bump(analyticsRunCacheArea(id), ...(moved ? ['trackers'] : []));
     return toProductionRunResponse(row);
   }
 
@@ -75,7 +76,7 @@ export class ProductionRunsService {
       }
       return (await this.runs.delete(scope, id, m))!;
     });
-    await this.cache.bump(`analytics:run:${id}`);
+    await this.cache.bump(analyticsRunCacheArea(id));
     return toProductionRunResponse(row);
   }
 }

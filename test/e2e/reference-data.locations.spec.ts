@@ -86,16 +86,29 @@ describe.each([
     await t.http().get(`${url}/${first.id}`).set(ingest.auth).expect(403);
   });
 
-  it('updates partially; null clears optional fields; a rename invalidates analytics', async () => {
+  it('updates partially; null clears optional fields; a rename invalidates the analytics of runs that show it', async () => {
     const cache = t.app.get(CacheService);
     const created = await t.http().post(url).set(admin.auth).send({ name: 'Old', address: 'Street 1', latitude: 1, longitude: 2 }).expect(201);
     const id = created.body.id;
-    const before = (await cache.generations(['analytics']))[0];
+    // Run A shows the place through a status entry of its tracker; run B does not reference it.
+    const runA = await t.factories.run();
+    const runB = await t.factories.run();
+    const tracker = await t.factories.tracker({ runId: runA.id });
+    await t.db.query(`INSERT INTO tracker_status_history (tracker_id, status, timestamp, ${column}) VALUES ($1, 'IN_TRANSIT', now(), $2)`, [tracker.id, id]);
+    const areas = [`analytics:run:${runA.id}`, `analytics:run:${runB.id}`];
+    const before = await cache.generations(areas);
+
     const res = await t.http().put(`${url}/${id}`).set(admin.auth).send({ name: 'New', latitude: null }).expect(200);
     expect(res.body).toMatchObject({ id, name: 'New', address: 'Street 1', latitude: null, longitude: 2 });
-    expect((await cache.generations(['analytics']))[0]).not.toBe(before);
+    const after = await cache.generations(areas);
+    expect(after[0]).not.toBe(before[0]);
+    expect(after[1]).toBe(before[1]);
     const [row] = await t.db.query(`SELECT name, address, latitude, longitude FROM ${table} WHERE id = $1`, [id]);
     expect(row).toEqual({ name: 'New', address: 'Street 1', latitude: null, longitude: 2 });
+
+    // Not a rename: nothing to invalidate.
+    await t.http().put(`${url}/${id}`).set(admin.auth).send({ address: null }).expect(200);
+    expect(await cache.generations(areas)).toEqual(after);
 
     await t.http().put(`${url}/${id}`).set(admin.auth).send({ name: null }).expect(422);
     await t.http().put(`${url}/${id}`).set(admin.auth).send({ longitude: 200 }).expect(422);

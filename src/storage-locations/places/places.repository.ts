@@ -22,8 +22,7 @@ export interface PlaceChanges {
 export interface PlaceReference {
   /** e.g. "trackers" in "Storage location is still referenced by trackers". */
   what: string;
-  table: string;
-  column: string;
+  table: 'trackers' | 'tracker_status_history';
 }
 
 const PLACE_COLUMNS = 'p.id, p.name, p.address, p.latitude, p.longitude, p.created_at, p.updated_at';
@@ -38,8 +37,15 @@ export class PlacesRepository {
   constructor(
     private readonly db: DataSource,
     private readonly table: 'storage_locations' | 'delivery_locations',
-    readonly referencedBy: readonly PlaceReference[],
+    /** The column of trackers and tracker_status_history pointing here (same name in both). */
+    private readonly column: 'storage_location_id' | 'delivery_location_id',
   ) {}
+
+  /** What must be gone before a place can be deleted, in the order the 409 reports it. */
+  readonly referencedBy: readonly PlaceReference[] = [
+    { what: 'trackers', table: 'trackers' },
+    { what: 'tracker status history', table: 'tracker_status_history' },
+  ];
 
   async list(_scope: AccessScope, filter: { name?: string }, page: { skip: number; limit: number }): Promise<{ rows: PlaceRow[]; total: number }> {
     const params: unknown[] = [];
@@ -90,9 +96,23 @@ export class PlacesRepository {
 
   /** The first reference that still points at the place, or null (one statement, short-circuiting). */
   async firstReference(_scope: AccessScope, id: number, m: EntityManager = this.db.manager): Promise<PlaceReference | null> {
-    const checks = this.referencedBy.map((ref, i) => `SELECT ${i} AS i WHERE EXISTS (SELECT 1 FROM ${ref.table} WHERE ${ref.column} = $1)`);
+    const checks = this.referencedBy.map((ref, i) => `SELECT ${i} AS i WHERE EXISTS (SELECT 1 FROM ${ref.table} WHERE ${this.column} = $1)`);
     const rows = await m.query<{ i: number }[]>(`${checks.join(' UNION ALL ')} LIMIT 1`, [id]);
     return rows.length ? this.referencedBy[rows[0].i] : null;
+  }
+
+  /**
+   * Runs whose analytics show the place's name: a tracker of the run has it as destination /
+   * current storage, or a status entry of one of its trackers points at it.
+   */
+  async runIdsShowing(_scope: AccessScope, id: number, m: EntityManager = this.db.manager): Promise<number[]> {
+    const rows = await m.query<{ id: number }[]>(
+      `SELECT t.production_run_id AS id FROM trackers t WHERE t.${this.column} = $1
+       UNION
+       SELECT t.production_run_id FROM tracker_status_history h JOIN trackers t ON t.id = h.tracker_id WHERE h.${this.column} = $1`,
+      [id],
+    );
+    return rows.map((r) => r.id);
   }
 
   async delete(_scope: AccessScope, id: number, m: EntityManager = this.db.manager): Promise<PlaceRow | null> {

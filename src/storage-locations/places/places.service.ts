@@ -2,6 +2,7 @@ import { ConflictException, NotFoundException } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import type { AccessScope } from '../../common/auth/access-scope.js';
 import { toPage, type Page } from '../../common/http/pagination.js';
+import { analyticsRunCacheArea } from '../../analytics/analytics-cache.js';
 import type { CacheService } from '../../infrastructure/cache/cache.service.js';
 import type { CreatePlaceDto, ListPlacesQuery, UpdatePlaceDto } from './place.dto.js';
 import { toPlaceResponse, type PlaceResponse } from './place.response.js';
@@ -11,9 +12,9 @@ import type { PlacesRepository } from './places.repository.js';
  * Rules shared by storage and delivery locations (contract §3). `resource` names the kind in
  * error details: "Storage location not found", "Storage location is still referenced by trackers".
  *
- * Analytics show location names (delivery_location_name, storage visits), so a rename bumps the
- * `analytics` cache area after the commit; tracker lists show only location ids and a location can
- * only be deleted unreferenced, so they are untouched.
+ * Analytics show location names (delivery_location_name, storage visits), so a rename invalidates
+ * the analytics of every run whose trackers reference the place, after the commit; tracker lists
+ * show only location ids and a place can only be deleted unreferenced, so they are untouched.
  */
 export class PlacesService {
   constructor(
@@ -43,13 +44,14 @@ export class PlacesService {
   }
 
   async update(scope: AccessScope, id: number, body: UpdatePlaceDto): Promise<PlaceResponse> {
-    const { row, renamed } = await this.db.transaction(async (m) => {
+    const { row, runIds } = await this.db.transaction(async (m) => {
       const current = await this.places.findById(scope, id, m, true);
       if (!current) throw this.notFound();
       const updated = await this.places.update(scope, id, body, m);
-      return { row: updated!, renamed: body.name !== undefined && body.name !== current.name };
+      const renamed = body.name !== undefined && body.name !== current.name;
+      return { row: updated!, runIds: renamed ? await this.places.runIdsShowing(scope, id, m) : [] };
     });
-    if (renamed) await this.cache.bump('analytics');
+    if (runIds.length) await this.cache.bump(...runIds.map(analyticsRunCacheArea));
     return toPlaceResponse(row);
   }
 
