@@ -15,8 +15,8 @@ export interface IngestResult {
   filtered_manufacturing_region: number;
 }
 
-/** Deadlock, or a tracker deleted between the batch's check and its insert: safe to run again. */
-const RETRYABLE_CODES = new Set(['40P01', '40001', '23503']);
+/** Deadlock or serialization failure: the statement is atomic, so running it again is safe. */
+const RETRYABLE_CODES = new Set(['40P01', '40001']);
 const MAX_ATTEMPTS = 3;
 
 export const UNKNOWN_TRACKER_DETAIL = 'tracker_id: tracker not found';

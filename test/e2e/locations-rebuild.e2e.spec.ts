@@ -86,6 +86,38 @@ describe('Locations: rebuild from raw and demo reports', () => {
     await expect(locationsRebuildCommand.run(t.app, { tracker: '999999' })).rejects.toThrow('tracker 999999 not found');
   });
 
+  it('deleting a tracker deletes its reports and history (and nothing else); its reports are then rejected', async () => {
+    const run = (await t.factories.run()).id;
+    const [gone, kept] = [(await t.factories.tracker({ runId: run })).id, (await t.factories.tracker({ runId: run })).id];
+    await postReports(t, ingest, [report(gone, '2026-05-01T10:00:00Z'), report(kept, '2026-05-01T10:00:00Z')]).expect(200);
+    const keptBefore = { raw: await rawReports(t.db, [kept]), aggregates: await aggregateTables(t.db, [kept]) };
+    await t.db.query('DELETE FROM trackers WHERE id = $1', [gone]);
+    expect(await rawReports(t.db, [gone])).toEqual([]);
+    expect(await aggregateTables(t.db, [gone])).toEqual({ hourly: [], daily: [] });
+    expect({ raw: await rawReports(t.db, [kept]), aggregates: await aggregateTables(t.db, [kept]) }).toEqual(keptBefore);
+    const res = await postReports(t, ingest, [report(gone, '2026-05-01T11:00:00Z')]).expect(200);
+    expect(res.body).toMatchObject({ accepted: 0, rejected: [{ index: 0, detail: 'tracker_id: tracker not found' }] });
+  });
+
+  it('a tracker delete waits for an ingest statement holding its lock, then removes what it stored', async () => {
+    const id = (await t.factories.tracker()).id;
+    const runner = t.db.createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.startTransaction();
+      // The lock the ingest statement takes on its trackers.
+      await runner.query('SELECT id FROM trackers WHERE id = $1 FOR KEY SHARE', [id]);
+      await runner.query(`INSERT INTO location_reports (tracker_id, timestamp, latitude, longitude, confidence, eligible) VALUES ($1, now(), 1, 1, 2, true)`, [id]);
+      const deletion = t.db.query('DELETE FROM trackers WHERE id = $1', [id]);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await runner.commitTransaction();
+      await deletion;
+    } finally {
+      await runner.release();
+    }
+    expect(await rawReports(t.db, [id])).toEqual([]);
+  });
+
   it('demo seeder adds trails with low-confidence, in-box and late reports through ingestion', async () => {
     const before = (await rawReports(t.db)).length;
     const { reports } = await t.app.get(LocationsDemoSeeder).seed();
