@@ -87,6 +87,11 @@ describe('tracker CSV parsing', () => {
     ]);
   });
 
+  it('reports malformed quoting as a row error', async () => {
+    const { errors } = await parse('name,notes\nok,fine\n"broken,notes\n');
+    expect(errors).toEqual([{ row: 3, field: 'row', message: expect.stringMatching(/^malformed CSV: /) }]);
+  });
+
   it('rejects unusable files as a whole', async () => {
     await expect(parse('')).rejects.toThrow(new CsvFormatError('CSV file is empty'));
     await expect(parse('\n\n')).rejects.toThrow(CsvFormatError);
