@@ -84,7 +84,7 @@ export class MetricsService {
     });
     new Counter({
       name: 'db_pool_refused_total',
-      help: 'Connection checkouts refused at once (database unreachable, or the wait queue full)',
+      help: 'Connection checkouts refused without waiting: database unreachable, or the wait queue full',
       labelNames: ['reason'],
       registers,
       collect() {
