@@ -76,7 +76,7 @@ async function main(): Promise<void> {
 
   const totalSeconds = (performance.now() - clock) / 1000;
   const machine = describeMachine(postgres, loadAtStart);
-  const command = `npm run bench -- ${process.argv.slice(2).join(' ') || '--scale small'}`;
+  const command = `${benchEnvironment()}npm run bench -- ${process.argv.slice(2).join(' ') || '--scale small'}`;
   const d = db.data.sizes;
   const dataset = `${db.data.trackerCount.toLocaleString('en')} trackers, ${db.data.rawReports.toLocaleString('en')} raw reports, analytics run ${d.analyticsRunTrackers.toLocaleString('en')} trackers, CSV run ${d.csvRunTrackers.toLocaleString('en')} trackers`;
   printTable(outcomes);
@@ -84,6 +84,12 @@ async function main(): Promise<void> {
   writeMarkdown('docs/performance.md', { options, machine, command, startedAt, totalSeconds, generatedSeconds: db.generatedSeconds, outcomes, dataset });
   if (options.profile) log('CPU profile of the service: data/bench-profiles/*.cpuprofile (open in Chrome DevTools)');
   log(`done in ${totalSeconds.toFixed(0)} s — bench/results/latest.json, docs/performance.md`);
+}
+
+/** The environment that shaped the run, for the report (passwords in URLs are masked). */
+function benchEnvironment(): string {
+  const shown = ['BENCH_PG_URL', 'DATABASE_URL', 'REDIS_URL'].filter((name) => process.env[name]);
+  return shown.map((name) => `${name}=${String(process.env[name]).replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@')} `).join('');
 }
 
 main().catch((error: unknown) => {
