@@ -1,5 +1,6 @@
 /** Every migration, in order. Listed explicitly so ts-jest, tsc output and the CLI load the same set. */
 import { InitialSchema1763700000000 } from './1763700000000-InitialSchema.js';
 import { LocationRowsFollowTrackersByTrigger1763720000000 } from './1763720000000-LocationRowsFollowTrackersByTrigger.js';
+import { StatusHistoryCoveringIndex1763730000000 } from './1763730000000-StatusHistoryCoveringIndex.js';
 
-export const MIGRATIONS = [InitialSchema1763700000000, LocationRowsFollowTrackersByTrigger1763720000000];
+export const MIGRATIONS = [InitialSchema1763700000000, LocationRowsFollowTrackersByTrigger1763720000000, StatusHistoryCoveringIndex1763730000000];

@@ -1,5 +1,5 @@
 import { csvRow, fileTimestamp, formatCsvDate, safeFileNamePart, CSV_LINE_END, type CsvDateFormat } from '../common/csv/csv.js';
-import type { AggregatesRow, AnalyticsRunRow, TrackerMetricsRow } from './analytics.repository.js';
+import type { AggregatesRow, AnalyticsRunRow, TrackerAnalyticsRow } from './analytics.repository.js';
 import { toAggregateMetricsResponse, toDeliveryPerformanceResponse, toTrackerAnalyticsResponse } from './analytics.mapper.js';
 
 /** The CSV layout of contract §6, as pure functions of the rows (the writer streams them). */
@@ -54,7 +54,7 @@ export function trackerSectionStart(): string {
   return title('Tracker Analytics') + csvRow(TRACKER_ANALYTICS_HEADER);
 }
 
-export function trackerCsvRow(row: TrackerMetricsRow): string {
+export function trackerCsvRow(row: TrackerAnalyticsRow): string {
   const t = toTrackerAnalyticsResponse(row);
   return csvRow([
     t.tracker_name,
@@ -65,7 +65,7 @@ export function trackerCsvRow(row: TrackerMetricsRow): string {
     t.delivery_location_name,
     fixed2(t.delivery_location_duration_days),
     fixed2(t.delivery_location_duration_hours),
-    row.visit_count,
+    row.storage_visit_count,
     fixed2(t.total_storage_duration_days),
   ]);
 }
@@ -82,7 +82,7 @@ export function aggregateSection(aggregates: AggregatesRow): string {
 }
 
 export function deliveryPerformanceSection(aggregates: AggregatesRow): string {
-  const rows = aggregates.delivery_performance.map(toDeliveryPerformanceResponse);
+  const rows = aggregates.delivery_location_performance.map(toDeliveryPerformanceResponse);
   return (
     title('Delivery Location Performance') +
     csvRow(DELIVERY_PERFORMANCE_HEADER) +

@@ -1,4 +1,4 @@
-import { applyDecorators, Controller, Get, Param, Query, Res } from '@nestjs/common';
+import { applyDecorators, Controller, Get, Header, Param, Query, Res } from '@nestjs/common';
 import {
   ApiInternalServerErrorResponse,
   ApiNotFoundResponse,
@@ -44,8 +44,10 @@ export class AnalyticsController {
   @ApiOperation({ summary: 'Analytics of a production run: per tracker, aggregates, delivery and storage performance' })
   @ApiOkResponse({ type: ProductionRunAnalyticsResponse })
   @AnalyticsErrors()
-  get(@CurrentScope() scope: AccessScope, @Param('id', ParseIdPipe) id: number, @Query() query: AnalyticsQuery): Promise<ProductionRunAnalyticsResponse> {
-    return this.analytics.analytics(scope, id, query.as_of);
+  // The body is serialized by the service (and cached serialized): large runs are megabytes.
+  @Header('Content-Type', 'application/json; charset=utf-8')
+  get(@CurrentScope() scope: AccessScope, @Param('id', ParseIdPipe) id: number, @Query() query: AnalyticsQuery): Promise<string> {
+    return this.analytics.analyticsJson(scope, id, query.as_of);
   }
 
   @Get('summary')

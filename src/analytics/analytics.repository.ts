@@ -12,59 +12,93 @@ export interface AnalyticsRunRow {
   end_date: Date | null;
 }
 
-/** A storage visit as built by the SQL below (timestamps are JSON text). */
+/** A storage visit, already in its wire shape (built by the SQL below). */
 export interface StorageVisitRow {
   storage_location_id: number | null;
   location_name: string;
   arrived_at: string;
   departed_at: string | null;
-  seconds: number;
+  duration_days: number;
 }
 
-/** One tracker's figures, unrounded, durations in seconds. `visits` only when asked for. */
-export interface TrackerMetricsRow {
+/**
+ * One tracker's figures, rounded by the SQL (2 decimals). `storage_location_visits` only in the
+ * full result; `storage_visit_count` for the CSV column.
+ */
+export interface TrackerAnalyticsRow {
   tracker_id: number;
   tracker_name: string;
-  current_status: string;
-  journey_seconds: number;
-  delivered: boolean;
+  total_journey_duration_days: number;
   delivery_location_name: string;
-  delivery_seconds: number;
-  visit_count: number;
-  storage_seconds: number;
-  visits?: StorageVisitRow[];
+  delivery_location_duration_days: number;
+  delivery_location_duration_hours: number;
+  current_status: string;
+  storage_visit_count: number;
+  total_storage_duration_days: number;
+  storage_location_visits?: StorageVisitRow[];
 }
 
 export interface DeliveryPerformanceRow {
-  location_id: number | null;
   location_name: string;
   tracker_count: number;
-  avg_seconds: number;
-  min_seconds: number;
-  max_seconds: number;
+  average_duration_days: number;
+  min_duration_days: number;
+  max_duration_days: number;
 }
 
-export interface StoragePerformanceRow extends DeliveryPerformanceRow {
+export interface StoragePerformanceRow {
+  storage_location_id: number | null;
+  location_name: string;
+  tracker_count: number;
   visit_count: number;
-  total_seconds: number;
+  total_duration_days: number;
+  average_duration_days: number;
+  min_duration_days: number;
+  max_duration_days: number;
 }
 
 export interface AggregatesRow {
   total_trackers: number;
   completed_trackers: number;
-  avg_delivery_seconds: number;
-  delivery_performance: DeliveryPerformanceRow[];
-  storage_performance: StoragePerformanceRow[];
+  completion_rate_percent: number;
+  average_delivery_location_duration_days: number;
+  delivery_location_performance: DeliveryPerformanceRow[];
+  storage_location_performance: StoragePerformanceRow[];
 }
+
+export interface FullAnalyticsRow extends AggregatesRow {
+  trackers: TrackerAnalyticsRow[];
+}
+
+/**
+ * Transaction-local settings of every analytics statement. JIT compilation costs more (≈ 150 ms
+ * measured) than it saves on these statements; the window sort of a large run fits in 64 MB
+ * instead of spilling to disk. See bench/analytics.ts.
+ */
+const ANALYTICS_SESSION_SETTINGS = `SET LOCAL jit = off; SET LOCAL work_mem = '64MB'`;
 
 /** A consistent read of one run for a streamed export; `close()` must always be called. */
 export interface AnalyticsExport {
   run: AnalyticsRunRow;
   aggregates: AggregatesRow;
   /** Tracker rows in batches, read from a server-side cursor. */
-  batches(batchSize: number): AsyncGenerator<TrackerMetricsRow[]>;
+  batches(batchSize: number): AsyncGenerator<TrackerAnalyticsRow[]>;
   close(): Promise<void>;
 }
+
+/**
+ * Rounding happens here, once, for every figure (contract §6: 2 decimals, half up). Averages, sums
+ * and extremes are taken over unrounded seconds and rounded at the end. Float arithmetic on
+ * purpose (numeric is several times slower on 10⁵ rows): for whole seconds, s / 864 is exact at
+ * every .5, so half-up is exact where it matters. Durations are never negative.
+ */
+const round2 = (expr: string): string => `(floor((${expr}) * 100 + 0.5) / 100)`;
+const days = (secondsExpr: string): string => `(floor((${secondsExpr}) / 864.0 + 0.5) / 100)`;
+const hours = (secondsExpr: string): string => `(floor((${secondsExpr}) / 36.0 + 0.5) / 100)`;
+/** Seconds from b to a as float8 (EXTRACT returns numeric since PostgreSQL 14, date_part float8). */
+const secondsBetween = (a: string, b: string): string => `(date_part('epoch', ${a}) - date_part('epoch', ${b}))`;
+/** Epoch milliseconds (float8) for JSON; Node turns them into ISO strings without parsing text. */
+const epochMs = (expr: string): string => `(date_part('epoch', ${expr}) * 1000)`;
 
 /**
  * Per-tracker figures of contract §6 as CTEs ending in `tracker_metrics`.
@@ -76,13 +110,11 @@ export interface AnalyticsExport {
  */
 function trackerMetricsCtes(scope: AccessScope, params: unknown[], withVisits: boolean): string {
   const visible = scope.clientFilter('pr.client_id', params);
+  // Visits as compact JSON tuples [storage_location_id, name, arrived ms, departed ms|null, days].
   const visits = withVisits
-    ? `, json_agg(json_build_object(
-           'storage_location_id', e.storage_location_id,
-           'location_name', COALESCE(sl.name, ''),
-           'arrived_at', e.timestamp,
-           'departed_at', e.next_at,
-           'seconds', EXTRACT(EPOCH FROM COALESCE(e.next_at, $2::timestamptz) - e.timestamp)::float8
+    ? `, json_agg(json_build_array(
+           e.storage_location_id, COALESCE(sl.name, ''), ${epochMs('e.timestamp')}, ${epochMs('e.next_at')},
+           ${days(secondsBetween('COALESCE(e.next_at, $2::timestamptz)', 'e.timestamp'))}
          ) ORDER BY e.timestamp, e.id) FILTER (WHERE e.status = 'IN_STORAGE') AS visits`
     : '';
   return `
@@ -95,8 +127,15 @@ function trackerMetricsCtes(scope: AccessScope, params: unknown[], withVisits: b
       SELECT h.tracker_id, h.id, h.status, h.timestamp, h.storage_location_id, h.delivery_location_id,
              LEAD(h.timestamp) OVER w AS next_at,
              COUNT(*) FILTER (WHERE h.status = 'DELIVERED') OVER (w ROWS UNBOUNDED PRECEDING) AS delivered_seen
-      FROM run_trackers rt JOIN tracker_status_history h ON h.tracker_id = rt.id
-      WHERE h.timestamp <= $2::timestamptz
+      FROM run_trackers rt
+      -- Per tracker through tracker_status_history_tracker_ts_idx: cost follows the run's size, not
+      -- the table's. OFFSET 0 keeps the planner from flattening this into a hash join over the
+      -- whole history table.
+      CROSS JOIN LATERAL (
+        SELECT h.* FROM tracker_status_history h
+        WHERE h.tracker_id = rt.id AND h.timestamp <= $2::timestamptz
+        OFFSET 0
+      ) h
       WINDOW w AS (PARTITION BY h.tracker_id ORDER BY h.timestamp, h.id)
     ),
     per_tracker AS (
@@ -107,7 +146,7 @@ function trackerMetricsCtes(scope: AccessScope, params: unknown[], withVisits: b
              MIN(COALESCE(e.next_at, $2::timestamptz)) FILTER (WHERE e.status = 'DELIVERED' AND e.delivered_seen = 1) AS delivered_until,
              MIN(e.delivery_location_id) FILTER (WHERE e.status = 'DELIVERED' AND e.delivered_seen = 1) AS delivered_location_id,
              COUNT(*) FILTER (WHERE e.status = 'IN_STORAGE')::int AS visit_count,
-             SUM(EXTRACT(EPOCH FROM COALESCE(e.next_at, $2::timestamptz) - e.timestamp)) FILTER (WHERE e.status = 'IN_STORAGE') AS storage_seconds
+             SUM(${secondsBetween('COALESCE(e.next_at, $2::timestamptz)', 'e.timestamp')}) FILTER (WHERE e.status = 'IN_STORAGE') AS storage_seconds
              ${visits}
       FROM entries e ${withVisits ? 'LEFT JOIN storage_locations sl ON sl.id = e.storage_location_id' : ''}
       GROUP BY e.tracker_id
@@ -118,10 +157,10 @@ function trackerMetricsCtes(scope: AccessScope, params: unknown[], withVisits: b
       SELECT rt.id AS tracker_id,
              rt.name AS tracker_name,
              COALESCE(p.current_status, 'CREATED') AS current_status,
-             GREATEST(0, EXTRACT(EPOCH FROM COALESCE(p.delivered_at, $2::timestamptz) - COALESCE(p.first_at, rt.created_at)))::float8 AS journey_seconds,
+             GREATEST(0, ${secondsBetween('COALESCE(p.delivered_at, $2::timestamptz)', 'COALESCE(p.first_at, rt.created_at)')}) AS journey_seconds,
              p.delivered_at IS NOT NULL AS delivered,
              COALESCE(p.delivered_location_id, rt.delivery_location_id) AS delivery_location_id,
-             COALESCE(EXTRACT(EPOCH FROM p.delivered_until - p.delivered_at), 0)::float8 AS delivery_seconds,
+             COALESCE(${secondsBetween('p.delivered_until', 'p.delivered_at')}, 0) AS delivery_seconds,
              COALESCE(p.visit_count, 0) AS visit_count,
              COALESCE(p.storage_seconds, 0)::float8 AS storage_seconds
              ${withVisits ? `, COALESCE(p.visits, '[]'::json) AS visits` : ''}
@@ -129,35 +168,41 @@ function trackerMetricsCtes(scope: AccessScope, params: unknown[], withVisits: b
     )`;
 }
 
-function trackerRowsQuery(scope: AccessScope, runId: number, asOf: Date, withVisits: boolean): { sql: string; params: unknown[] } {
-  const params: unknown[] = [runId, asOf.toISOString()];
-  const sql = `
-    WITH ${trackerMetricsCtes(scope, params, withVisits)}
-    SELECT tm.tracker_id, tm.tracker_name, tm.current_status, tm.journey_seconds, tm.delivered,
-           COALESCE(dl.name, '') AS delivery_location_name, tm.delivery_seconds, tm.visit_count, tm.storage_seconds
-           ${withVisits ? ', tm.visits' : ''}
-    FROM tracker_metrics tm LEFT JOIN delivery_locations dl ON dl.id = tm.delivery_location_id
-    ORDER BY tm.tracker_id`;
-  return { sql, params };
+/** The per-tracker output columns (one row per tracker of the run), in wire units. */
+function trackerRowSelect(): string {
+  return `
+    SELECT tm.tracker_id, tm.tracker_name,
+           ${days('tm.journey_seconds')} AS total_journey_duration_days,
+           COALESCE(dl.name, '') AS delivery_location_name,
+           ${days('tm.delivery_seconds')} AS delivery_location_duration_days,
+           ${hours('tm.delivery_seconds')} AS delivery_location_duration_hours,
+           tm.current_status,
+           tm.visit_count AS storage_visit_count,
+           ${days('tm.storage_seconds')} AS total_storage_duration_days
+    FROM tracker_metrics tm LEFT JOIN delivery_locations dl ON dl.id = tm.delivery_location_id`;
 }
 
-function aggregatesQuery(scope: AccessScope, runId: number, asOf: Date): { sql: string; params: unknown[] } {
-  const params: unknown[] = [runId, asOf.toISOString()];
-  const sql = `
-    WITH ${trackerMetricsCtes(scope, params, false)},
+/** Aggregate sections over `tracker_metrics` / `entries`, as CTEs `metrics`, `delivery`, `storage`. */
+const AGGREGATE_CTES = `
     metrics AS (
       SELECT COUNT(*)::int AS total_trackers,
              (COUNT(*) FILTER (WHERE current_status = 'DELIVERED'))::int AS completed_trackers,
-             COALESCE(AVG(delivery_seconds) FILTER (WHERE delivered), 0)::float8 AS avg_delivery_seconds
+             CASE WHEN COUNT(*) = 0 THEN 0
+                  ELSE ${round2("(COUNT(*) FILTER (WHERE current_status = 'DELIVERED'))::float8 * 100 / COUNT(*)")} END AS completion_rate_percent,
+             COALESCE(${days('AVG(delivery_seconds) FILTER (WHERE delivered)')}, 0) AS average_delivery_location_duration_days
       FROM tracker_metrics
     ),
     -- Per delivery location of delivered trackers (a delivered tracker counts even if it moved on).
     delivery AS (
-      SELECT COALESCE(json_agg(d ORDER BY lower(d.location_name), d.location_name, d.location_id), '[]'::json) AS items
+      SELECT COALESCE(json_agg(json_build_object(
+               'location_name', d.location_name, 'tracker_count', d.tracker_count,
+               'average_duration_days', ${days('d.avg_seconds')},
+               'min_duration_days', ${days('d.min_seconds')},
+               'max_duration_days', ${days('d.max_seconds')})
+             ORDER BY lower(d.location_name), d.location_name, d.location_id), '[]'::json) AS items
       FROM (
-        SELECT tm.delivery_location_id AS location_id, COALESCE(dl.name, '') AS location_name,
-               COUNT(*)::int AS tracker_count, AVG(tm.delivery_seconds)::float8 AS avg_seconds,
-               MIN(tm.delivery_seconds)::float8 AS min_seconds, MAX(tm.delivery_seconds)::float8 AS max_seconds
+        SELECT tm.delivery_location_id AS location_id, COALESCE(dl.name, '') AS location_name, COUNT(*)::int AS tracker_count,
+               AVG(tm.delivery_seconds) AS avg_seconds, MIN(tm.delivery_seconds) AS min_seconds, MAX(tm.delivery_seconds) AS max_seconds
         FROM tracker_metrics tm LEFT JOIN delivery_locations dl ON dl.id = tm.delivery_location_id
         WHERE tm.delivered
         GROUP BY tm.delivery_location_id, dl.name
@@ -165,23 +210,88 @@ function aggregatesQuery(scope: AccessScope, runId: number, asOf: Date): { sql: 
     ),
     -- Per storage location, durations per visit (an IN_STORAGE entry up to the next entry or as_of).
     storage AS (
-      SELECT COALESCE(json_agg(s ORDER BY lower(s.location_name), s.location_name, s.location_id), '[]'::json) AS items
+      SELECT COALESCE(json_agg(json_build_object(
+               'storage_location_id', s.location_id, 'location_name', s.location_name,
+               'tracker_count', s.tracker_count, 'visit_count', s.visit_count,
+               'total_duration_days', ${days('s.total_seconds')},
+               'average_duration_days', ${days('s.avg_seconds')},
+               'min_duration_days', ${days('s.min_seconds')},
+               'max_duration_days', ${days('s.max_seconds')})
+             ORDER BY lower(s.location_name), s.location_name, s.location_id), '[]'::json) AS items
       FROM (
         SELECT v.storage_location_id AS location_id, COALESCE(sl.name, '') AS location_name,
                COUNT(DISTINCT v.tracker_id)::int AS tracker_count, COUNT(*)::int AS visit_count,
-               SUM(v.seconds)::float8 AS total_seconds, AVG(v.seconds)::float8 AS avg_seconds,
-               MIN(v.seconds)::float8 AS min_seconds, MAX(v.seconds)::float8 AS max_seconds
+               SUM(v.seconds) AS total_seconds, AVG(v.seconds) AS avg_seconds, MIN(v.seconds) AS min_seconds, MAX(v.seconds) AS max_seconds
         FROM (
-          SELECT e.tracker_id, e.storage_location_id, EXTRACT(EPOCH FROM COALESCE(e.next_at, $2::timestamptz) - e.timestamp) AS seconds
+          SELECT e.tracker_id, e.storage_location_id, ${secondsBetween('COALESCE(e.next_at, $2::timestamptz)', 'e.timestamp')} AS seconds
           FROM entries e WHERE e.status = 'IN_STORAGE'
         ) v LEFT JOIN storage_locations sl ON sl.id = v.storage_location_id
         GROUP BY v.storage_location_id, sl.name
       ) s
-    )
-    SELECT m.total_trackers, m.completed_trackers, m.avg_delivery_seconds,
-           d.items AS delivery_performance, s.items AS storage_performance
-    FROM metrics m CROSS JOIN delivery d CROSS JOIN storage s`;
+    )`;
+
+const AGGREGATE_COLUMNS = `m.total_trackers, m.completed_trackers, m.completion_rate_percent, m.average_delivery_location_duration_days,
+           d.items AS delivery_location_performance, s.items AS storage_location_performance`;
+const AGGREGATE_FROM = 'metrics m CROSS JOIN delivery d CROSS JOIN storage s';
+
+/** Tracker rows without visits, ordered by id: the CSV export's cursor. */
+export function trackerRowsQuery(scope: AccessScope, runId: number, asOf: Date): { sql: string; params: unknown[] } {
+  const params: unknown[] = [runId, asOf.toISOString()];
+  const sql = `WITH ${trackerMetricsCtes(scope, params, false)} ${trackerRowSelect()} ORDER BY tm.tracker_id`;
   return { sql, params };
+}
+
+/** The three aggregate sections in one row (summary, delivery performance, CSV). */
+export function aggregatesQuery(scope: AccessScope, runId: number, asOf: Date): { sql: string; params: unknown[] } {
+  const params: unknown[] = [runId, asOf.toISOString()];
+  const sql = `WITH ${trackerMetricsCtes(scope, params, false)}, ${AGGREGATE_CTES} SELECT ${AGGREGATE_COLUMNS} FROM ${AGGREGATE_FROM}`;
+  return { sql, params };
+}
+
+/**
+ * The whole analytics in one statement: the history is read and windowed once (the CTEs are
+ * materialised once and shared), the tracker rows come back as one JSON array of compact tuples
+ * (see TRACKER_TUPLE) next to the aggregate sections.
+ */
+export function fullAnalyticsQuery(scope: AccessScope, runId: number, asOf: Date): { sql: string; params: unknown[] } {
+  const params: unknown[] = [runId, asOf.toISOString()];
+  const sql = `
+    WITH ${trackerMetricsCtes(scope, params, true)}, ${AGGREGATE_CTES},
+    tracker_list AS (
+      SELECT COALESCE(json_agg(json_build_array(
+               tm.tracker_id, tm.tracker_name, ${days('tm.journey_seconds')}, COALESCE(dl.name, ''),
+               ${days('tm.delivery_seconds')}, ${hours('tm.delivery_seconds')}, tm.current_status,
+               tm.visit_count, ${days('tm.storage_seconds')}, tm.visits
+             ) ORDER BY tm.tracker_id), '[]'::json) AS items
+      FROM tracker_metrics tm LEFT JOIN delivery_locations dl ON dl.id = tm.delivery_location_id
+    )
+    SELECT ${AGGREGATE_COLUMNS}, tl.items AS trackers FROM ${AGGREGATE_FROM} CROSS JOIN tracker_list tl`;
+  return { sql, params };
+}
+
+/** Order of the values in a tracker tuple of fullAnalyticsQuery (and of a visit tuple inside it). */
+type TrackerTuple = [number, string, number, string, number, number, string, number, number, VisitTuple[] | null];
+type VisitTuple = [number | null, string, number, number | null, number];
+
+function fromTrackerTuple(t: TrackerTuple): TrackerAnalyticsRow {
+  return {
+    tracker_id: t[0],
+    tracker_name: t[1],
+    total_journey_duration_days: t[2],
+    delivery_location_name: t[3],
+    delivery_location_duration_days: t[4],
+    delivery_location_duration_hours: t[5],
+    current_status: t[6],
+    storage_visit_count: t[7],
+    total_storage_duration_days: t[8],
+    storage_location_visits: (t[9] ?? []).map((v) => ({
+      storage_location_id: v[0],
+      location_name: v[1],
+      arrived_at: new Date(v[2]).toISOString(),
+      departed_at: v[3] === null ? null : new Date(v[3]).toISOString(),
+      duration_days: v[4],
+    })),
+  };
 }
 
 function runQuery(scope: AccessScope, runId: number): { sql: string; params: unknown[] } {
@@ -205,17 +315,23 @@ export class AnalyticsRepository {
     return rows[0] ?? null;
   }
 
-  /** Every tracker of the run with its storage visits, ordered by tracker id (one statement). */
-  async trackerRows(scope: AccessScope, runId: number, asOf: Date): Promise<TrackerMetricsRow[]> {
-    const { sql, params } = trackerRowsQuery(scope, runId, asOf, true);
-    return this.db.query<TrackerMetricsRow[]>(sql, params);
+  /** Tracker rows (with visits) and the aggregate sections of the run, from one statement. */
+  async full(scope: AccessScope, runId: number, asOf: Date): Promise<FullAnalyticsRow> {
+    const [row] = await this.analyticsStatement<AggregatesRow & { trackers: TrackerTuple[] }>(fullAnalyticsQuery(scope, runId, asOf));
+    return { ...row, trackers: row.trackers.map(fromTrackerTuple) };
   }
 
   /** Aggregate metrics, delivery and storage performance of the run (one statement). */
   async aggregates(scope: AccessScope, runId: number, asOf: Date): Promise<AggregatesRow> {
-    const { sql, params } = aggregatesQuery(scope, runId, asOf);
-    const rows = await this.db.query<AggregatesRow[]>(sql, params);
-    return rows[0];
+    return (await this.analyticsStatement<AggregatesRow>(aggregatesQuery(scope, runId, asOf)))[0];
+  }
+
+  /** Runs an analytics statement with the session settings it is tuned for. */
+  private analyticsStatement<T>(query: { sql: string; params: unknown[] }): Promise<T[]> {
+    return this.db.transaction(async (manager) => {
+      await manager.query(ANALYTICS_SESSION_SETTINGS);
+      return manager.query<T[]>(query.sql, query.params);
+    });
   }
 
   /**
@@ -225,7 +341,7 @@ export class AnalyticsRepository {
    */
   async openExport(scope: AccessScope, runId: number, asOf: Date, exportTimeoutMs: number): Promise<AnalyticsExport | null> {
     const [client, release] = (await (this.db.driver as PostgresDriver).obtainMasterConnection()) as [PoolClient, (err?: unknown) => void];
-    let cursor: Cursor<TrackerMetricsRow> | null = null;
+    let cursor: Cursor<TrackerAnalyticsRow> | null = null;
     let closed = false;
     const close = async (): Promise<void> => {
       if (closed) return;
@@ -243,6 +359,7 @@ export class AnalyticsRepository {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       // A large export to a slow client legitimately outlives the per-request statement timeout.
       await client.query(`SET LOCAL statement_timeout = ${Math.max(0, Math.floor(exportTimeoutMs))}`);
+      await client.query(ANALYTICS_SESSION_SETTINGS);
       const runSql = runQuery(scope, runId);
       const run = (await client.query<AnalyticsRunRow>(runSql.sql, runSql.params)).rows[0];
       if (!run) {
@@ -256,8 +373,8 @@ export class AnalyticsRepository {
         aggregates,
         close,
         async *batches(batchSize: number) {
-          const { sql, params } = trackerRowsQuery(scope, runId, asOf, false);
-          cursor = client.query(new Cursor<TrackerMetricsRow>(sql, params));
+          const { sql, params } = trackerRowsQuery(scope, runId, asOf);
+          cursor = client.query(new Cursor<TrackerAnalyticsRow>(sql, params));
           for (;;) {
             const rows = await cursor.read(batchSize);
             if (rows.length === 0) return;

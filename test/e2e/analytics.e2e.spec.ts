@@ -162,7 +162,11 @@ describe('Production-run analytics (JSON)', () => {
 
   it('computes every field per the contract formulas at a fixed as_of', async () => {
     const res = await t.http().get(base()).query({ as_of: AS_OF }).set(admin.auth).expect(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(res.body).toEqual(expectedAtAsOf());
+    // Served from the cache the second time, identical.
+    const again = await t.http().get(base()).query({ as_of: AS_OF }).set(admin.auth).expect(200);
+    expect(again.text).toBe(res.text);
   });
 
   it('honours an earlier as_of everywhere: later entries ignored, open intervals end at as_of', async () => {

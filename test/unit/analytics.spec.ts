@@ -1,36 +1,13 @@
 import { BadRequestException, InternalServerErrorException, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import { analyticsCsvFileName } from '../../src/analytics/analytics-csv.js';
-import { JOURNEY_COMPLETION_PERCENT, round2, toAggregateMetricsResponse } from '../../src/analytics/analytics.mapper.js';
+import { JOURNEY_COMPLETION_PERCENT } from '../../src/analytics/analytics.mapper.js';
 import { toAnalyticsError } from '../../src/analytics/analytics.service.js';
 import { parseIsoDateTime } from '../../src/analytics/dto/iso-date-time.js';
 
 describe('analytics pure logic', () => {
-  it('rounds to two decimals half away from zero without binary drift', () => {
-    expect(round2(1.005)).toBe(1.01);
-    expect(round2(2.125)).toBe(2.13);
-    expect(round2(3.41666)).toBe(3.42);
-    expect(round2(1e-9)).toBe(0);
-    expect(round2(-0.001)).toBe(0);
-    expect(round2(Number.NaN)).toBe(0);
-  });
-
   it('uses the fixed completion values of interface.md', () => {
     expect(JOURNEY_COMPLETION_PERCENT).toEqual({ CREATED: 0, IN_TRANSIT: 33.3, IN_STORAGE: 66.7, DELIVERED: 100 });
-  });
-
-  it('computes the completion rate without dividing by zero', () => {
-    const empty = { total_trackers: 0, completed_trackers: 0, avg_delivery_seconds: 0, delivery_performance: [], storage_performance: [] };
-    expect(toAggregateMetricsResponse(empty)).toEqual({
-      total_trackers: 0,
-      completed_trackers: 0,
-      completion_rate_percent: 0,
-      average_delivery_location_duration_days: 0,
-    });
-    expect(toAggregateMetricsResponse({ ...empty, total_trackers: 3, completed_trackers: 1, avg_delivery_seconds: 129_600 })).toMatchObject({
-      completion_rate_percent: 33.33,
-      average_delivery_location_duration_days: 1.5,
-    });
   });
 
   it('names the CSV file production_run_{id}_{description}_{YYYYMMDD_HHMMSS}.csv', () => {
