@@ -1,0 +1,223 @@
+/**
+ * `npm run test:load` (issue 10): 60 s of mixed traffic at 100 connections against the compiled
+ * service — tracker list, tracker detail, location history, status writes and ingest batches —
+ * then prints p50/p99 per request kind and overall and fails (exit 1) on any 5xx or socket error.
+ *
+ * Uses a fresh database `tps_load` on the server of BENCH_PG_URL / DATABASE_URL (default
+ * postgres://postgres@127.0.0.1:5432/postgres), dropped at the end; REDIS_URL is passed through.
+ * Env: LOAD_SECONDS (60), LOAD_CONNECTIONS (100), LOAD_TRACKERS (2000), LOAD_PORT (3919).
+ */
+import autocannon, { type RequestSpec } from 'autocannon';
+import { spawn } from 'node:child_process';
+import { createHmac, randomUUID } from 'node:crypto';
+import { cpus, loadavg } from 'node:os';
+import pg from 'pg';
+
+const SECONDS = Number(process.env.LOAD_SECONDS ?? 60);
+const CONNECTIONS = Number(process.env.LOAD_CONNECTIONS ?? 100);
+const TRACKERS = Number(process.env.LOAD_TRACKERS ?? 2000);
+const PORT = Number(process.env.LOAD_PORT ?? 3919);
+const DB_NAME = 'tps_load';
+const JWT_SECRET = 'load-secret-0123456789-0123456789-0123456789';
+// argon2id of "password123" (as test/support/factories.ts): the admin row needs some hash.
+const PASSWORD_HASH = '$argon2id$v=19$m=19456,t=2,p=1$dGVzdHNhbHR0ZXN0c2FsdA$JUARRYmTDnb5MxEDrThqtHuvEwZy7dcfNb1Zy6+BoM8';
+
+type Kind = 'list' | 'detail' | 'history' | 'status_write' | 'ingest';
+/** Share of each kind in every 10 requests. */
+const MIX: Kind[] = ['list', 'list', 'detail', 'detail', 'history', 'history', 'status_write', 'ingest', 'ingest', 'list'];
+
+function serverUrl(database: string): string {
+  const configured = process.env.BENCH_PG_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const url = new URL(configured);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+function jwt(userId: number): string {
+  const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const now = Math.floor(Date.now() / 1000);
+  const head = b64({ alg: 'HS256', typ: 'JWT' });
+  const body = b64({ sub: String(userId), iat: now, exp: now + 3600, iss: 'tracker-pipeline', aud: 'tracker-pipeline-api', jti: randomUUID(), token_type: 'access' });
+  return `${head}.${body}.${createHmac('sha256', JWT_SECRET).update(`${head}.${body}`).digest('base64url')}`;
+}
+
+/** Trackers with a two-entry status history and a day of hourly location history each. */
+async function seed(url: string): Promise<{ adminId: number; firstTracker: number }> {
+  return withClient(url, async (c) => {
+    const admin = await c.query<{ id: number }>(
+      `INSERT INTO users (name, email, password_hash, roles, client_list) VALUES ('Load', 'load@example.com', $1, ARRAY['admin'], '{}') RETURNING id`,
+      [PASSWORD_HASH],
+    );
+    const run = await c.query<{ id: number }>(
+      `WITH cl AS (INSERT INTO clients (name) VALUES ('Load client') RETURNING id),
+            b AS (INSERT INTO brands (name, client_id) SELECT 'Load brand', id FROM cl RETURNING id)
+       INSERT INTO production_runs (description, brand_id, start_date) SELECT 'Load run', id, now() - interval '30 days' FROM b RETURNING id`,
+    );
+    const trackers = await c.query<{ first: number }>(
+      `WITH t AS (
+         INSERT INTO trackers (name, production_run_id, status, created_at, updated_at)
+         SELECT 'LOAD-' || g, $1, 'IN_TRANSIT', now() - interval '10 days', now() - interval '9 days' FROM generate_series(1, $2) g
+         RETURNING id)
+       SELECT min(id)::int AS first FROM t`,
+      [run.rows[0].id, TRACKERS],
+    );
+    const first = trackers.rows[0].first;
+    await c.query(
+      `INSERT INTO tracker_status_history (tracker_id, status, timestamp)
+       SELECT id, s.status, s.ts FROM trackers,
+         LATERAL (VALUES ('CREATED', now() - interval '10 days'), ('IN_TRANSIT', now() - interval '9 days')) AS s(status, ts)
+        WHERE production_run_id = $1`,
+      [run.rows[0].id],
+    );
+    await c.query(
+      `INSERT INTO location_reports (tracker_id, timestamp, latitude, longitude, confidence, eligible)
+       SELECT t.id, date_trunc('hour', now()) - make_interval(hours => h), 50 + t.id % 10, 8 + h / 100.0, 3, true
+         FROM trackers t, generate_series(1, 24) h WHERE t.production_run_id = $1`,
+      [run.rows[0].id],
+    );
+    await c.query(
+      `INSERT INTO location_history_hourly (tracker_id, bucket, report_id, reported_at, latitude, longitude, confidence)
+       SELECT tracker_id, date_trunc('hour', timestamp), id, timestamp, latitude, longitude, confidence FROM location_reports`,
+    );
+    await c.query(
+      `INSERT INTO location_history_daily (tracker_id, bucket, report_id, reported_at, latitude, longitude, confidence)
+       SELECT DISTINCT ON (tracker_id, date_trunc('day', timestamp)) tracker_id, date_trunc('day', timestamp), id, timestamp, latitude, longitude, confidence
+         FROM location_reports ORDER BY tracker_id, date_trunc('day', timestamp), timestamp DESC`,
+    );
+    await c.query('ANALYZE');
+    return { adminId: admin.rows[0].id, firstTracker: first };
+  });
+}
+
+function percentile(sorted: number[], q: number): number {
+  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+}
+
+async function main(): Promise<void> {
+  const adminUrl = serverUrl('postgres');
+  await withClient(adminUrl, async (c) => {
+    await c.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
+    await c.query(`CREATE DATABASE ${DB_NAME}`);
+  });
+  const url = serverUrl(DB_NAME);
+  const child = spawn(process.execPath, ['dist/src/main.js'], {
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      PORT: String(PORT),
+      DATABASE_URL: url,
+      JWT_SECRET,
+      SEED_DEMO_DATA: 'false',
+      ADMIN_EMAIL: 'first-admin@example.com',
+      ADMIN_PASSWORD: 'first-admin-password',
+      LOG_LEVEL: 'warn',
+      CACHE_PREFIX: `load-${randomUUID()}`,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const base = `http://127.0.0.1:${PORT}`;
+  try {
+    for (let i = 0; ; i++) {
+      if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
+      if (i > 600) throw new Error('service did not start');
+      if (await fetch(`${base}/metrics`).then((r) => r.ok).catch(() => false)) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const { adminId, firstTracker } = await seed(url);
+    const token = jwt(adminId);
+    const tracker = () => firstTracker + Math.floor(Math.random() * TRACKERS);
+    let n = 0;
+    let ingestSeq = 0;
+    const latencies: Record<Kind, number[]> = { list: [], detail: [], history: [], status_write: [], ingest: [] };
+    const statuses: Record<string, number> = {};
+    const request = (kind: Kind): RequestSpec => {
+      const json = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
+      switch (kind) {
+        case 'list':
+          return { method: 'GET', path: `/api/v1/trackers?limit=50&skip=${Math.floor(Math.random() * (TRACKERS - 50))}`, headers: json };
+        case 'detail':
+          return { method: 'GET', path: `/api/v1/trackers/${tracker()}`, headers: json };
+        case 'history':
+          return { method: 'GET', path: `/api/v1/trackers/${tracker()}/location-history`, headers: json };
+        case 'status_write':
+          return { method: 'POST', path: `/api/v1/trackers/${tracker()}/status`, headers: json, body: JSON.stringify({ status: 'IN_TRANSIT' }) };
+        case 'ingest': {
+          const id = tracker();
+          const start = Date.now() - 3_600_000;
+          const seq = ingestSeq++;
+          const reports = Array.from({ length: 10 }, (_, k) => ({
+            tracker_id: id,
+            timestamp: new Date(start + seq * 10 + k).toISOString(),
+            latitude: 50 + k / 1000,
+            longitude: 8.5,
+            confidence: k === 0 ? 1 : 3,
+          }));
+          return { method: 'POST', path: '/api/v1/locations/reports', headers: json, body: JSON.stringify({ reports }) };
+        }
+      }
+    };
+    // autocannon calls setupRequest then onResponse per request on one connection, in order.
+    const kindOf = new Map<unknown, { kind: Kind; started: number }>();
+    const spec = {
+      setupRequest: (_req: RequestSpec, context: Record<string, unknown>) => {
+        const kind = MIX[n++ % MIX.length];
+        kindOf.set(context, { kind, started: performance.now() });
+        return request(kind);
+      },
+      onResponse: (status: number, _body: string, context: Record<string, unknown>) => {
+        const entry = kindOf.get(context);
+        statuses[status] = (statuses[status] ?? 0) + 1;
+        if (entry) latencies[entry.kind].push(performance.now() - entry.started);
+      },
+    } as RequestSpec;
+
+    console.log(`load: ${SECONDS} s, ${CONNECTIONS} connections, ${TRACKERS} trackers, mix ${MIX.join(',')}; ${cpus().length} CPUs, load ${loadavg()[0].toFixed(2)}`);
+    const result = await autocannon({ url: base, connections: CONNECTIONS, duration: SECONDS, requests: [spec], timeout: 10 });
+    const scrape = await fetch(`${base}/metrics`).then((r) => r.text());
+    const refused = /^db_pool_refused_total\{reason="exhausted"\} (\d+)/m.exec(scrape)?.[1] ?? '0';
+
+    const rows = (Object.keys(latencies) as Kind[]).map((kind) => {
+      const sorted = latencies[kind].sort((a, b) => a - b);
+      return { kind, requests: sorted.length, p50_ms: Math.round(percentile(sorted, 0.5)), p99_ms: Math.round(percentile(sorted, 0.99)) };
+    });
+    console.table(rows);
+    const summary = {
+      seconds: SECONDS,
+      connections: CONNECTIONS,
+      requests: result.requests.total,
+      rps: Math.round(result.requests.average),
+      p50_ms: result.latency.p50,
+      p99_ms: result.latency.p99,
+      max_ms: result.latency.max,
+      statuses,
+      status_5xx: result['5xx'],
+      errors: result.errors,
+      timeouts: result.timeouts,
+      pool_refusals: Number(refused),
+    };
+    console.log(JSON.stringify(summary, null, 2));
+    if (result['5xx'] > 0 || result.errors > 0 || result.timeouts > 0) {
+      console.error('FAIL: 5xx responses or socket errors under load');
+      process.exitCode = 1;
+    }
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+    await withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`));
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
