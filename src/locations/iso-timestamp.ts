@@ -38,3 +38,35 @@ export function parseIsoTimestamp(value: unknown, options: { allowDateOnly?: boo
   }
   return Date.UTC(year, month - 1, day, hour, minute, second, millis) - offsetMinutes * 60_000;
 }
+
+const ZERO = 48;
+
+/**
+ * Fast path for the canonical form JavaScript itself produces (`2026-11-21T10:04:05.123Z`, what
+ * trackers normally send): read by character codes, no regex, and the caller can keep the string
+ * as it is. Returns null for anything else (use parseIsoTimestamp then).
+ */
+export function parseCanonicalUtc(value: string): number | null {
+  if (value.length !== 24 || value.charCodeAt(23) !== 90 /* Z */ || value.charCodeAt(19) !== 46 /* . */) return null;
+  if (value.charCodeAt(4) !== 45 || value.charCodeAt(7) !== 45 || value.charCodeAt(10) !== 84 || value.charCodeAt(13) !== 58 || value.charCodeAt(16) !== 58) {
+    return null;
+  }
+  let year = 0;
+  for (let i = 0; i < 4; i++) year = year * 10 + digit(value, i);
+  const month = digit(value, 5) * 10 + digit(value, 6);
+  const day = digit(value, 8) * 10 + digit(value, 9);
+  const hour = digit(value, 11) * 10 + digit(value, 12);
+  const minute = digit(value, 14) * 10 + digit(value, 15);
+  const second = digit(value, 17) * 10 + digit(value, 18);
+  const millis = digit(value, 20) * 100 + digit(value, 21) * 10 + digit(value, 22);
+  // digit() yields NaN for a non-digit, which fails every comparison below.
+  if (!(year >= MIN_YEAR && month >= 1 && month <= 12 && day >= 1 && hour <= 23 && minute <= 59 && second <= 59 && millis >= 0)) return null;
+  const leap = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  if (day > DAYS_IN_MONTH[month - 1] + (leap ? 1 : 0)) return null;
+  return Date.UTC(year, month - 1, day, hour, minute, second, millis);
+}
+
+function digit(value: string, index: number): number {
+  const code = value.charCodeAt(index) - ZERO;
+  return code >= 0 && code <= 9 ? code : NaN;
+}

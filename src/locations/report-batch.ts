@@ -1,5 +1,5 @@
 import { RequestValidationException } from '../common/errors/validation.exception.js';
-import { parseIsoTimestamp } from './iso-timestamp.js';
+import { parseCanonicalUtc, parseIsoTimestamp } from './iso-timestamp.js';
 
 /** Contract §5: a batch holds 1..10 000 reports. */
 export const MAX_REPORTS_PER_BATCH = 10_000;
@@ -99,7 +99,10 @@ export function parseReports(items: readonly unknown[], options: { now: number; 
       problems.push('tracker_id: must be omitted or equal the tracker in the path');
     }
 
-    const epochMs = parseIsoTimestamp(r.timestamp);
+    // Canonical UTC strings are passed on as sent; other forms are normalised below.
+    const rawTimestamp = r.timestamp;
+    const canonicalMs = typeof rawTimestamp === 'string' ? parseCanonicalUtc(rawTimestamp) : null;
+    const epochMs = canonicalMs ?? parseIsoTimestamp(rawTimestamp);
     if (epochMs === null) problems.push('timestamp: must be an ISO 8601 date-time (year 1970 or later)');
     else if (epochMs > latestAllowed) problems.push('timestamp: must not be more than 5 minutes in the future');
 
@@ -123,7 +126,7 @@ export function parseReports(items: readonly unknown[], options: { now: number; 
     }
     out.index.push(i);
     out.trackerId.push(trackerId as number);
-    out.timestamp.push(new Date(epochMs as number).toISOString());
+    out.timestamp.push(canonicalMs !== null ? (rawTimestamp as string) : new Date(epochMs as number).toISOString());
     out.latitude.push(latitude as number);
     out.longitude.push(longitude as number);
     out.confidence.push(confidence as number);

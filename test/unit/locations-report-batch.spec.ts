@@ -1,4 +1,4 @@
-import { parseIsoTimestamp } from '../../src/locations/iso-timestamp.js';
+import { parseCanonicalUtc, parseIsoTimestamp } from '../../src/locations/iso-timestamp.js';
 import { filterReason, inManufacturingRegion } from '../../src/locations/location-rules.js';
 import { nullableNumberArray, nullableTextArray } from '../../src/locations/pg-arrays.js';
 import { parseReports, reportItems } from '../../src/locations/report-batch.js';
@@ -28,6 +28,19 @@ describe('parseIsoTimestamp', () => {
   it('accepts a bare date only when asked, as midnight UTC', () => {
     expect(parseIsoTimestamp('2026-03-04', { allowDateOnly: true })).toBe(Date.UTC(2026, 2, 4));
     expect(parseIsoTimestamp(20260304)).toBeNull();
+  });
+});
+
+describe('parseCanonicalUtc (fast path)', () => {
+  it('agrees with the general parser on canonical strings and refuses everything else', () => {
+    for (const ms of [0, Date.UTC(2024, 1, 29, 23, 59, 59, 999), Date.UTC(2026, 10, 21, 10, 4, 5, 123)]) {
+      const iso = new Date(ms).toISOString();
+      expect(parseCanonicalUtc(iso)).toBe(ms);
+      expect(parseIsoTimestamp(iso)).toBe(ms);
+    }
+    for (const bad of ['2026-02-30T00:00:00.000Z', '2026-02-29T00:00:00.000Z', '2026-1a-01T00:00:00.000Z', '2026-01-01T24:00:00.000Z', '1969-12-31T23:59:59.999Z', '2026-01-01T00:00:00.000+', '2026-01-01T00:00:00Z', '2026-01-01 00:00:00.000Z']) {
+      expect(parseCanonicalUtc(bad)).toBeNull();
+    }
   });
 });
 
