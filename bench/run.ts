@@ -40,6 +40,7 @@ async function main(): Promise<void> {
     BENCH_ADMIN_USER_ID: String(db.data.adminUserId),
   }, options.profile ? ['--cpu-prof', '--cpu-prof-dir', 'data/bench-profiles'] : []);
   await new Promise((r) => setTimeout(r, 2000));
+  const idle = await app.memory();
   const ctx: BenchContext = {
     options,
     db,
@@ -47,7 +48,8 @@ async function main(): Promise<void> {
     auth: { authorization: `Bearer ${app.token}` },
     frameworkRps: new Map(),
     copyRowsPerSecond: null,
-    idleRss: await app.rss(),
+    idleRss: idle.rss,
+    idleHeap: idle.heapUsed,
     underLoadRss: 0,
   };
 

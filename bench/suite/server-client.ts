@@ -11,6 +11,8 @@ export interface ServerHandle {
   readyRss: number;
   /** Current RSS of the server process (bytes). */
   rss(): Promise<number>;
+  /** RSS and V8 heap in use of the server process (bytes). */
+  memory(): Promise<{ rss: number; heapUsed: number }>;
   /** Samples RSS every `everyMs` while `work` runs; answers the work's result and the peak. */
   sampleRss<T>(work: () => Promise<T>, everyMs?: number): Promise<{ result: T; peakRss: number }>;
   stop(): Promise<void>;
@@ -60,17 +62,20 @@ export async function startServer(
     });
   const ready = await next('ready');
   const ask = (message: RunnerMessage) => child.send(message);
-  const rss = async () => {
+  const memory = async () => {
     const answer = next('rss', 5000);
     ask({ type: 'rss' });
-    return (await answer).rss;
+    const { rss, heapUsed } = await answer;
+    return { rss, heapUsed };
   };
+  const rss = async () => (await memory()).rss;
   return {
     base: `http://127.0.0.1:${port}`,
     token: ready.token,
     startupMs: ready.startupMs,
     readyRss: ready.rss,
     rss,
+    memory,
     async sampleRss(work, everyMs = 100) {
       let peakRss = await rss();
       let running = true;
