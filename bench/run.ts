@@ -83,9 +83,11 @@ async function main(): Promise<void> {
   const dataset = `${db.data.trackerCount.toLocaleString('en')} trackers, ${db.data.rawReports.toLocaleString('en')} raw reports, analytics run ${d.analyticsRunTrackers.toLocaleString('en')} trackers, CSV run ${d.csvRunTrackers.toLocaleString('en')} trackers`;
   printTable(outcomes);
   writeJson('bench/results/latest.json', { startedAt, totalSeconds, command, options: { ...options, only: options.only ? [...options.only] : null }, machine, dataset, generatedSeconds: db.generatedSeconds, outcomes });
-  writeMarkdown('docs/performance.md', { options, machine, command, startedAt, totalSeconds, generatedSeconds: db.generatedSeconds, outcomes, dataset });
+  // A partial run (--only) must not replace the full figures in the docs.
+  if (options.only) log('partial run (--only): docs/performance.md left as it was');
+  else writeMarkdown('docs/performance.md', { options, machine, command, startedAt, totalSeconds, generatedSeconds: db.generatedSeconds, outcomes, dataset });
   if (options.profile) log('CPU profile of the service: data/bench-profiles/*.cpuprofile (open in Chrome DevTools)');
-  log(`done in ${totalSeconds.toFixed(0)} s — bench/results/latest.json, docs/performance.md`);
+  log(`done in ${totalSeconds.toFixed(0)} s`);
 }
 
 /** The environment that shaped the run, for the report (passwords in URLs are masked). */
