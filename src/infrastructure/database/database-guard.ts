@@ -18,6 +18,14 @@ interface GuardedPool extends pg.Pool {
   connect(callback: ConnectCallback): void;
 }
 
+/**
+ * Drops a client's socket at once. `end()` would first send Terminate and wait for the server,
+ * which never answers when it is the server that hangs.
+ */
+function destroySocket(client: pg.Client | pg.PoolClient): void {
+  (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+}
+
 /** An error the exception filter maps to 503 (its pg codes are in UNAVAILABLE_CODES). */
 function unavailable(message: string, code: string): Error {
   return Object.assign(new Error(message), { code });
@@ -104,7 +112,12 @@ export class DatabaseGuard implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async check(): Promise<void> {
     try {
-      this.probe ??= await this.connectProbe();
+      if (!this.probe) {
+        const probe = await this.connectProbe();
+        // The app may have closed while this connection was being made.
+        if (this.stopped) return destroySocket(probe);
+        this.probe = probe;
+      }
       await this.probe.query('SELECT 1');
       if (!this.available) {
         this.logger.warn(`database reachable again after ${Date.now() - (this.downSince ?? Date.now())} ms`);
@@ -120,7 +133,7 @@ export class DatabaseGuard implements OnApplicationBootstrap, OnModuleDestroy {
         this.downSince = Date.now();
       }
       // Connections in use wait on a server that does not answer: end them so their requests fail now.
-      for (const client of this.clients) (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+      for (const client of this.clients) destroySocket(client);
     }
   }
 
@@ -138,7 +151,7 @@ export class DatabaseGuard implements OnApplicationBootstrap, OnModuleDestroy {
       await client.connect();
     } catch (error) {
       // A client whose connect failed may still hold a half-open socket.
-      (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+      destroySocket(client);
       throw error;
     }
     return client;
@@ -147,6 +160,6 @@ export class DatabaseGuard implements OnApplicationBootstrap, OnModuleDestroy {
   private dropProbe(): void {
     const probe = this.probe;
     this.probe = null;
-    (probe as unknown as { connection?: { stream?: { destroy(): void } } } | null)?.connection?.stream?.destroy();
+    if (probe) destroySocket(probe);
   }
 }
