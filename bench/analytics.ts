@@ -13,7 +13,7 @@
  *    the service's peak RSS growth over its idle RSS (VmRSS sampled every 10 ms from /proc).
  *
  * Env: BENCH_PG_URL (admin URL, default postgres://postgres@127.0.0.1:5432/postgres), BENCH_PORT
- * (3919), BENCH_JSON_N (measured JSON requests, 30), REDIS_URL (optional). Drop the data with
+ * (3947), BENCH_JSON_N (measured JSON requests, 30), REDIS_URL (optional). Drop the data with
  * `DROP DATABASE tps_bench_analytics`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -26,7 +26,7 @@ import { aggregatesQuery, fullAnalyticsQuery, trackerRowsQuery } from '../src/an
 import { AccessScope } from '../src/common/auth/access-scope.js';
 
 const ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const PORT = Number(process.env.BENCH_PORT ?? 3919);
+const PORT = Number(process.env.BENCH_PORT ?? 3947);
 const JSON_TRACKERS = Number(process.env.BENCH_JSON_TRACKERS ?? 10_000);
 const CSV_TRACKERS = Number(process.env.BENCH_CSV_TRACKERS ?? 100_000);
 const JSON_N = Number(process.env.BENCH_JSON_N ?? 30);
@@ -146,6 +146,12 @@ async function main(): Promise<void> {
   const pgVersion = (await admin.query<{ server_version: string }>('SHOW server_version')).rows[0].server_version;
   await admin.end();
 
+  // Something already answering on the port would be measured instead of this service.
+  const occupied = await fetch(`http://127.0.0.1:${PORT}/openapi.json`).then(
+    () => true,
+    () => false,
+  );
+  if (occupied) throw new Error(`port ${PORT} is in use; set BENCH_PORT`);
   // The service compiled next to this file (dist/bench/analytics.js → dist/src/main.js).
   const child = spawn(process.execPath, [fileURLToPath(new URL('../src/main.js', import.meta.url))], {
     env: {

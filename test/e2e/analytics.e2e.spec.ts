@@ -269,6 +269,38 @@ describe('Production-run analytics (JSON)', () => {
     await t.http().get(`/api/v1/production-runs/${run.id}/analytics/delivery-performance`).set(admin.auth).expect(200, []);
   });
 
+  it('rounds percentages and durations to two decimals (1 of 3 completed → 33.33 %)', async () => {
+    const run = await t.factories.run();
+    const at = (d: string) => `2026-03-0${d}`;
+    // Delivered for 20 h = 0.8333… days; journey 1 d 1 h = 1.0416… days.
+    await t.factories.tracker({
+      runId: run.id,
+      createdAt: at('1T00:00:00Z'),
+      history: [
+        { status: 'CREATED', timestamp: at('1T00:00:00Z') },
+        { status: 'DELIVERED', timestamp: at('2T01:00:00Z') },
+        { status: 'IN_TRANSIT', timestamp: at('2T21:00:00Z') },
+        { status: 'DELIVERED', timestamp: at('3T00:00:00Z') },
+      ],
+    });
+    for (const name of ['a', 'b']) {
+      await t.factories.tracker({ runId: run.id, name, createdAt: at('1T00:00:00Z'), history: [{ status: 'IN_TRANSIT', timestamp: at('1T00:00:00Z') }] });
+    }
+    const res = await t.http().get(`/api/v1/production-runs/${run.id}/analytics`).query({ as_of: '2026-03-04T00:00:00Z' }).set(admin.auth).expect(200);
+    expect(res.body.tracker_analytics[0]).toMatchObject({
+      total_journey_duration_days: 1.04,
+      delivery_location_duration_days: 0.83,
+      delivery_location_duration_hours: 20,
+      current_status: 'DELIVERED',
+    });
+    expect(res.body.aggregate_metrics).toEqual({
+      total_trackers: 3,
+      completed_trackers: 1,
+      completion_rate_percent: 33.33,
+      average_delivery_location_duration_days: 0.83,
+    });
+  });
+
   describe('access', () => {
     const paths = ['', '/summary', '/delivery-performance', '/csv'];
 
