@@ -8,7 +8,15 @@ interface PgError {
 }
 
 /** Connection-level failures that mean "the database is unreachable", answered with 503. */
-const UNAVAILABLE_MESSAGES = [/timeout exceeded when trying to connect/i, /Connection terminated/i, /ECONNREFUSED/, /ECONNRESET/, /connect ETIMEDOUT/];
+const UNAVAILABLE_MESSAGES = [
+  /timeout exceeded when trying to connect/i,
+  /Connection terminated/i,
+  // pg, for a query on a client whose connection has already failed or closed.
+  /is not queryable/i,
+  /ECONNREFUSED/,
+  /ECONNRESET/,
+  /connect ETIMEDOUT/,
+];
 const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300', '08000', '08003', '08006', '08001', '08004', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT']);
 
 /**
