@@ -13,6 +13,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import pg from 'pg';
 
@@ -38,6 +39,34 @@ function jwt(userId: number): string {
   const body = b64({ sub: String(userId), iat: now, exp: now + 3600, iss: 'tracker-pipeline', aud: 'tracker-pipeline-api', jti: randomUUID(), token_type: 'access' });
   const sig = createHmac('sha256', JWT_SECRET).update(`${head}.${body}`).digest('base64url');
   return `${head}.${body}.${sig}`;
+}
+
+/** CPU milliseconds (user + system) a process has used so far; 0 when it is gone (Linux /proc, 100 Hz ticks). */
+function processCpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * CPU used by the service process and by the PostgreSQL backends serving it. The host may be
+ * busy with other work; CPU per report is what the pipeline itself costs, whatever the wall clock.
+ */
+class CpuMeter {
+  constructor(
+    private readonly db: pg.Client,
+    private readonly serverPid: number,
+  ) {}
+
+  async sample(): Promise<{ server: number; postgres: number }> {
+    const rows = await this.db.query<{ pid: number }>(
+      `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+    );
+    return { server: processCpuMs(this.serverPid), postgres: rows.rows.reduce((sum, r) => sum + processCpuMs(r.pid), 0) };
+  }
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -81,7 +110,8 @@ function makeBodies(batchSize: number, count: number, trackerIds: number[], seq:
   return bodies;
 }
 
-async function ingestScenario(token: string, batchSize: number, bodies: string[]) {
+async function ingestScenario(token: string, batchSize: number, bodies: string[], meter?: CpuMeter) {
+  const cpuBefore = await meter?.sample();
   const deadline = Date.now() + SECONDS * 1000;
   let nextBody = 0;
   let reports = 0;
@@ -106,7 +136,11 @@ async function ingestScenario(token: string, batchSize: number, bodies: string[]
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   const seconds = (performance.now() - started) / 1000;
+  const cpuAfter = await meter?.sample();
   latencies.sort((a, b) => a - b);
+  const perThousand = (before?: number, after?: number) => (before === undefined || after === undefined ? null : +(((after - before) * 1000) / reports).toFixed(2));
+  const serverMs = perThousand(cpuBefore?.server, cpuAfter?.server);
+  const postgresMs = perThousand(cpuBefore?.postgres, cpuAfter?.postgres);
   return {
     batch_size: batchSize,
     concurrency: CONCURRENCY,
@@ -118,23 +152,26 @@ async function ingestScenario(token: string, batchSize: number, bodies: string[]
     request_ms_p50: +percentile(latencies, 50).toFixed(1),
     request_ms_p99: +percentile(latencies, 99).toFixed(1),
     bodies_exhausted: nextBody >= bodies.length,
+    cpu_ms_per_1000_reports: { service: serverMs, postgres_backends: postgresMs },
+    // What two cores doing nothing else would sustain at this CPU cost (service + its PostgreSQL backends).
+    cpu_bound_reports_per_second_on_2_cores: serverMs !== null && postgresMs !== null ? Math.round((2 * 1_000_000) / (serverMs + postgresMs)) : null,
   };
 }
 
-async function historyScenario(token: string, trackerId: number, query: string, requests = 2000) {
-  const url = `${BASE}/trackers/${trackerId}/location-history${query}`;
+async function historyScenario(token: string, trackerId: number, query: string, requests = 2000, path = `/trackers/${trackerId}/location-history`) {
+  const url = `${BASE}${path}${query}`;
   const latencies: number[] = [];
   let total = 0;
   for (let i = 0; i < requests + 200; i++) {
     const t0 = performance.now();
     const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
     const json = (await res.json()) as { total: number };
-    if (res.status !== 200) throw new Error(`history answered ${res.status}`);
+    if (res.status !== 200) throw new Error(`${path} answered ${res.status}`);
     if (i >= 200) latencies.push(performance.now() - t0); // first 200 warm up
     total = json.total;
   }
   latencies.sort((a, b) => a - b);
-  return { query: query || '(default: auto, desc, limit 50)', total, requests, ms_p50: +percentile(latencies, 50).toFixed(2), ms_p99: +percentile(latencies, 99).toFixed(2) };
+  return { path, query: query || '(default)', total, requests, ms_p50: +percentile(latencies, 50).toFixed(2), ms_p99: +percentile(latencies, 99).toFixed(2) };
 }
 
 async function main(): Promise<void> {
@@ -178,17 +215,18 @@ async function main(): Promise<void> {
     const adminToken = jwt(admin_id);
 
     const results: Record<string, unknown> = {
-      machine: { cpus: cpus().length, cpu_model: cpus()[0]?.model, memory_gb: Math.round(totalmem() / 2 ** 30), postgres: pgVersion, node: process.version },
+      machine: { load_average_at_start: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '), cpus: cpus().length, cpu_model: cpus()[0]?.model, memory_gb: Math.round(totalmem() / 2 ** 30), postgres: pgVersion, node: process.version },
       settings: { seconds_per_scenario: SECONDS, concurrency: CONCURRENCY, service_log_level: process.env.BENCH_LOG_LEVEL ?? 'info', redis: Boolean(process.env.REDIS_URL) },
       ingest: [] as unknown[],
     };
+    const meter = new CpuMeter(db, child.pid as number);
     const seq = { next: 0 };
     // Warm-up (JIT, pool, plan caches), not measured.
     await ingestScenario(ingestToken, 1000, makeBodies(1000, 20, trackerIds, seq));
     for (const batchSize of [1000, 10_000]) {
       const expected = Math.ceil((120_000 * SECONDS) / batchSize); // enough for 120 000 reports/s
       const bodies = makeBodies(batchSize, expected, trackerIds, seq);
-      (results.ingest as unknown[]).push(await ingestScenario(ingestToken, batchSize, bodies));
+      (results.ingest as unknown[]).push(await ingestScenario(ingestToken, batchSize, bodies, meter));
     }
     const counts = await db.query(`SELECT (SELECT count(*) FROM location_reports)::int AS reports,
       (SELECT count(*) FROM location_history_hourly)::int AS hourly, (SELECT count(*) FROM location_history_daily)::int AS daily`);
@@ -217,6 +255,8 @@ async function main(): Promise<void> {
     const monthAgo = new Date(Date.now() - 30 * 86_400_000).toISOString();
     const weekAgo = new Date(Date.now() - 7 * 86_400_000).toISOString();
     results.history = [
+      // Baseline: the cheapest authenticated route (JWT check + user row), to separate the request pipeline from the history query.
+      await historyScenario(adminToken, historyTracker, '', 2000, '/users/me').catch((error: unknown) => ({ path: '/users/me', skipped: String(error) })),
       await historyScenario(adminToken, historyTracker, ''),
       await historyScenario(adminToken, historyTracker, '?granularity=hourly'),
       await historyScenario(adminToken, historyTracker, '?granularity=hourly&order=asc&limit=1000'),
