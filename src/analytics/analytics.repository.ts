@@ -104,9 +104,9 @@ const epochMs = (expr: string): string => `(date_part('epoch', ${expr}) * 1000)`
  * Per-tracker figures of contract §6 as CTEs ending in `tracker_metrics`.
  * Parameters: $1 run id, $2 as_of; scope parameters are appended.
  *
- * `entries` numbers nothing and sorts once: LEAD gives each entry the timestamp of the entry that
- * follows it (which closes its interval; none → as_of), and a running count of DELIVERED entries
- * marks the first one. Everything else is one GROUP BY per tracker — no per-tracker queries.
+ * `entries` sorts once per run: LEAD gives each entry the timestamp of the entry that follows it
+ * (which closes its interval; none → as_of). Everything else is one GROUP BY per tracker — no
+ * per-tracker queries.
  */
 function trackerMetricsCtes(scope: AccessScope, params: unknown[], withVisits: boolean): string {
   const visible = scope.clientFilter('pr.client_id', params);
@@ -125,11 +125,10 @@ function trackerMetricsCtes(scope: AccessScope, params: unknown[], withVisits: b
     ),
     entries AS (
       SELECT h.tracker_id, h.id, h.status, h.timestamp, h.storage_location_id, h.delivery_location_id,
-             LEAD(h.timestamp) OVER w AS next_at,
-             COUNT(*) FILTER (WHERE h.status = 'DELIVERED') OVER (w ROWS UNBOUNDED PRECEDING) AS delivered_seen
+             LEAD(h.timestamp) OVER w AS next_at
       FROM run_trackers rt
-      -- Per tracker through tracker_status_history_tracker_ts_idx: cost follows the run's size, not
-      -- the table's. OFFSET 0 keeps the planner from flattening this into a hash join over the
+      -- Per tracker through tracker_status_history_analytics_idx (index-only): cost follows the
+      -- run's size, not the table's. OFFSET 0 keeps the planner from flattening this into a hash join over the
       -- whole history table.
       CROSS JOIN LATERAL (
         SELECT h.* FROM tracker_status_history h
@@ -142,9 +141,10 @@ function trackerMetricsCtes(scope: AccessScope, params: unknown[], withVisits: b
       SELECT e.tracker_id,
              MIN(e.timestamp) AS first_at,
              MIN(e.status) FILTER (WHERE e.next_at IS NULL) AS current_status,
-             MIN(e.timestamp) FILTER (WHERE e.status = 'DELIVERED' AND e.delivered_seen = 1) AS delivered_at,
-             MIN(COALESCE(e.next_at, $2::timestamptz)) FILTER (WHERE e.status = 'DELIVERED' AND e.delivered_seen = 1) AS delivered_until,
-             MIN(e.delivery_location_id) FILTER (WHERE e.status = 'DELIVERED' AND e.delivered_seen = 1) AS delivered_location_id,
+             -- The first DELIVERED entry by (timestamp, id), as the smallest array
+             -- [delivered_at, id, end of its interval, delivery location or -1] (epoch seconds).
+             MIN(ARRAY[date_part('epoch', e.timestamp), e.id, date_part('epoch', COALESCE(e.next_at, $2::timestamptz)),
+                       COALESCE(e.delivery_location_id, -1)]) FILTER (WHERE e.status = 'DELIVERED') AS first_delivery,
              COUNT(*) FILTER (WHERE e.status = 'IN_STORAGE')::int AS visit_count,
              SUM(${secondsBetween('COALESCE(e.next_at, $2::timestamptz)', 'e.timestamp')}) FILTER (WHERE e.status = 'IN_STORAGE') AS storage_seconds
              ${visits}
@@ -157,10 +157,10 @@ function trackerMetricsCtes(scope: AccessScope, params: unknown[], withVisits: b
       SELECT rt.id AS tracker_id,
              rt.name AS tracker_name,
              COALESCE(p.current_status, 'CREATED') AS current_status,
-             GREATEST(0, ${secondsBetween('COALESCE(p.delivered_at, $2::timestamptz)', 'COALESCE(p.first_at, rt.created_at)')}) AS journey_seconds,
-             p.delivered_at IS NOT NULL AS delivered,
-             COALESCE(p.delivered_location_id, rt.delivery_location_id) AS delivery_location_id,
-             COALESCE(${secondsBetween('p.delivered_until', 'p.delivered_at')}, 0) AS delivery_seconds,
+             GREATEST(0, COALESCE(p.first_delivery[1], date_part('epoch', $2::timestamptz)) - date_part('epoch', COALESCE(p.first_at, rt.created_at))) AS journey_seconds,
+             p.first_delivery IS NOT NULL AS delivered,
+             COALESCE(NULLIF(p.first_delivery[4], -1)::int, rt.delivery_location_id) AS delivery_location_id,
+             COALESCE(p.first_delivery[3] - p.first_delivery[1], 0) AS delivery_seconds,
              COALESCE(p.visit_count, 0) AS visit_count,
              COALESCE(p.storage_seconds, 0)::float8 AS storage_seconds
              ${withVisits ? `, COALESCE(p.visits, '[]'::json) AS visits` : ''}
