@@ -63,6 +63,19 @@ describe('Locations: report ingestion and aggregation rules (contract §5)', () 
       expect(await daily(id)).toHaveLength(7);
     });
 
+    it('documents both routes and the history route in OpenAPI', async () => {
+      const doc = (await t.http().get('/openapi.json').expect(200)).body;
+      const batch = doc.paths['/api/v1/locations/reports'].post;
+      expect(batch.requestBody.content['application/json'].schema.$ref).toMatch(/LocationReportBatchDto$/);
+      expect(Object.keys(batch.responses)).toEqual(expect.arrayContaining(['200', '401', '403', '422']));
+      expect(doc.paths['/api/v1/trackers/{id}/locations'].post.requestBody.content['application/json'].schema.oneOf).toHaveLength(2);
+      const history = doc.paths['/api/v1/trackers/{id}/location-history'].get;
+      expect(history.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['id', 'skip', 'limit', 'start_date', 'end_date', 'granularity', 'order']));
+      expect(doc.components.schemas.IngestResultResponse.required).toEqual(
+        expect.arrayContaining(['accepted', 'duplicates', 'rejected', 'aggregated', 'filtered_low_confidence', 'filtered_manufacturing_region']),
+      );
+    });
+
     it('answers 422 for malformed JSON', async () => {
       const res = await t.http().post('/api/v1/locations/reports').set(ingest.auth).set('Content-Type', 'application/json').send('{"reports": [').expect(422);
       expect(res.body.detail).toMatch(/^Validation failed/);
