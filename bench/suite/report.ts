@@ -126,11 +126,10 @@ export function writeMarkdown(
     }
   }
   lines.push('');
-  if (skipped.length) {
-    lines.push('## Skipped or failed in this run', '');
-    for (const o of skipped) lines.push(`- **${o.name}** — ${o.status}: ${o.reason}`);
-    lines.push('');
-  }
+  lines.push('## Skipped or failed in this run', '');
+  if (skipped.length) for (const o of skipped) lines.push(`- **${o.name}** — ${o.status}: ${o.reason}`);
+  else lines.push('None: every scenario\'s route answered and was measured.');
+  lines.push('');
   lines.push(...NOTES, '');
   mkdirSync(path.replace(/\/[^/]+$/, ''), { recursive: true });
   writeFileSync(path, lines.join('\n'));

@@ -26,5 +26,5 @@ export function fmt(value: number, unit: string): string {
   return unit ? `${number} ${unit}` : number;
 }
 
-export const pct = (ratio: number) => `${(ratio * 100).toFixed(0)} %`;
+export const pct = (ratio: number) => `${(ratio * 100).toFixed(ratio < 0.1 ? 1 : 0)} %`;
 export const mb = (bytes: number) => bytes / 1024 / 1024;
