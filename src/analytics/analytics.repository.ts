@@ -128,8 +128,8 @@ function trackerMetricsCtes(scope: AccessScope, params: unknown[], withVisits: b
              LEAD(h.timestamp) OVER w AS next_at
       FROM run_trackers rt
       -- Per tracker through tracker_status_history_analytics_idx (index-only): cost follows the
-      -- run's size, not the table's. OFFSET 0 keeps the planner from flattening this into a hash join over the
-      -- whole history table.
+      -- run's size, not the table's. OFFSET 0 keeps the planner from flattening this into a hash
+      -- join over the whole history table.
       CROSS JOIN LATERAL (
         SELECT h.* FROM tracker_status_history h
         WHERE h.tracker_id = rt.id AND h.timestamp <= $2::timestamptz
