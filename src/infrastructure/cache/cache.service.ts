@@ -25,7 +25,9 @@ class CacheTimeout extends Error {}
 @Injectable()
 export class CacheService implements OnModuleDestroy {
   private readonly logger = new Logger(CacheService.name);
+  /** 0 while the store is trusted; after a failure, until when it is skipped (then half-open). */
   private breakerOpenUntil = 0;
+  private trialRunning = false;
   private readonly memoryCounters = new Map<string, { value: number; expiresAt: number }>();
   /** Running totals read by the metrics module: `get` hits and misses, and store failures (timeouts, errors). */
   readonly stats = { hits: 0, misses: 0, errors: 0 };
@@ -159,13 +161,24 @@ export class CacheService implements OnModuleDestroy {
 
   private async guard<T, F>(operation: () => Promise<T>, fallback: F): Promise<T | F> {
     if (this.redis && (Date.now() < this.breakerOpenUntil || !this.redis.isReady)) return fallback;
+    // Half-open after a failure: one operation tries the store while the others carry on without
+    // it, so a store that accepts but never answers costs one 250 ms wait per second, not one per request.
+    const trial = this.breakerOpenUntil > 0;
+    if (trial) {
+      if (this.trialRunning) return fallback;
+      this.trialRunning = true;
+    }
     try {
-      return await withTimeout(operation(), CACHE_OP_TIMEOUT_MS);
+      const result = await withTimeout(operation(), CACHE_OP_TIMEOUT_MS);
+      if (trial) this.breakerOpenUntil = 0;
+      return result;
     } catch (error) {
       this.breakerOpenUntil = Date.now() + BREAKER_OPEN_MS;
       this.stats.errors += 1;
       this.logger.warn(`cache store unavailable, continuing without it: ${(error as Error).message}`);
       return fallback;
+    } finally {
+      if (trial) this.trialRunning = false;
     }
   }
 
