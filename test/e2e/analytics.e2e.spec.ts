@@ -373,6 +373,26 @@ describe('Production-run analytics (JSON)', () => {
       expect(fresh.body.tracker_analytics[0]).toMatchObject({ current_status: 'DELIVERED', delivery_location_duration_days: 6 });
     });
 
+    it('is invalidated by a status entry added through the trackers API', async () => {
+      const run = await t.factories.run();
+      const tracker = await t.factories.tracker({
+        runId: run.id,
+        createdAt: '2026-03-01T00:00:00Z',
+        history: [{ status: 'IN_TRANSIT', timestamp: '2026-03-01T00:00:00Z' }],
+      });
+      const delivery = await t.factories.deliveryLocation();
+      const url = `/api/v1/production-runs/${run.id}/analytics/summary`;
+      const before = await t.http().get(url).query({ as_of: AS_OF }).set(admin.auth).expect(200);
+      expect(before.body.completed_trackers).toBe(0);
+      await t.http()
+        .post(`/api/v1/trackers/${tracker.id}/status`)
+        .set(admin.auth)
+        .send({ status: 'DELIVERED', timestamp: '2026-03-05T00:00:00Z', delivery_location_id: delivery.id })
+        .expect(201);
+      const after = await t.http().get(url).query({ as_of: AS_OF }).set(admin.auth).expect(200);
+      expect(after.body).toMatchObject({ completed_trackers: 1, completion_rate_percent: 100, average_delivery_location_duration_days: 6 });
+    });
+
     it('checks visibility on every request, even when the result is cached', async () => {
       const client = await t.factories.client();
       const user = await t.factories.user({ clients: [client.id] });
