@@ -131,6 +131,20 @@ describe('Reliability: PostgreSQL behind a fault proxy', () => {
     console.log(`[reliability] PostgreSQL black-holed: all 503 within ${timeTo503} ms, next request refused in ${refusedMs} ms, recovered ${recoveryMs} ms after it returned`);
   });
 
+  it('a killed liveness connection is not mistaken for a dead database', async () => {
+    const guard = t.app.get(DatabaseGuard);
+    const refusedBefore = guard.refused.unavailable;
+    const killed = await direct.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'tracker-pipeline-liveness'`,
+      [database],
+    );
+    expect(killed.rowCount).toBe(1);
+    const outcomes = await trafficUntil(4, mixed, () => sleep(2500));
+    for (const o of outcomes) expect([200, 201]).toContain(o.status);
+    expect(guard.isAvailable).toBe(true);
+    expect(guard.refused.unavailable).toBe(refusedBefore);
+  });
+
   it('slow database (300 ms each way) is not mistaken for a dead one', async () => {
     await proxy.delay(300);
     const outcomes = await Promise.all(Array.from({ length: 4 }, (_, i) => mixed(i)));

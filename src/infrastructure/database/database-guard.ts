@@ -111,30 +111,51 @@ export class DatabaseGuard implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private async check(): Promise<void> {
+    let failure: Error | null = null;
     try {
-      if (!this.probe) {
-        const probe = await this.connectProbe();
-        // The app may have closed while this connection was being made.
-        if (this.stopped) return destroySocket(probe);
-        this.probe = probe;
+      await this.ping();
+    } catch (error) {
+      failure = error as Error;
+      this.dropProbe();
+      // A probe connection that was closed (server restart of one backend, idle timeout of a
+      // proxy) says little about the database: ask again on a fresh one. A silent one (timeout)
+      // is the failure itself, and asking again would only double the time to detect it.
+      if (!this.stopped && !/timeout/i.test(failure.message)) {
+        try {
+          await this.ping();
+          failure = null;
+        } catch (retryError) {
+          failure = retryError as Error;
+          this.dropProbe();
+        }
       }
-      await this.probe.query('SELECT 1');
+    }
+    if (this.stopped) return;
+    if (!failure) {
       if (!this.available) {
         this.logger.warn(`database reachable again after ${Date.now() - (this.downSince ?? Date.now())} ms`);
         this.available = true;
         this.downSince = null;
       }
-    } catch (error) {
-      this.dropProbe();
-      if (this.stopped) return;
-      if (this.available) {
-        this.logger.error(`database unreachable, failing requests fast: ${(error as Error).message}`);
-        this.available = false;
-        this.downSince = Date.now();
-      }
-      // Connections in use wait on a server that does not answer: end them so their requests fail now.
-      for (const client of this.clients) destroySocket(client);
+      return;
     }
+    if (this.available) {
+      this.logger.error(`database unreachable, failing requests fast: ${failure.message}`);
+      this.available = false;
+      this.downSince = Date.now();
+    }
+    // Connections in use wait on a server that does not answer: end them so their requests fail now.
+    for (const client of this.clients) destroySocket(client);
+  }
+
+  private async ping(): Promise<void> {
+    if (!this.probe) {
+      const probe = await this.connectProbe();
+      // The app may have closed while this connection was being made.
+      if (this.stopped) return destroySocket(probe);
+      this.probe = probe;
+    }
+    await this.probe.query('SELECT 1');
   }
 
   private async connectProbe(): Promise<pg.Client> {
