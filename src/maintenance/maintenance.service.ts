@@ -32,6 +32,7 @@ export class MaintenanceService implements OnApplicationBootstrap, OnModuleDestr
   private readonly logger = new Logger(MaintenanceService.name);
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<MaintenanceRun> | null = null;
+  private stopping = false;
 
   constructor(
     private readonly db: DataSource,
@@ -47,8 +48,9 @@ export class MaintenanceService implements OnApplicationBootstrap, OnModuleDestr
   onModuleDestroy(): Promise<unknown> | void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    // Let a run in progress finish its current statement rather than cutting it mid-batch.
-    return this.running ?? undefined;
+    // A run in progress stops after its current batch (shutdown must fit in 10 s) and is awaited.
+    this.stopping = true;
+    return this.running?.catch(() => undefined);
   }
 
   /**
@@ -84,7 +86,7 @@ export class MaintenanceService implements OnApplicationBootstrap, OnModuleDestr
         let reportsDeleted = 0;
         let batches = 0;
         const days = this.config.rawRetentionDays;
-        while (days > 0 && batches < MAX_BATCHES_PER_RUN) {
+        while (days > 0 && batches < MAX_BATCHES_PER_RUN && !this.stopping) {
           const deleted = await this.repository.deleteReportsOlderThan(runner, days, batchSize);
           batches += 1;
           reportsDeleted += deleted;
