@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { createSecretKey } from 'node:crypto';
 import { APP_GUARD } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
@@ -24,7 +25,8 @@ import { TokenService } from './token.service.js';
     JwtModule.registerAsync({
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => ({
-        secret: config.jwtSecret,
+        // KeyObject: see JwtStrategy (a string secret is re-parsed as a PEM key on every call).
+        secret: createSecretKey(Buffer.from(config.jwtSecret as string)) as unknown as string,
         signOptions: { algorithm: 'HS256' },
         verifyOptions: { algorithms: ['HS256'] },
       }),
