@@ -1,4 +1,14 @@
-import sharp from 'sharp';
+import type SharpFactory from 'sharp';
+
+/**
+ * sharp (libvips, ~28 MB resident) is loaded on the first upload, not at boot: most instances
+ * never decode an image, and idle memory is a goal of its own.
+ */
+let sharpModule: Promise<typeof SharpFactory> | undefined;
+function loadSharp(): Promise<typeof SharpFactory> {
+  sharpModule ??= import('sharp').then((m) => m.default);
+  return sharpModule;
+}
 import { acceptedMimeType, MAX_IMAGE_PIXELS, type ImageMimeType } from './image-types.js';
 import { inspectSvg } from './svg-inspector.js';
 
@@ -38,6 +48,7 @@ async function inspectRaster(bytes: Buffer, type: RasterType): Promise<{ width: 
   // The signature gate keeps other libvips loaders (SVG, PDF, TIFF, HEIF…) away from user bytes.
   if (!SIGNATURES[type](bytes)) return null;
   const options = { limitInputPixels: MAX_IMAGE_PIXELS, failOn: 'error' as const, sequentialRead: true };
+  const sharp = await loadSharp(); // outside the try: a broken install is a 500, not a "bad image"
   try {
     const metadata = await sharp(bytes, options).metadata();
     if (metadata.format !== SHARP_FORMATS[type] || !metadata.width || !metadata.height) return null;
