@@ -1,6 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { AccessScope } from '../common/auth/access-scope.js';
+import type { AppConfig } from '../common/config/app-config.js';
+import { APP_CONFIG } from '../common/config/config.module.js';
 import { LocationsRepository } from './locations.repository.js';
 
 export interface RebuildProgress {
@@ -22,15 +24,22 @@ export class LocationRebuildService {
   constructor(
     private readonly db: DataSource,
     private readonly repository: LocationsRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** Returns the number of trackers rebuilt (0 when `trackerId` is unknown). */
-  async rebuild(scope: AccessScope, options: { trackerId?: number; progress?: RebuildProgress } = {}): Promise<number> {
+  /**
+   * Returns the number of trackers rebuilt (0 when `trackerId` is unknown).
+   * With raw retention on (RAW_RETENTION_DAYS > 0) raw reports of old buckets may be gone while their
+   * aggregates are the only history left: those rows are kept (`keepPrunedWinners`, default: whether
+   * retention is on); everything that still has its raw report is recomputed.
+   */
+  async rebuild(scope: AccessScope, options: { trackerId?: number; progress?: RebuildProgress; keepPrunedWinners?: boolean } = {}): Promise<number> {
+    const keepPrunedWinners = options.keepPrunedWinners ?? this.config.rawRetentionDays > 0;
     const ids = await this.repository.trackerIdsForRebuild(scope, options.trackerId);
     options.progress?.start?.(ids.length);
     for (let from = 0; from < ids.length; from += TRACKERS_PER_BATCH) {
       const batch = ids.slice(from, from + TRACKERS_PER_BATCH);
-      await this.db.transaction((m) => this.repository.rebuildTrackers(scope, m, batch));
+      await this.db.transaction((m) => this.repository.rebuildTrackers(scope, m, batch, keepPrunedWinners));
       options.progress?.advance?.(Math.min(from + TRACKERS_PER_BATCH, ids.length));
     }
     return ids.length;

@@ -211,12 +211,13 @@ export class LocationsRepository {
 
   /**
    * Recomputes eligibility and both aggregates of some trackers from their raw reports, inside the
-   * caller's transaction. Locking the tracker rows first (FOR UPDATE conflicts with the FOR KEY SHARE
+   * caller's transaction. `keepPrunedWinners` (raw retention on): rows whose report no longer exists
+   * are kept rather than recomputed from what retention left. Locking the tracker rows first (FOR UPDATE conflicts with the FOR KEY SHARE
    * that every ingest statement takes on its trackers) makes in-flight ingestion for these trackers
    * finish before, or wait until after, the rebuild — so no report slips between the delete and the
    * re-insert. Locks are taken in id order, as ingestion takes them.
    */
-  async rebuildTrackers(scope: AccessScope, m: EntityManager, trackerIds: readonly number[]): Promise<void> {
+  async rebuildTrackers(scope: AccessScope, m: EntityManager, trackerIds: readonly number[], keepPrunedWinners: boolean): Promise<void> {
     const params: unknown[] = [numberArray(trackerIds)];
     const trackerScope = scope.trackerFilter('t.id', params);
     await m.query(`SELECT t.id FROM trackers t WHERE t.id = ANY($1::int[]) AND ${trackerScope} ORDER BY t.id FOR UPDATE OF t`, params);
@@ -227,7 +228,10 @@ export class LocationsRepository {
       ['location_history_hourly', 'hour'],
       ['location_history_daily', 'day'],
     ] as const) {
-      await m.query(`DELETE FROM ${table} WHERE tracker_id = ANY($1::int[])`, ids);
+      // With raw retention on, a row whose winning report was pruned is the only record left of its
+      // bucket: it stays, and the upsert below replaces it only with a newer report.
+      const prunedGuard = keepPrunedWinners ? 'AND EXISTS (SELECT 1 FROM location_reports r WHERE r.id = h.report_id)' : '';
+      await m.query(`DELETE FROM ${table} h WHERE h.tracker_id = ANY($1::int[]) ${prunedGuard}`, ids);
       await m.query(aggregateUpsert(table, unit, 'location_reports r WHERE r.tracker_id = ANY($1::int[]) AND r.eligible'), ids);
     }
   }

@@ -80,6 +80,26 @@ describe('Locations: rebuild from raw and demo reports', () => {
     for (const row of await rawReports(t.db, trackers)) expect(row.eligible).toBe(filterReason(row) === null);
   });
 
+  it('with raw retention on, rows whose report was pruned are kept; the rest is recomputed', async () => {
+    const id = (await t.factories.tracker()).id;
+    await postReports(t, ingest, [
+      report(id, '2026-05-01T10:10:00Z', { latitude: 1 }),
+      report(id, '2026-05-01T10:50:00Z', { latitude: 2 }),
+      report(id, '2026-05-02T08:00:00Z', { latitude: 3 }),
+    ]).expect(200);
+    const before = await aggregateTables(t.db, [id]);
+    // Retention pruned the winner of 2026-05-01 10:00 (and of that day); a damaged row still has its report.
+    await t.db.query(`DELETE FROM location_reports WHERE tracker_id = $1 AND latitude = 2`, [id]);
+    await t.db.query(`UPDATE location_history_hourly SET latitude = 0 WHERE tracker_id = $1 AND bucket = '2026-05-02T08:00:00Z'`, [id]);
+    await t.app.get(LocationRebuildService).rebuild(AccessScope.admin(), { trackerId: id, keepPrunedWinners: true });
+    expect(await aggregateTables(t.db, [id])).toEqual(before);
+    // Without the guard (retention off) the rebuild follows the raw table exactly.
+    await rebuild(id);
+    const after = await aggregateTables(t.db, [id]);
+    expect(after).toEqual(referenceAggregates(await rawReports(t.db, [id])));
+    expect(after.hourly.map((r) => r.latitude)).toEqual([1, 3]);
+  });
+
   it('rebuild of an unknown tracker touches nothing; the CLI command validates --tracker', async () => {
     expect(await rebuild(999_999)).toBe(0);
     await expect(locationsRebuildCommand.run(t.app, { tracker: 'abc' })).rejects.toThrow('--tracker must be a positive integer');
