@@ -133,7 +133,7 @@ function percentiles(values: number[]): { p50: number; p95: number; min: number 
 
 /** Server-side execution time, with the service's session settings (jit off, work_mem). */
 async function explainMs(db: pg.Client, query: { sql: string; params: unknown[] }): Promise<number> {
-  await db.query(`SET jit = off; SET work_mem = '64MB'`);
+  await db.query(`SET jit = off; SET work_mem = '32MB'`);
   const { rows } = await db.query<{ 'QUERY PLAN': [{ 'Execution Time': number }] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${query.sql}`, query.params);
   return Math.round(rows[0]['QUERY PLAN'][0]['Execution Time'] * 10) / 10;
 }

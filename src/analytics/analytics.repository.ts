@@ -72,10 +72,11 @@ export interface FullAnalyticsRow extends AggregatesRow {
 
 /**
  * Transaction-local settings of every analytics statement. JIT compilation costs more (≈ 150 ms
- * measured) than it saves on these statements; the window sort of a large run fits in 64 MB
- * instead of spilling to disk. See bench/analytics.ts.
+ * measured) than it saves on these statements; the window sort of a large run fits in 32 MB
+ * instead of spilling to disk (a 10 000-tracker run needs ≈ 6 MB; bigger runs spill, which only
+ * slows them). See bench/analytics.ts.
  */
-const ANALYTICS_SESSION_SETTINGS = `SET LOCAL jit = off; SET LOCAL work_mem = '64MB'`;
+const ANALYTICS_SESSION_SETTINGS = `SET LOCAL jit = off; SET LOCAL work_mem = '32MB'`;
 
 /** A consistent read of one run for a streamed export; `close()` must always be called. */
 export interface AnalyticsExport {
