@@ -53,10 +53,11 @@ export class LocationIngestionService {
     for (let i = 0; i < reports.index.length; i++) {
       if (!known.has(reports.trackerId[i])) unknownTracker.push({ index: reports.index[i], detail: UNKNOWN_TRACKER_DETAIL });
     }
-    const stored = reports.index.length - unknownTracker.length;
+    // Valid reports of known trackers are either newly stored or duplicates.
+    const storable = reports.index.length - unknownTracker.length;
     return {
       accepted: outcome.accepted,
-      duplicates: stored - outcome.accepted,
+      duplicates: storable - outcome.accepted,
       rejected: mergeByIndex(reports.rejected, unknownTracker),
       aggregated: outcome.aggregated,
       filtered_low_confidence: outcome.filteredLowConfidence,
