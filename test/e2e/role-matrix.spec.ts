@@ -201,6 +201,45 @@ describe('Role matrix (contract §1)', () => {
     await t.http().get(`/api/v1/images/${upload.body.id}`).set(callers.user.auth).expect(200);
   });
 
+  it('a refused write changes nothing: no row a denied role tried to create exists', async () => {
+    // Runs after the table (declaration order): its creates name their rows after the caller, so only
+    // allowed callers' names may exist.
+    const [made] = await t.db.query<Record<string, string[] | null>[]>(
+      `SELECT (SELECT array_agg(name ORDER BY name) FROM clients WHERE name LIKE 'matrix-client-%') AS clients,
+              (SELECT array_agg(name ORDER BY name) FROM brands WHERE name LIKE 'matrix-brand-%') AS brands,
+              (SELECT array_agg(description ORDER BY description) FROM production_runs WHERE description LIKE 'matrix-run-%') AS runs,
+              (SELECT array_agg(name ORDER BY name) FROM storage_locations WHERE name LIKE 'matrix-storage-%') AS storage,
+              (SELECT array_agg(name ORDER BY name) FROM delivery_locations WHERE name LIKE 'matrix-delivery-%') AS delivery,
+              (SELECT array_agg(email ORDER BY email) FROM users WHERE email LIKE 'matrix-%') AS users,
+              (SELECT array_agg(name ORDER BY name) FROM trackers WHERE name LIKE 'matrix-%') AS trackers`,
+    );
+    expect(made).toEqual({
+      clients: ['matrix-client-admin', 'matrix-client-renamed'],
+      brands: ['matrix-brand-admin', 'matrix-brand-renamed'],
+      runs: ['matrix-run-admin'],
+      storage: ['matrix-storage-admin'],
+      delivery: ['matrix-delivery-admin'],
+      users: ['matrix-admin@example.com'],
+      trackers: ['matrix-admin', 'matrix-import-admin', 'matrix-import-user', 'matrix-user'],
+    });
+  });
+
+  it('the API description is public, and documents bearer auth, 401 and 403 on every protected route', async () => {
+    await t.http().get('/docs').expect(200);
+    const doc = (await t.http().get('/openapi.json').expect(200)).body as {
+      paths: Record<string, Record<string, { security?: Record<string, unknown>[]; responses: Record<string, unknown> }>>;
+    };
+    const undocumented = ROWS.filter((row) => row.allowed !== 'public').flatMap((row) => {
+      const op = doc.paths[row.path]?.[row.method];
+      const missing = [
+        ...(op?.security?.some((requirement) => 'bearer' in requirement) ? [] : ['bearer']),
+        ...['401', '403'].filter((status) => !op?.responses[status]),
+      ];
+      return missing.length ? [`${rowName(row)}: ${missing.join(', ')}`] : [];
+    });
+    expect(undocumented).toEqual([]);
+  });
+
   it('has a row for every documented route, and no row for a route that does not exist', async () => {
     const doc = (await t.http().get('/openapi.json').expect(200)).body as { paths: Record<string, Record<string, unknown>> };
     const documentedPaths = Object.keys(doc.paths);
