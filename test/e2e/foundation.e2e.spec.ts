@@ -76,3 +76,21 @@ describe('Foundation: errors never leak internals', () => {
     expect(res.body.errors).toEqual([{ field: 'body', message: 'malformed JSON' }]);
   });
 });
+
+describe('Foundation: OpenAPI document', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('lists each security requirement once per operation', async () => {
+    const doc = await t.http().get('/openapi.json').expect(200);
+    for (const [path, item] of Object.entries(doc.body.paths as Record<string, Record<string, { security?: unknown[] }>>)) {
+      for (const [method, op] of Object.entries(item)) {
+        const entries = (op.security ?? []).map((e) => JSON.stringify(e));
+        expect({ route: `${method} ${path}`, entries }).toEqual({ route: `${method} ${path}`, entries: [...new Set(entries)] });
+      }
+    }
+  });
+});
