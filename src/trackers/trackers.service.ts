@@ -5,6 +5,7 @@ import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
 import { RequestValidationException } from '../common/errors/validation.exception.js';
 import { toPage, type Page } from '../common/http/pagination.js';
+import { analyticsRunCacheArea } from '../analytics/analytics-cache.js';
 import { CacheService } from '../infrastructure/cache/cache.service.js';
 import { TRACKER_STATES, type TrackerStatus } from './entities/tracker-status.js';
 import { isTooFarInFuture } from './dto/iso-date-time.js';
@@ -26,7 +27,6 @@ export type CacheOutcome = 'HIT' | 'MISS';
 /** Cache area of tracker lists and counts; every tracker write bumps it (contract §4). */
 export const TRACKERS_CACHE_AREA = 'trackers';
 /** Cache area of one run's analytics (read by the analytics module). */
-export const analyticsRunArea = (runId: number) => `analytics:run:${runId}`;
 
 export const trackerNotFound = () => new NotFoundException({ detail: 'Tracker not found' });
 export const runNotFound = () => new NotFoundException({ detail: 'Production run not found' });
@@ -276,7 +276,7 @@ export class TrackersService {
 
   /** Invalidates tracker lists/counts and the analytics of the affected runs, on every instance. */
   async invalidate(runIds: number[]): Promise<void> {
-    await this.cache.bump(TRACKERS_CACHE_AREA, ...[...new Set(runIds)].map(analyticsRunArea));
+    await this.cache.bump(TRACKERS_CACHE_AREA, ...[...new Set(runIds)].map(analyticsRunCacheArea));
   }
 
   private async requireLocations(sql: Sql, storageLocationId: number | null, deliveryLocationId: number | null): Promise<void> {
