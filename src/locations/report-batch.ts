@@ -1,5 +1,5 @@
 import { RequestValidationException } from '../common/errors/validation.exception.js';
-import { parseCanonicalUtc, parseIsoTimestamp } from './iso-timestamp.js';
+import { parseCanonicalUtc, parseIsoTimestamp } from '../common/http/iso-timestamp.js';
 
 /** Contract §5: a batch holds 1..10 000 reports. */
 export const MAX_REPORTS_PER_BATCH = 10_000;

@@ -8,7 +8,7 @@ import { toPage, type Page } from '../common/http/pagination.js';
 import { analyticsRunCacheArea } from '../analytics/analytics-cache.js';
 import { CacheService } from '../infrastructure/cache/cache.service.js';
 import { TRACKER_STATES, type TrackerStatus } from './entities/tracker-status.js';
-import { isTooFarInFuture } from './dto/iso-date-time.js';
+import { isTooFarInFuture } from '../common/http/iso-timestamp.js';
 import type { DeliveryLocationTrackersQuery, ListTrackersQuery, LocationTrackersQuery } from './dto/list-trackers.query.js';
 import type { CreateStatusEntryDto, CreateTrackerDto, UpdateTrackerDto } from './dto/tracker.dto.js';
 import {

@@ -3,7 +3,7 @@ import { QueryFailedError } from 'typeorm';
 import { analyticsCsvFileName } from '../../src/analytics/analytics-csv.js';
 import { JOURNEY_COMPLETION_PERCENT } from '../../src/analytics/analytics.mapper.js';
 import { toAnalyticsError } from '../../src/analytics/analytics.service.js';
-import { parseIsoDateTime } from '../../src/analytics/dto/iso-date-time.js';
+import { parseIsoDateTime } from '../../src/common/http/iso-timestamp.js';
 
 describe('analytics pure logic', () => {
   it('uses the fixed completion values of interface.md', () => {

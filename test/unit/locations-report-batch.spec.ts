@@ -1,4 +1,4 @@
-import { parseCanonicalUtc, parseIsoTimestamp } from '../../src/locations/iso-timestamp.js';
+import { parseCanonicalUtc, parseIsoTimestamp } from '../../src/common/http/iso-timestamp.js';
 import { filterReason, inManufacturingRegion } from '../../src/locations/location-rules.js';
 import { nullableNumberArray, nullableTextArray } from '../../src/locations/pg-arrays.js';
 import { parseReports, reportItems } from '../../src/locations/report-batch.js';

@@ -1,4 +1,4 @@
-import { isTooFarInFuture, parseIsoDateTime } from '../../src/trackers/dto/iso-date-time.js';
+import { isTooFarInFuture, parseIsoDateTime } from '../../src/common/http/iso-timestamp.js';
 
 describe('tracker timestamps', () => {
   it.each([

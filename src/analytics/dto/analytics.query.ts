@@ -1,9 +1,9 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsDate, IsIn, IsOptional } from 'class-validator';
+import { IsBoolean, IsIn, IsOptional } from 'class-validator';
 import { CSV_DATE_FORMATS, type CsvDateFormat } from '../../common/csv/csv.js';
 import { QueryBoolean } from '../../common/http/query-transforms.js';
-import { QueryDateTime } from './iso-date-time.js';
+import { IsoDateTime } from '../../common/http/iso-date-time.decorator.js';
 
 /** Query of every analytics endpoint (contract §6). */
 export class AnalyticsQuery {
@@ -16,8 +16,7 @@ export class AnalyticsQuery {
     example: '2026-03-01T14:05:00Z',
   })
   @IsOptional()
-  @QueryDateTime()
-  @IsDate({ message: 'must be an ISO 8601 date-time' })
+  @IsoDateTime()
   as_of?: Date;
 }
 

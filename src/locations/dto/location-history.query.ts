@@ -2,7 +2,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsDate, IsIn, IsOptional } from 'class-validator';
 import { PaginationQuery } from '../../common/http/pagination.js';
-import { parseIsoTimestamp } from '../iso-timestamp.js';
+import { parseIsoTimestamp } from '../../common/http/iso-timestamp.js';
 import type { HistoryGranularity } from '../locations.repository.js';
 
 /** ISO 8601 date or date-time (UTC when no offset) → Date; anything else stays a string for @IsDate to reject. */

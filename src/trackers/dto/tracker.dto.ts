@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Length, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 import { TRACKER_STATES, type TrackerStatus } from '../entities/tracker-status.js';
-import { IsoDateTime } from './iso-date-time.js';
+import { IsoDateTime } from '../../common/http/iso-date-time.decorator.js';
 
 const MAX_INT4 = 2_147_483_647;
 const trim = () => Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));

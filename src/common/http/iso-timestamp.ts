@@ -4,13 +4,28 @@
  * and silently rolls invalid dates over (2026-02-30 → 2026-03-02); PostgreSQL would reject those,
  * so they must be caught here. Fractions beyond milliseconds are truncated (the wire precision).
  */
+// A space in place of the offset sign is read as `+`: an unencoded `+` in a query string arrives
+// as a space, and `…T14:05:00 01:00` has no other sensible meaning.
 const ISO_DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?)?$/;
+  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:([Zz])|([+\- ])(\d{2})(?::?(\d{2}))?)?)?$/;
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /** Earliest accepted instant: timestamps before the Unix epoch are treated as bad values. */
 export const MIN_YEAR = 1970;
+
+/** Date-times may be back-dated freely but not lie in the future by more than this (contracts §4, §5). */
+export const FUTURE_TOLERANCE_MS = 5 * 60 * 1000;
+
+export function isTooFarInFuture(date: Date | number, now = Date.now()): boolean {
+  return (typeof date === 'number' ? date : date.getTime()) > now + FUTURE_TOLERANCE_MS;
+}
+
+/** The one ISO 8601 parser of the service, as a Date (null when invalid; a bare date is midnight UTC). */
+export function parseIsoDateTime(value: string): Date | null {
+  const millis = parseIsoTimestamp(value.trim(), { allowDateOnly: true });
+  return millis === null ? null : new Date(millis);
+}
 
 export function parseIsoTimestamp(value: unknown, options: { allowDateOnly?: boolean } = {}): number | null {
   if (typeof value !== 'string' || value.length > 64) return null;
