@@ -70,6 +70,8 @@ export class DatabaseGuard implements OnApplicationBootstrap, OnModuleDestroy {
 
   onApplicationBootstrap(): void {
     const pool = (this.dataSource.driver as unknown as { master: GuardedPool }).master;
+    // Connections opened before this hook (migrations at boot) are in pg-pool's private list.
+    for (const client of (pool as unknown as { _clients?: pg.Client[] })._clients ?? []) this.clients.add(client);
     pool.on('connect', (client) => this.clients.add(client as unknown as pg.Client));
     pool.on('remove', (client) => this.clients.delete(client as unknown as pg.Client));
     const connect = pool.connect.bind(pool) as (callback?: ConnectCallback) => Promise<pg.PoolClient> | void;
