@@ -98,20 +98,27 @@ export class TrackersRepository {
   }
 
   async list(scope: AccessScope, filter: TrackerFilter, page: TrackerPageRequest): Promise<{ rows: TrackerRow[]; total: number }> {
-    const countParams: unknown[] = [];
-    const countSql = `SELECT count(*)::int AS total ${this.filtered(scope, filter, countParams)}`;
+    const [rows, total] = await Promise.all([this.listPage(scope, filter, page), this.count(scope, filter)]);
+    return { rows, total };
+  }
+
+  async listPage(scope: AccessScope, filter: TrackerFilter, page: TrackerPageRequest): Promise<TrackerRow[]> {
     const params: unknown[] = [];
     const from = this.filtered(scope, filter, params);
     const direction = page.sortOrder === 'desc' ? 'DESC' : 'ASC';
     params.push(page.limit, page.skip);
-    const pageSql = `SELECT ${TRACKER_COLUMNS} ${from}
-      ORDER BY ${SORT_COLUMNS[page.sortBy]} ${direction}, t.id ${direction}
-      LIMIT $${params.length - 1} OFFSET $${params.length}`;
-    const [rows, [{ total }]] = await Promise.all([
-      this.db.query<TrackerRow[]>(pageSql, params),
-      this.db.query<{ total: number }[]>(countSql, countParams),
-    ]);
-    return { rows, total };
+    return this.db.query<TrackerRow[]>(
+      `SELECT ${TRACKER_COLUMNS} ${from}
+        ORDER BY ${SORT_COLUMNS[page.sortBy]} ${direction}, t.id ${direction}
+        LIMIT $${params.length - 1} OFFSET $${params.length}`,
+      params,
+    );
+  }
+
+  async count(scope: AccessScope, filter: TrackerFilter): Promise<number> {
+    const params: unknown[] = [];
+    const [{ total }] = await this.db.query<{ total: number }[]>(`SELECT count(*)::int AS total ${this.filtered(scope, filter, params)}`, params);
+    return total;
   }
 
   /** Latest location of each visible tracker among `ids`, in one statement. */

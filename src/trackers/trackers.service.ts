@@ -73,12 +73,10 @@ export class TrackersService {
     let page = await this.cache.get<Page<TrackerResponse>>(key);
     const outcome: CacheOutcome = page ? 'HIT' : 'MISS';
     if (!page) {
-      const { rows, total } = await this.trackers.list(scope, filter, {
-        sortBy: query.sort_by,
-        sortOrder: query.sort_order,
-        skip: query.skip,
-        limit: query.limit,
-      });
+      const [rows, total] = await Promise.all([
+        this.trackers.listPage(scope, filter, { sortBy: query.sort_by, sortOrder: query.sort_order, skip: query.skip, limit: query.limit }),
+        this.cachedCount(scope, filter),
+      ]);
       page = toPage(
         rows.map((row) => toTrackerResponse(row)),
         total,
@@ -88,6 +86,19 @@ export class TrackersService {
     }
     if (query.include_latest_location) page = { ...page, items: await this.withLatestLocations(scope, page.items) };
     return { page, cache: outcome };
+  }
+
+  /**
+   * The total of a filtered list does not depend on the page or the sort, so it is cached on its
+   * own: paging through a list counts once per generation, not once per page.
+   */
+  private async cachedCount(scope: AccessScope, filter: TrackerFilter): Promise<number> {
+    const key = await this.cache.key('trackers:count', [TRACKERS_CACHE_AREA], { scope: scope.cacheKey, ...filter });
+    const cached = await this.cache.get<number>(key);
+    if (cached !== undefined) return cached;
+    const total = await this.trackers.count(scope, filter);
+    await this.cache.set(key, total, this.config.cacheTtlSeconds);
+    return total;
   }
 
   async statusCounts(scope: AccessScope, productionRunId?: number): Promise<{ counts: StatusCountsResponse; cache: CacheOutcome }> {

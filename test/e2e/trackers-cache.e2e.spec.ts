@@ -32,6 +32,23 @@ describe('Trackers: cached lists and counts (contract §4)', () => {
     expect((await list(`${q}&sort_by=id`, w.userA.auth)).headers['x-cache']).toBe('HIT');
   });
 
+  it('counts a filtered list once for all its pages, and recounts after a write', async () => {
+    const run = await t.factories.run({ clientId: w.clientA.id });
+    for (let i = 0; i < 3; i++) await t.factories.tracker({ runId: run.id, name: `paged-${i}` });
+    const page1 = await list(`production_run_id=${run.id}&limit=1`);
+    expect(page1.body).toMatchObject({ total: 3, pages: 3 });
+    // a row written behind the service's back (no invalidation) shows the total really is cached
+    await t.factories.tracker({ runId: run.id, name: 'paged-sideways' });
+    // another page of the same filter is a page-cache MISS but reuses the cached total
+    const page2 = await list(`production_run_id=${run.id}&limit=1&skip=1`);
+    expect(page2.headers['x-cache']).toBe('MISS');
+    expect(page2.body).toMatchObject({ total: 3, page: 2 });
+    // a write through the API bumps the generation: the next page sees the new total
+    await t.http().post(TRACKERS).set(w.admin.auth).send({ name: 'paged-new', production_run_id: run.id }).expect(201);
+    const page3 = await list(`production_run_id=${run.id}&limit=1&skip=2`);
+    expect(page3.body).toMatchObject({ total: 5, pages: 5 });
+  });
+
   it('status-counts is cached too', async () => {
     const first = await t.http().get(`${TRACKERS}/status-counts?production_run_id=${w.runA.id}`).set(w.admin.auth);
     expect(first.headers['x-cache']).toBe('MISS');
