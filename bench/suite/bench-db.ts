@@ -78,7 +78,12 @@ export async function prepareBenchDatabase(scale: Scale, sizes: ScaleSizes, fres
     if (kept && dataShape(kept.sizes) === dataShape(sizes)) {
       log(`reusing database ${name} (--fresh rebuilds it)`);
       // Earlier runs' imports are removed after measuring; this clears one that was interrupted.
-      await withClient(url, (c) => c.query('DELETE FROM trackers WHERE production_run_id = $1', [kept.importRunId]));
+      await withClient(url, async (c) => {
+        await c.query('DELETE FROM trackers WHERE production_run_id = $1', [kept.importRunId]);
+        // Earlier runs leave dead rows (imports, ingest batches): measure a vacuumed database, not
+        // whatever autovacuum happened to reach.
+        await c.query('VACUUM ANALYZE');
+      });
       return { name, url, data: kept, embedded, generatedSeconds: 0 };
     }
   }
@@ -234,7 +239,10 @@ async function generate(c: pg.Client, sizes: ScaleSizes, log: (m: string) => voi
 
 /** Drops the bench tables' temporary leftovers of a run (imported trackers). */
 export async function cleanImported(url: string, importRunId: number): Promise<void> {
-  await withClient(url, (c) => c.query('DELETE FROM trackers WHERE production_run_id = $1', [importRunId]));
+  await withClient(url, async (c) => {
+    await c.query('DELETE FROM trackers WHERE production_run_id = $1', [importRunId]);
+    await c.query('VACUUM ANALYZE trackers, tracker_status_history');
+  });
 }
 
 /**
