@@ -8,6 +8,8 @@ import { APP_CONFIG } from '../../common/config/config.module.js';
 export const LIVENESS_INTERVAL_MS = 1000;
 /** A probe unanswered for this long marks the database unreachable. */
 export const LIVENESS_TIMEOUT_MS = 2000;
+/** The immediate second probe after a failed one (fresh connection, short timeout). */
+export const RETRY_TIMEOUT_MS = 750;
 /** Requests allowed to queue for a connection per pooled connection before new ones are refused. */
 export const MAX_WAITING_PER_CONNECTION = 20;
 
@@ -119,12 +121,14 @@ export class DatabaseGuard implements OnApplicationBootstrap, OnModuleDestroy {
     } catch (error) {
       failure = error as Error;
       this.dropProbe();
-      // A probe connection that was closed (server restart of one backend, idle timeout of a
-      // proxy) says little about the database: ask again on a fresh one. A silent one (timeout)
-      // is the failure itself, and asking again would only double the time to detect it.
-      if (!this.stopped && !/timeout/i.test(failure.message)) {
+      // One failed probe says little on its own: its connection may have been closed (a backend
+      // restart, a proxy's idle timeout), or its timeout may have fired late because this
+      // process's event loop stalled (a long synchronous task, an overloaded host) while the
+      // answer sat unread in the socket. Ask again at once on a fresh connection, with a short
+      // timeout so a silent database is still declared down well within 5 s.
+      if (!this.stopped) {
         try {
-          await this.ping();
+          await this.ping(RETRY_TIMEOUT_MS);
           failure = null;
         } catch (retryError) {
           failure = retryError as Error;
@@ -150,21 +154,20 @@ export class DatabaseGuard implements OnApplicationBootstrap, OnModuleDestroy {
     for (const client of this.clients) destroySocket(client);
   }
 
-  private async ping(): Promise<void> {
+  private async ping(timeoutMs = LIVENESS_TIMEOUT_MS): Promise<void> {
     if (!this.probe) {
-      const probe = await this.connectProbe();
+      const probe = await this.connectProbe(timeoutMs);
       // The app may have closed while this connection was being made.
       if (this.stopped) return destroySocket(probe);
       this.probe = probe;
     }
-    await this.probe.query('SELECT 1');
+    await this.probe.query({ text: 'SELECT 1', query_timeout: timeoutMs } as pg.QueryConfig);
   }
 
-  private async connectProbe(): Promise<pg.Client> {
+  private async connectProbe(timeoutMs: number): Promise<pg.Client> {
     const client = new pg.Client({
       connectionString: this.config.databaseUrl,
-      connectionTimeoutMillis: LIVENESS_TIMEOUT_MS,
-      query_timeout: LIVENESS_TIMEOUT_MS,
+      connectionTimeoutMillis: timeoutMs,
       application_name: 'tracker-pipeline-liveness',
     });
     client.on('error', () => {
