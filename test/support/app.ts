@@ -80,7 +80,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     database,
     db,
     http: () => request(server),
-    factories: new Factories(db, tokens),
+    factories: new Factories(app, db, tokens),
     tokenFor: (userId) => tokens.issue(userId, 'access').token,
     async close() {
       await app.close();

@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import type { INestApplicationContext } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import type { TokenService } from '../../src/auth/token.service.js';
+import { BrandsRepository } from '../../src/brands/brands.repository.js';
+import { ClientsRepository } from '../../src/clients/clients.repository.js';
+import { AccessScope } from '../../src/common/auth/access-scope.js';
+import { DeliveryLocationsRepository } from '../../src/delivery-locations/delivery-locations.repository.js';
+import { ProductionRunsRepository } from '../../src/production-runs/production-runs.repository.js';
+import { StorageLocationsRepository } from '../../src/storage-locations/storage-locations.repository.js';
 import type { Role } from '../../src/users/entities/user.entity.js';
+import { UsersRepository } from '../../src/users/users.repository.js';
 
 let seq = 0;
 const unique = (prefix: string) => `${prefix}-${++seq}-${randomUUID().slice(0, 6)}`;
@@ -14,12 +22,16 @@ export interface CreatedUser {
   auth: { Authorization: string };
 }
 
+const ADMIN = AccessScope.admin();
+
 /**
- * Test data builders. Rows go in through SQL that mirrors the repositories' own inserts; feature
- * modules may switch a builder to their repository once it exists.
+ * Test data builders. Users and reference data go in through the application's own repositories;
+ * trackers go in through SQL because tests need histories the API cannot write in one call
+ * (back-dated entries without an initial CREATED one, or no entries at all).
  */
 export class Factories {
   constructor(
+    private readonly app: INestApplicationContext,
     private readonly db: DataSource,
     private readonly tokens: TokenService,
   ) {}
@@ -31,10 +43,14 @@ export class Factories {
 
   async user(options: { roles?: Role[]; clients?: number[]; email?: string; name?: string; isActive?: boolean } = {}): Promise<CreatedUser> {
     const email = options.email ?? `${unique('user')}@example.com`;
-    const [row] = await this.db.query<{ id: number }[]>(
-      `INSERT INTO users (name, email, password_hash, roles, client_list, is_active) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
-      [options.name ?? 'Test User', email, Factories.PASSWORD_HASH, options.roles ?? ['user'], options.clients ?? [], options.isActive ?? true],
-    );
+    const row = await this.app.get(UsersRepository).insert({
+      name: options.name ?? 'Test User',
+      email,
+      passwordHash: Factories.PASSWORD_HASH,
+      roles: options.roles ?? ['user'],
+      clientList: options.clients ?? [],
+      isActive: options.isActive ?? true,
+    });
     const token = this.tokens.issue(row.id, 'access').token;
     return { id: row.id, email, password: Factories.PASSWORD, token, auth: { Authorization: `Bearer ${token}` } };
   }
@@ -48,36 +64,41 @@ export class Factories {
   }
 
   async client(name = unique('client')): Promise<{ id: number; name: string }> {
-    const [row] = await this.db.query(`INSERT INTO clients (name) VALUES ($1) RETURNING id, name`, [name]);
-    return row;
+    const row = await this.app.get(ClientsRepository).insert(ADMIN, { name });
+    return { id: row.id, name: row.name };
   }
 
   async brand(clientId?: number, name = unique('brand')): Promise<{ id: number; name: string; client_id: number }> {
     const client = clientId ?? (await this.client()).id;
-    const [row] = await this.db.query(`INSERT INTO brands (name, client_id) VALUES ($1, $2) RETURNING id, name, client_id`, [name, client]);
-    return row;
+    const row = await this.app.get(BrandsRepository).insert(ADMIN, { name, clientId: client });
+    return { id: row.id, name: row.name, client_id: row.client_id };
   }
 
   async run(
     options: { brandId?: number; clientId?: number; description?: string; startDate?: string | null; endDate?: string | null } = {},
   ): Promise<{ id: number; brand_id: number; client_id: number; description: string }> {
     const brandId = options.brandId ?? (await this.brand(options.clientId)).id;
-    const [row] = await this.db.query(
-      `INSERT INTO production_runs (description, brand_id, start_date, end_date) VALUES ($1, $2, $3, $4)
-       RETURNING id, brand_id, client_id, description`,
-      [options.description ?? unique('run'), brandId, options.startDate ?? '2026-01-01T00:00:00Z', options.endDate ?? null],
-    );
-    return row;
+    const date = (value: string | null | undefined, fallback: string | null) => {
+      const chosen = value === undefined ? fallback : value;
+      return chosen === null ? null : new Date(chosen);
+    };
+    const row = await this.app.get(ProductionRunsRepository).insert(ADMIN, {
+      description: options.description ?? unique('run'),
+      brandId,
+      startDate: date(options.startDate, '2026-01-01T00:00:00Z'),
+      endDate: date(options.endDate, null),
+    });
+    return { id: row.id, brand_id: row.brand_id, client_id: row.client_id, description: row.description };
   }
 
   async storageLocation(name = unique('storage')): Promise<{ id: number; name: string }> {
-    const [row] = await this.db.query(`INSERT INTO storage_locations (name) VALUES ($1) RETURNING id, name`, [name]);
-    return row;
+    const row = await this.app.get(StorageLocationsRepository).insert(ADMIN, { name });
+    return { id: row.id, name: row.name };
   }
 
   async deliveryLocation(name = unique('delivery')): Promise<{ id: number; name: string }> {
-    const [row] = await this.db.query(`INSERT INTO delivery_locations (name) VALUES ($1) RETURNING id, name`, [name]);
-    return row;
+    const row = await this.app.get(DeliveryLocationsRepository).insert(ADMIN, { name });
+    return { id: row.id, name: row.name };
   }
 
   /**
