@@ -16,62 +16,35 @@
  * (3947), BENCH_JSON_N (measured JSON requests, 30), REDIS_URL (optional). Drop the data with
  * `DROP DATABASE tps_bench_analytics`.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createHmac, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { cpus, loadavg, totalmem } from 'node:os';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { aggregatesQuery, fullAnalyticsQuery, trackerRowsQuery } from '../src/analytics/analytics.repository.js';
 import { AccessScope } from '../src/common/auth/access-scope.js';
+import {
+  BENCH_ADMIN_URL,
+  BENCH_SECRET,
+  benchAdminToken,
+  benchDatabaseUrl,
+  isListening,
+  log,
+  machineInfo,
+  percentile,
+  prepareDatabase,
+  processCpuMs,
+  runScript,
+  spawnBenchService,
+  stopService,
+  waitForServer,
+} from './standalone.js';
 
-const ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const PORT = Number(process.env.BENCH_PORT ?? 3947);
 const JSON_TRACKERS = Number(process.env.BENCH_JSON_TRACKERS ?? 10_000);
 const CSV_TRACKERS = Number(process.env.BENCH_CSV_TRACKERS ?? 100_000);
 const JSON_N = Number(process.env.BENCH_JSON_N ?? 30);
 const DB_NAME = 'tps_bench_analytics';
-const JWT_SECRET = 'bench-secret-0123456789-0123456789-0123456789';
 const AS_OF = new Date('2026-06-01T00:00:00Z');
-
-const log = (message: string) => console.log(`[${new Date().toISOString()}] ${message}`);
-
-function dbUrl(name: string): string {
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-function jwt(userId: number): string {
-  const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
-  const now = Math.floor(Date.now() / 1000);
-  const head = b64({ alg: 'HS256', typ: 'JWT' });
-  const body = b64({ sub: String(userId), iat: now, exp: now + 3600, iss: 'tracker-pipeline', aud: 'tracker-pipeline-api', jti: randomUUID(), token_type: 'access' });
-  return `${head}.${body}.${createHmac('sha256', JWT_SECRET).update(`${head}.${body}`).digest('base64url')}`;
-}
-
-async function waitForServer(child: ChildProcess): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`http://127.0.0.1:${PORT}/openapi.json`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error('service did not start');
-}
-
-/** CPU time (user + system) a process has used, in ms (/proc/<pid>/stat, clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10; // utime, stime (fields 14, 15 of stat)
-  } catch {
-    return 0; // process gone
-  }
-}
 
 function rssBytes(pid: number): number {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -127,7 +100,7 @@ async function timeJson(path: string, token: string): Promise<number> {
 
 function percentiles(values: number[]): { p50: number; p95: number; min: number } {
   const sorted = [...values].sort((a, b) => a - b);
-  const at = (p: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] * 10) / 10;
+  const at = (p: number) => Math.round(percentile(sorted, p) * 10) / 10;
   return { p50: at(50), p95: at(95), min: Math.round(sorted[0] * 10) / 10 };
 }
 
@@ -139,37 +112,15 @@ async function explainMs(db: pg.Client, query: { sql: string; params: unknown[] 
 }
 
 async function main(): Promise<void> {
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  const exists = (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DB_NAME])).rowCount === 1;
-  if (!exists) await admin.query(`CREATE DATABASE ${DB_NAME}`);
-  const pgVersion = (await admin.query<{ server_version: string }>('SHOW server_version')).rows[0].server_version;
-  await admin.end();
+  const pgVersion = await prepareDatabase(BENCH_ADMIN_URL, DB_NAME, false);
 
   // Something already answering on the port would be measured instead of this service.
-  const occupied = await fetch(`http://127.0.0.1:${PORT}/openapi.json`).then(
-    () => true,
-    () => false,
-  );
-  if (occupied) throw new Error(`port ${PORT} is in use; set BENCH_PORT`);
+  if (await isListening(PORT)) throw new Error(`port ${PORT} is in use; set BENCH_PORT`);
   // The service compiled next to this file (dist/bench/analytics.js → dist/src/main.js).
-  const child = spawn(process.execPath, [fileURLToPath(new URL('../src/main.js', import.meta.url))], {
-    env: {
-      ...process.env,
-      DATABASE_URL: dbUrl(DB_NAME),
-      REDIS_URL: process.env.REDIS_URL ?? '',
-      PORT: String(PORT),
-      NODE_ENV: 'production',
-      JWT_SECRET,
-      SEED_DEMO_DATA: 'false',
-      ADMIN_PASSWORD: 'bench-password-123',
-      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const db = new pg.Client({ connectionString: dbUrl(DB_NAME) });
+  const child = spawnBenchService(DB_NAME, PORT, 'warn', fileURLToPath(new URL('../src/main.js', import.meta.url)));
+  const db = new pg.Client({ connectionString: benchDatabaseUrl(DB_NAME) });
   try {
-    await waitForServer(child); // the service runs the migrations on start
+    await waitForServer(child, PORT); // the service runs the migrations on start
     await db.connect();
     const counts = (
       await db.query<{ json: number; csv: number; entries: number }>(
@@ -179,11 +130,7 @@ async function main(): Promise<void> {
     ).rows[0];
     if (counts.json !== JSON_TRACKERS || counts.csv !== CSV_TRACKERS) await generate(db);
     else log(`reusing ${counts.json} + ${counts.csv} trackers, ${counts.entries} entries`);
-    const { rows } = await db.query<{ id: number }>(
-      `INSERT INTO users (name, email, password_hash, roles) VALUES ('bench admin', $1, 'x', '{admin}') RETURNING id`,
-      [`admin-${randomUUID()}@bench`],
-    );
-    const token = jwt(rows[0].id);
+    const token = await benchAdminToken(db, BENCH_SECRET);
     const entries = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM tracker_status_history h JOIN trackers t ON t.id = h.tracker_id WHERE t.production_run_id = 1`)).rows[0].n;
 
     // JSON: warm-up, then uncached (distinct as_of → distinct cache key) and cached.
@@ -194,8 +141,8 @@ async function main(): Promise<void> {
     const backends = (
       await db.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'tracker-pipeline'`)
     ).rows.map((r) => r.pid);
-    const databaseCpu = () => backends.reduce((sum, pid) => sum + cpuMs(pid), 0);
-    const serverCpu = () => cpuMs(child.pid as number) + databaseCpu();
+    const databaseCpu = () => backends.reduce((sum, pid) => sum + processCpuMs(pid), 0);
+    const serverCpu = () => processCpuMs(child.pid as number) + databaseCpu();
     const cpuBefore = serverCpu();
     const dbCpuBefore = databaseCpu();
     const uncached: number[] = [];
@@ -244,7 +191,7 @@ async function main(): Promise<void> {
       JSON.stringify(
         {
           load_average_1m: loadavg()[0],
-          machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memory_gb: Math.round(totalmem() / 2 ** 30), node: process.version, postgres: pgVersion },
+          machine: machineInfo(pgVersion),
           command: 'npx tsc -p tsconfig.build.json && node dist/bench/analytics.js',
           json: {
             trackers: JSON_TRACKERS,
@@ -275,11 +222,8 @@ async function main(): Promise<void> {
     );
   } finally {
     await db.end().catch(() => undefined);
-    child.kill('SIGTERM');
+    await stopService(child);
   }
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+runScript(main);

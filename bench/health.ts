@@ -12,12 +12,23 @@
  * REDIS_URL (optional; the in-process cache store otherwise). Drop the database afterwards with
  * `DROP DATABASE tps_bench_health`.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createHmac, randomUUID } from 'node:crypto';
-import { cpus, loadavg, totalmem } from 'node:os';
+import { loadavg } from 'node:os';
 import pg from 'pg';
+import {
+  BENCH_ADMIN_URL,
+  BENCH_SECRET,
+  benchAdminToken,
+  benchDatabaseUrl,
+  log,
+  machineInfo,
+  percentile,
+  prepareDatabase,
+  runScript,
+  spawnBenchService,
+  stopService,
+  waitForServer,
+} from './standalone.js';
 
-const ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REPORTS = Number(process.env.BENCH_REPORTS ?? 10_000_000);
 const REPORTS_PER_TRACKER = 1000;
 const TRACKERS = Math.max(1, Math.ceil(REPORTS / REPORTS_PER_TRACKER));
@@ -26,36 +37,6 @@ const BASIC_N = Number(process.env.BENCH_BASIC_N ?? 500);
 const PIPELINE_N = Number(process.env.BENCH_PIPELINE_N ?? 100);
 const CHUNK = 1_000_000;
 const DB_NAME = 'tps_bench_health';
-const JWT_SECRET = 'bench-secret-0123456789-0123456789-0123456789';
-
-function dbUrl(name: string): string {
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-function jwt(userId: number): string {
-  const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
-  const now = Math.floor(Date.now() / 1000);
-  const head = b64({ alg: 'HS256', typ: 'JWT' });
-  const body = b64({ sub: String(userId), iat: now, exp: now + 3600, iss: 'tracker-pipeline', aud: 'tracker-pipeline-api', jti: randomUUID(), token_type: 'access' });
-  return `${head}.${body}.${createHmac('sha256', JWT_SECRET).update(`${head}.${body}`).digest('base64url')}`;
-}
-
-const log = (message: string) => console.log(`[${new Date().toISOString()}] ${message}`);
-
-async function waitForServer(child: ChildProcess): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`http://127.0.0.1:${PORT}/openapi.json`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error('service did not start');
-}
 
 /** Trackers with a 3-entry status history, then the raw reports, then aggregates rebuilt from raw. */
 async function generate(db: pg.Client): Promise<void> {
@@ -134,7 +115,7 @@ async function measure(path: string, token: string, n: number) {
   for (let i = 0; i < n; i++) runs.push(await call());
   const sorted = runs.map((r) => r.ms).sort((a, b) => a - b);
   const server = runs.map((r) => r.server).sort((a, b) => a - b);
-  const at = (values: number[], p: number) => Math.round(values[Math.min(values.length - 1, Math.floor((p / 100) * values.length))] * 100) / 100;
+  const at = (values: number[], p: number) => Math.round(percentile(values, p) * 100) / 100;
   const stepKeys = Object.keys(runs[0].steps ?? {});
   const step_p50 = Object.fromEntries(
     stepKeys.map((key) => [key, at(runs.map((r) => r.steps?.[key]?.details.duration_ms ?? 0).sort((a, b) => a - b), 50)]),
@@ -150,39 +131,17 @@ async function measure(path: string, token: string, n: number) {
 }
 
 async function main(): Promise<void> {
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  const exists = (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DB_NAME])).rowCount === 1;
-  if (!exists) await admin.query(`CREATE DATABASE ${DB_NAME}`);
-  const pgVersion = (await admin.query<{ server_version: string }>('SHOW server_version')).rows[0].server_version;
-  await admin.end();
+  const pgVersion = await prepareDatabase(BENCH_ADMIN_URL, DB_NAME, false);
 
-  const child = spawn(process.execPath, ['dist/src/main.js'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: dbUrl(DB_NAME),
-      REDIS_URL: process.env.REDIS_URL ?? '',
-      PORT: String(PORT),
-      NODE_ENV: 'production',
-      JWT_SECRET,
-      SEED_DEMO_DATA: 'false',
-      ADMIN_PASSWORD: 'bench-password-123',
-      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const db = new pg.Client({ connectionString: dbUrl(DB_NAME) });
+  const child = spawnBenchService(DB_NAME, PORT, 'warn');
+  const db = new pg.Client({ connectionString: benchDatabaseUrl(DB_NAME) });
   try {
-    await waitForServer(child); // the service runs the migrations on start
+    await waitForServer(child, PORT); // the service runs the migrations on start
     await db.connect();
     const [{ count }] = (await db.query<{ count: string }>('SELECT count(*) FROM location_reports')).rows;
     if (Number(count) !== REPORTS) await generate(db);
     else log(`reusing ${count} reports in ${DB_NAME}`);
-    const { rows } = await db.query<{ id: number }>(
-      `INSERT INTO users (name, email, password_hash, roles) VALUES ('bench admin', $1, 'x', '{admin}') RETURNING id`,
-      [`admin-${randomUUID()}@bench`],
-    );
-    const token = jwt(rows[0].id);
+    const token = await benchAdminToken(db, BENCH_SECRET);
     const sizes = (
       await db.query(`SELECT (SELECT count(*) FROM location_history_hourly)::int AS hourly, (SELECT count(*) FROM location_history_daily)::int AS daily,
                              pg_size_pretty(pg_database_size(current_database())) AS database_size`)
@@ -192,7 +151,7 @@ async function main(): Promise<void> {
     console.log(
       JSON.stringify(
         {
-          machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memory_gb: Math.round(totalmem() / 2 ** 30), node: process.version, postgres: pgVersion },
+          machine: machineInfo(pgVersion),
           data: { reports: REPORTS, trackers: TRACKERS, ...sizes },
           settings: { basic_requests: BASIC_N, pipeline_requests: PIPELINE_N, redis: Boolean(process.env.REDIS_URL), sequential: true },
           load_average_at_start: loadavg().map((v) => Math.round(v * 100) / 100),
@@ -205,11 +164,8 @@ async function main(): Promise<void> {
     );
   } finally {
     await db.end().catch(() => undefined);
-    child.kill('SIGTERM');
+    await stopService(child);
   }
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+runScript(main);

@@ -8,10 +8,9 @@
  * Env: LOAD_SECONDS (60), LOAD_CONNECTIONS (100), LOAD_TRACKERS (2000), LOAD_PORT (3919).
  */
 import autocannon, { type RequestSpec } from 'autocannon';
-import { spawn } from 'node:child_process';
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
-import pg from 'pg';
+import { DEFAULT_PG_URL, dropDatabase, percentile, prepareDatabase, runScript, signJwt, spawnService, stopService, waitForServer, withClient, withDatabase } from './standalone.js';
 
 const SECONDS = Number(process.env.LOAD_SECONDS ?? 60);
 const CONNECTIONS = Number(process.env.LOAD_CONNECTIONS ?? 100);
@@ -27,28 +26,7 @@ type Kind = 'list' | 'detail' | 'history' | 'status_write' | 'ingest';
 const MIX: Kind[] = ['list', 'list', 'detail', 'detail', 'history', 'history', 'status_write', 'ingest', 'ingest', 'list'];
 
 function serverUrl(database: string): string {
-  const configured = process.env.BENCH_PG_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  const url = new URL(configured);
-  url.pathname = `/${database}`;
-  return url.toString();
-}
-
-async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
-function jwt(userId: number): string {
-  const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
-  const now = Math.floor(Date.now() / 1000);
-  const head = b64({ alg: 'HS256', typ: 'JWT' });
-  const body = b64({ sub: String(userId), iat: now, exp: now + 3600, iss: 'tracker-pipeline', aud: 'tracker-pipeline-api', jti: randomUUID(), token_type: 'access' });
-  return `${head}.${body}.${createHmac('sha256', JWT_SECRET).update(`${head}.${body}`).digest('base64url')}`;
+  return withDatabase(process.env.BENCH_PG_URL ?? process.env.DATABASE_URL ?? DEFAULT_PG_URL, database);
 }
 
 /** Trackers with a two-entry status history and a day of hourly location history each. */
@@ -99,42 +77,22 @@ async function seed(url: string): Promise<{ adminId: number; firstTracker: numbe
   });
 }
 
-function percentile(sorted: number[], q: number): number {
-  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-}
-
 async function main(): Promise<void> {
   const adminUrl = serverUrl('postgres');
-  await withClient(adminUrl, async (c) => {
-    await c.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
-    await c.query(`CREATE DATABASE ${DB_NAME}`);
-  });
+  await prepareDatabase(adminUrl, DB_NAME, true);
   const url = serverUrl(DB_NAME);
-  const child = spawn(process.execPath, ['dist/src/main.js'], {
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      PORT: String(PORT),
-      DATABASE_URL: url,
-      JWT_SECRET,
-      SEED_DEMO_DATA: 'false',
-      ADMIN_EMAIL: 'first-admin@example.com',
-      ADMIN_PASSWORD: 'first-admin-password',
-      LOG_LEVEL: 'warn',
-      CACHE_PREFIX: `load-${randomUUID()}`,
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
+  const child = spawnService({
+    port: PORT,
+    databaseUrl: url,
+    jwtSecret: JWT_SECRET,
+    logLevel: 'warn',
+    env: { ADMIN_EMAIL: 'first-admin@example.com', ADMIN_PASSWORD: 'first-admin-password', CACHE_PREFIX: `load-${randomUUID()}` },
   });
   const base = `http://127.0.0.1:${PORT}`;
   try {
-    for (let i = 0; ; i++) {
-      if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
-      if (i > 600) throw new Error('service did not start');
-      if (await fetch(`${base}/metrics`).then((r) => r.ok).catch(() => false)) break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await waitForServer(child, PORT, { path: '/metrics' });
     const { adminId, firstTracker } = await seed(url);
-    const token = jwt(adminId);
+    const token = signJwt(adminId, JWT_SECRET);
     const tracker = () => firstTracker + Math.floor(Math.random() * TRACKERS);
     let n = 0;
     let ingestSeq = 0;
@@ -188,7 +146,7 @@ async function main(): Promise<void> {
 
     const rows = (Object.keys(latencies) as Kind[]).map((kind) => {
       const sorted = latencies[kind].sort((a, b) => a - b);
-      return { kind, requests: sorted.length, p50_ms: Math.round(percentile(sorted, 0.5)), p99_ms: Math.round(percentile(sorted, 0.99)) };
+      return { kind, requests: sorted.length, p50_ms: Math.round(percentile(sorted, 50)), p99_ms: Math.round(percentile(sorted, 99)) };
     });
     console.table(rows);
     const summary = {
@@ -211,13 +169,9 @@ async function main(): Promise<void> {
       process.exitCode = 1;
     }
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
-    await withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`));
+    await stopService(child);
+    await dropDatabase(adminUrl, DB_NAME);
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+runScript(main);

@@ -11,45 +11,30 @@
  * BENCH_PORT (default 3917), BENCH_LOG_LEVEL (service log level, default info as in production).
  * It creates and drops its own database `tps_bench_locations`.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createHmac, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import pg from 'pg';
+import {
+  BENCH_ADMIN_URL,
+  BENCH_SECRET,
+  benchDatabaseUrl,
+  dropDatabase,
+  percentile,
+  prepareDatabase,
+  processCpuMs,
+  runScript,
+  signJwt,
+  spawnBenchService,
+  stopService,
+  waitForServer,
+} from './standalone.js';
 
-const ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const PORT = Number(process.env.BENCH_PORT ?? 3917);
 const DB_NAME = 'tps_bench_locations';
-const JWT_SECRET = 'bench-secret-0123456789-0123456789-0123456789';
 const BASE = `http://127.0.0.1:${PORT}/api/v1`;
 const TRACKERS = 1000;
-
-function dbUrl(name: string): string {
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-function jwt(userId: number): string {
-  const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
-  const now = Math.floor(Date.now() / 1000);
-  const head = b64({ alg: 'HS256', typ: 'JWT' });
-  const body = b64({ sub: String(userId), iat: now, exp: now + 3600, iss: 'tracker-pipeline', aud: 'tracker-pipeline-api', jti: randomUUID(), token_type: 'access' });
-  const sig = createHmac('sha256', JWT_SECRET).update(`${head}.${body}`).digest('base64url');
-  return `${head}.${body}.${sig}`;
-}
-
-/** CPU milliseconds (user + system) a process has used so far; 0 when it is gone (Linux /proc, 100 Hz ticks). */
-function processCpuMs(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return 0;
-  }
-}
 
 /**
  * CPU used by the service process and by the PostgreSQL backends serving it. The host may be
@@ -67,24 +52,6 @@ class CpuMeter {
     );
     return { server: processCpuMs(this.serverPid), postgres: rows.rows.reduce((sum, r) => sum + processCpuMs(r.pid), 0) };
   }
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-
-async function waitForServer(child: ChildProcess): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
-    try {
-      const res = await fetch(`http://127.0.0.1:${PORT}/openapi.json`);
-      if (res.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error('service did not start');
 }
 
 /** Pre-serialised bodies with globally unique report keys, so every report is new. */
@@ -175,29 +142,12 @@ async function historyScenario(token: string, trackerId: number, query: string, 
 }
 
 async function main(): Promise<void> {
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${DB_NAME}`);
-  const pgVersion = (await admin.query<{ v: string }>('SHOW server_version')).rows[0].v;
+  const pgVersion = await prepareDatabase(BENCH_ADMIN_URL, DB_NAME, true);
 
-  const child = spawn(process.execPath, ['dist/src/main.js'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: dbUrl(DB_NAME),
-      REDIS_URL: process.env.REDIS_URL ?? '',
-      PORT: String(PORT),
-      NODE_ENV: 'production',
-      JWT_SECRET,
-      SEED_DEMO_DATA: 'false',
-      ADMIN_PASSWORD: 'bench-password-123',
-      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const db = new pg.Client({ connectionString: dbUrl(DB_NAME) });
+  const child = spawnBenchService(DB_NAME, PORT, 'info');
+  const db = new pg.Client({ connectionString: benchDatabaseUrl(DB_NAME) });
   try {
-    await waitForServer(child);
+    await waitForServer(child, PORT, { attempts: 300 });
     await db.connect();
     const setup = await db.query<{ ingest_id: number; admin_id: number }>(`
       WITH c AS (INSERT INTO clients (name) VALUES ('bench') RETURNING id),
@@ -211,8 +161,8 @@ async function main(): Promise<void> {
     const trackerRows = await db.query<{ id: number }>('SELECT id FROM trackers ORDER BY id');
     const trackerIds = trackerRows.rows.map((r) => r.id);
     const historyTracker = trackerIds.pop() as number;
-    const ingestToken = jwt(ingest_id);
-    const adminToken = jwt(admin_id);
+    const ingestToken = signJwt(ingest_id, BENCH_SECRET);
+    const adminToken = signJwt(admin_id, BENCH_SECRET);
 
     const results: Record<string, unknown> = {
       machine: { load_average_at_start: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '), cpus: cpus().length, cpu_model: cpus()[0]?.model, memory_gb: Math.round(totalmem() / 2 ** 30), postgres: pgVersion, node: process.version },
@@ -266,15 +216,10 @@ async function main(): Promise<void> {
     ];
     console.log(JSON.stringify(results, null, 2));
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
+    await stopService(child);
     await db.end().catch(() => undefined);
-    await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
-    await admin.end();
+    await dropDatabase(BENCH_ADMIN_URL, DB_NAME);
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+runScript(main);

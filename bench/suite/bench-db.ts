@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import { loadConfig } from '../../src/common/config/app-config.js';
 import { dataSourceOptions } from '../../src/infrastructure/database/data-source-options.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/infrastructure/database/embedded-postgres.js';
+import { withClient, withDatabase } from '../standalone.js';
 import type { Scale, ScaleSizes } from './options.js';
 
 /** Ids the scenarios need, stored in the bench database so a kept database can be reused. */
@@ -38,30 +39,10 @@ const EMBEDDED_BENCH_PORT = 54339;
  */
 async function serverUrl(log: (m: string) => void): Promise<{ adminUrl: string; embedded: EmbeddedDatabase | null }> {
   const configured = process.env.BENCH_PG_URL ?? process.env.DATABASE_URL;
-  if (configured) {
-    const url = new URL(configured);
-    url.pathname = '/postgres';
-    return { adminUrl: url.toString(), embedded: null };
-  }
+  if (configured) return { adminUrl: withDatabase(configured, 'postgres'), embedded: null };
   log(`no BENCH_PG_URL/DATABASE_URL: starting embedded PostgreSQL on 127.0.0.1:${EMBEDDED_BENCH_PORT}`);
   const embedded = await startEmbeddedPostgres(join('data', 'bench-postgres'), EMBEDDED_BENCH_PORT, 'postgres', log);
   return { adminUrl: embedded.url, embedded };
-}
-
-function withDatabase(adminUrl: string, name: string): string {
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
 }
 
 /** Reuses `tps_bench_<scale>` when it was generated with the same sizes, else (re)creates it. */
