@@ -3,6 +3,7 @@ import { JwtService } from '@nestjs/jwt';
 import { randomUUID } from 'node:crypto';
 import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
+import { MAX_INT4 } from '../common/http/id-field.js';
 
 export type TokenType = 'access' | 'refresh';
 
@@ -64,7 +65,6 @@ export class TokenService {
   }
 }
 
-const MAX_USER_ID = 2_147_483_647;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -77,7 +77,7 @@ export function isWellFormed(claims: Partial<TokenClaims>, expected: TokenType):
     typeof claims.iat === 'number' &&
     typeof claims.sub === 'string' &&
     /^[1-9]\d{0,9}$/.test(claims.sub) &&
-    Number(claims.sub) <= MAX_USER_ID &&
+    Number(claims.sub) <= MAX_INT4 &&
     typeof claims.jti === 'string' &&
     UUID.test(claims.jti) &&
     claims.token_type === expected

@@ -1,12 +1,12 @@
 import { RequestValidationException } from '../common/errors/validation.exception.js';
 import { parseCanonicalUtc, parseIsoTimestamp } from '../common/http/iso-timestamp.js';
+import { MAX_INT4 } from '../common/http/id-field.js';
 
 /** Contract §5: a batch holds 1..10 000 reports. */
 export const MAX_REPORTS_PER_BATCH = 10_000;
 /** A report more than this far in the future is rejected (clock skew allowance). */
 export const MAX_FUTURE_SKEW_MS = 5 * 60_000;
 
-const MAX_INT4 = 2_147_483_647;
 const MAX_SOURCE_LENGTH = 64;
 
 export interface RejectedReport {

@@ -1,11 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Length, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { IsOptional, IsString, Length, MaxLength, ValidateIf } from 'class-validator';
 import { PaginationQuery } from '../../common/http/pagination.js';
+import { PositiveId } from '../../common/http/id-field.js';
 
 const trim = Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
-const MAX_INT4 = 2_147_483_647;
-
 export class CreateBrandDto {
   @ApiProperty({ minLength: 1, maxLength: 255, example: 'Acme Premium', description: 'Unique per client (case-insensitive); trimmed.' })
   @trim
@@ -14,9 +13,7 @@ export class CreateBrandDto {
   name: string;
 
   @ApiProperty({ description: 'Owning client; an unknown id is 422.' })
-  @IsInt()
-  @Min(1)
-  @Max(MAX_INT4)
+  @PositiveId()
   client_id: number;
 }
 
@@ -31,19 +28,14 @@ export class UpdateBrandDto {
 
   @ApiPropertyOptional({ description: "Moving a brand moves its production runs (and their trackers) to the new client's scope." })
   @ValidateIf((_, value) => value !== undefined)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_INT4)
+  @PositiveId()
   client_id?: number;
 }
 
 export class ListBrandsQuery extends PaginationQuery {
   @ApiPropertyOptional()
   @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_INT4)
+  @PositiveId({ fromQuery: true })
   client_id?: number;
 
   @ApiPropertyOptional({ description: 'Case-insensitive substring of the brand name.' })

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, Max, Min } from 'class-validator';
+import { MAX_INT4 } from './id-field.js';
 
 export const DEFAULT_PAGE_LIMIT = 50;
 export const MAX_PAGE_LIMIT = 1000;
@@ -11,7 +12,7 @@ export class PaginationQuery {
   @Type(() => Number)
   @IsInt()
   @Min(0)
-  @Max(2_147_483_647)
+  @Max(MAX_INT4)
   skip: number = 0;
 
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE_LIMIT, default: DEFAULT_PAGE_LIMIT })

@@ -1,7 +1,7 @@
 import { Injectable, PipeTransform, type ArgumentMetadata } from '@nestjs/common';
 import { RequestValidationException } from '../errors/validation.exception.js';
+import { MAX_INT4 } from './id-field.js';
 
-const MAX_INT4 = 2_147_483_647;
 
 /** Path ids are positive integers (contract §0); anything else is 422 naming the parameter. */
 @Injectable()

@@ -1,11 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
-import { IsDate, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { IsDate, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { PaginationQuery } from '../../common/http/pagination.js';
 import { InputTimestamp } from './input-timestamp.js';
+import { PositiveId } from '../../common/http/id-field.js';
 
 const trim = Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
-const MAX_INT4 = 2_147_483_647;
 const DATE_MESSAGE = { message: 'must be an ISO 8601 date-time' };
 
 export class CreateProductionRunDto {
@@ -17,9 +17,7 @@ export class CreateProductionRunDto {
   description?: string;
 
   @ApiProperty({ description: 'The run\'s brand; its client becomes the run\'s client_id. An unknown brand is 422.' })
-  @IsInt()
-  @Min(1)
-  @Max(MAX_INT4)
+  @PositiveId()
   brand_id: number;
 
   @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true, description: 'ISO 8601; without an offset it means UTC.' })
@@ -49,9 +47,7 @@ export class UpdateProductionRunDto {
 
   @ApiPropertyOptional({ description: 'Moving a run to another brand moves it (and its trackers) to that brand\'s client.' })
   @ValidateIf((_, value) => value !== undefined)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_INT4)
+  @PositiveId()
   brand_id?: number;
 
   @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true })
@@ -70,17 +66,11 @@ export class UpdateProductionRunDto {
 export class ListProductionRunsQuery extends PaginationQuery {
   @ApiPropertyOptional()
   @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_INT4)
+  @PositiveId({ fromQuery: true })
   brand_id?: number;
 
   @ApiPropertyOptional()
   @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_INT4)
+  @PositiveId({ fromQuery: true })
   client_id?: number;
 }

@@ -2,10 +2,10 @@ import Papa from 'papaparse';
 import { isUtf8 } from 'node:buffer';
 import { Readable } from 'node:stream';
 import { TRACKER_STATES, type TrackerStatus } from '../entities/tracker-status.js';
+import { MAX_INT4 } from '../../common/http/id-field.js';
 
 /** Contract §4: at most this many data rows per import. */
 export const IMPORT_MAX_ROWS = 100_000;
-const MAX_INT4 = 2_147_483_647;
 const STREAM_CHUNK_BYTES = 64 * 1024;
 
 export type CsvField = 'name' | 'production_run_id' | 'status' | 'delivery_location_id' | 'storage_location_id' | 'notes';

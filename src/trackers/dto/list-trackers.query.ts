@@ -1,16 +1,15 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
-import { ArrayMaxSize, IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { ArrayMaxSize, IsBoolean, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { PaginationQuery } from '../../common/http/pagination.js';
 import { QueryBoolean, QueryList } from '../../common/http/query-transforms.js';
 import { TRACKER_STATES, type TrackerStatus } from '../entities/tracker-status.js';
+import { PositiveId } from '../../common/http/id-field.js';
 
 export const TRACKER_SORT_FIELDS = ['id', 'name', 'status', 'created_at', 'updated_at'] as const;
 export type TrackerSortField = (typeof TRACKER_SORT_FIELDS)[number];
 export const SORT_ORDERS = ['asc', 'desc'] as const;
 export type SortOrder = (typeof SORT_ORDERS)[number];
-
-const MAX_INT4 = 2_147_483_647;
 
 /** `?status=in_transit,DELIVERED`: a comma list of states, matched case-insensitively. */
 export function QueryStatusList(): PropertyDecorator {
@@ -31,10 +30,7 @@ export class ListTrackersQuery extends PaginationQuery {
 
   @ApiPropertyOptional({ minimum: 1 })
   @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_INT4)
+  @PositiveId({ fromQuery: true })
   production_run_id?: number;
 
   @ApiPropertyOptional({ description: `One state or a comma list of: ${TRACKER_STATES.join(', ')}`, type: String, example: 'IN_TRANSIT,DELIVERED' })
@@ -70,10 +66,7 @@ export class ListTrackersQuery extends PaginationQuery {
 export class StatusCountsQuery {
   @ApiPropertyOptional({ minimum: 1 })
   @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_INT4)
+  @PositiveId({ fromQuery: true })
   production_run_id?: number;
 }
 
@@ -93,10 +86,7 @@ export class DeliveryLocationTrackersQuery extends PaginationQuery {
 export class ImportTrackersQuery {
   @ApiPropertyOptional({ minimum: 1, description: 'Production run for rows without one' })
   @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_INT4)
+  @PositiveId({ fromQuery: true })
   production_run_id?: number;
 
   @ApiPropertyOptional({ default: false, description: 'Skip duplicates instead of failing with 409' })

@@ -1,10 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Length, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { IsIn, IsOptional, IsString, Length, MaxLength, ValidateIf } from 'class-validator';
 import { TRACKER_STATES, type TrackerStatus } from '../entities/tracker-status.js';
 import { IsoDateTime } from '../../common/http/iso-date-time.decorator.js';
+import { PositiveId } from '../../common/http/id-field.js';
 
-const MAX_INT4 = 2_147_483_647;
 const trim = () => Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
 const statusMessage = { message: `must be one of ${TRACKER_STATES.join(', ')}` };
 
@@ -17,9 +17,7 @@ export class CreateTrackerDto {
   name: string;
 
   @ApiProperty({ minimum: 1 })
-  @IsInt()
-  @Min(1)
-  @Max(MAX_INT4)
+  @PositiveId()
   production_run_id: number;
 
   @ApiPropertyOptional({ enum: TRACKER_STATES, default: 'CREATED' })
@@ -29,16 +27,12 @@ export class CreateTrackerDto {
 
   @ApiPropertyOptional({ type: Number, nullable: true, description: 'Destination' })
   @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_INT4)
+  @PositiveId()
   delivery_location_id?: number | null;
 
   @ApiPropertyOptional({ type: Number, nullable: true, description: 'Required if and only if status is IN_STORAGE' })
   @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_INT4)
+  @PositiveId()
   storage_location_id?: number | null;
 
   @ApiPropertyOptional({ type: String, nullable: true })
@@ -68,9 +62,7 @@ export class UpdateTrackerDto {
 
   @ApiPropertyOptional({ minimum: 1 })
   @ValidateIf((o: UpdateTrackerDto) => o.production_run_id !== undefined)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_INT4)
+  @PositiveId()
   production_run_id?: number;
 
   @ApiPropertyOptional({ enum: TRACKER_STATES, description: 'A changed status appends a status entry at the current time' })
@@ -80,16 +72,12 @@ export class UpdateTrackerDto {
 
   @ApiPropertyOptional({ type: Number, nullable: true })
   @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_INT4)
+  @PositiveId()
   delivery_location_id?: number | null;
 
   @ApiPropertyOptional({ type: Number, description: 'Required when status changes to IN_STORAGE' })
   @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_INT4)
+  @PositiveId()
   storage_location_id?: number | null;
 
   @ApiPropertyOptional({ type: String, nullable: true })
@@ -112,16 +100,12 @@ export class CreateStatusEntryDto {
 
   @ApiPropertyOptional({ type: Number, nullable: true, description: 'Required for IN_STORAGE' })
   @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_INT4)
+  @PositiveId()
   storage_location_id?: number | null;
 
   @ApiPropertyOptional({ type: Number, nullable: true, description: "For DELIVERED; defaults to the tracker's destination" })
   @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_INT4)
+  @PositiveId()
   delivery_location_id?: number | null;
 
   @ApiPropertyOptional({ type: String, nullable: true })

@@ -19,6 +19,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { ROLES, type Role } from '../entities/user.entity.js';
+import { MAX_INT4 } from '../../common/http/id-field.js';
 
 export const MIN_PASSWORD_LENGTH = 8;
 
@@ -66,7 +67,7 @@ export class CreateUserDto {
   @ArrayMaxSize(10_000)
   @IsInt({ each: true })
   @Min(1, { each: true })
-  @Max(2_147_483_647, { each: true })
+  @Max(MAX_INT4, { each: true })
   client_list?: number[];
 
   @ApiPropertyOptional({ type: NotificationPreferencesDto })
