@@ -1,6 +1,6 @@
 import { RequestMethod, type INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import cookieParser from 'cookie-parser';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
@@ -50,23 +50,9 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
       .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
       .build(),
   );
-  dedupeSecurity(document);
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'openapi.json',
     swaggerOptions: { persistAuthorization: true },
   });
 }
 
-/** @Access on a controller and on one of its methods would list bearer auth twice for that route. */
-function dedupeSecurity(document: OpenAPIObject): void {
-  for (const item of Object.values(document.paths)) {
-    for (const operation of Object.values(item) as { security?: unknown[] }[]) {
-      if (!Array.isArray(operation?.security)) continue;
-      const seen = new Set<string>();
-      operation.security = operation.security.filter((entry) => {
-        const key = JSON.stringify(entry);
-        return !seen.has(key) && seen.add(key) !== undefined;
-      });
-    }
-  }
-}

@@ -40,7 +40,6 @@ const CACHE_HEADER = { 'X-Cache': { description: 'HIT when served from the cache
  */
 @ApiTags('trackers')
 @Controller('trackers')
-@Access('admin', 'user')
 export class TrackersController {
   constructor(
     private readonly trackers: TrackersService,
@@ -48,6 +47,7 @@ export class TrackersController {
   ) {}
 
   @Get()
+  @Access('admin', 'user')
   @ApiOperation({ summary: 'List trackers (filtered, sorted, paginated; cached per caller scope and query)' })
   @ApiOkResponse({ type: PageOf(TrackerResponse), headers: CACHE_HEADER })
   @ApiUnprocessableEntityResponse({ description: 'Bad filter, sort_by/sort_order or pagination value' })
@@ -58,6 +58,7 @@ export class TrackersController {
   }
 
   @Get('status-counts')
+  @Access('admin', 'user')
   @ApiOperation({ summary: 'Counts of visible trackers per status (cached)' })
   @ApiOkResponse({ type: StatusCountsResponse, headers: CACHE_HEADER })
   async statusCounts(
@@ -71,6 +72,7 @@ export class TrackersController {
   }
 
   @Post('import-csv')
+  @Access('admin', 'user')
   @UseInterceptors(CsvUploadInterceptor)
   @ApiOperation({
     summary: 'Import trackers from CSV',
@@ -91,6 +93,7 @@ export class TrackersController {
   }
 
   @Post()
+  @Access('admin', 'user')
   @ApiOperation({ summary: 'Create a tracker with its first status entry' })
   @ApiCreatedResponse({ type: TrackerResponse })
   @ApiNotFoundResponse({ description: 'Missing or invisible run: `{"detail":"Production run not found"}`; unknown location' })
@@ -101,6 +104,7 @@ export class TrackersController {
   }
 
   @Get(':id')
+  @Access('admin', 'user')
   @ApiOperation({ summary: 'Tracker with run, locations, status history, latest location and the newest 100 history points' })
   @ApiOkResponse({ type: TrackerDetailResponse })
   @ApiNotFoundResponse({ description: NOT_FOUND })
@@ -109,6 +113,7 @@ export class TrackersController {
   }
 
   @Put(':id')
+  @Access('admin', 'user')
   @ApiOperation({ summary: 'Update a tracker; a changed status appends a status entry at the current time' })
   @ApiOkResponse({ type: TrackerResponse })
   @ApiNotFoundResponse({ description: `${NOT_FOUND}; target run: \`{"detail":"Production run not found"}\`` })
@@ -127,6 +132,7 @@ export class TrackersController {
   }
 
   @Get(':id/status-history')
+  @Access('admin', 'user')
   @ApiOperation({ summary: 'Status entries ascending by (timestamp, id)' })
   @ApiOkResponse({ type: [StatusEntryResponse] })
   @ApiNotFoundResponse({ description: NOT_FOUND })
@@ -135,6 +141,7 @@ export class TrackersController {
   }
 
   @Post(':id/status')
+  @Access('admin', 'user')
   @HttpCode(201)
   @ApiOperation({
     summary: 'Add a status entry',
