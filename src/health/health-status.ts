@@ -2,7 +2,6 @@
  * Derived health statuses (interface.md "Derived status values", Limits). Pure functions so the
  * thresholds are unit-tested on their own, independent of what the checks find.
  */
-export type ComponentStatus = 'healthy' | 'unhealthy';
 export type BasicStatus = 'healthy' | 'unhealthy';
 export type PipelineStatus = 'healthy' | 'degraded' | 'unhealthy' | 'error';
 export type SystemStatus = 'healthy' | 'degraded' | 'unhealthy' | 'critical';

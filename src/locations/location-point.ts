@@ -44,7 +44,3 @@ export function latestLocationLateral(trackerIdColumn: string): string {
            ORDER BY h.bucket DESC LIMIT 1`;
 }
 
-/** LocationPoint of the latest report: `timestamp` is its hourly bucket start (contract §5). */
-export function latestLocationFromJson(value: LocationPointRow | null): LocationPoint | null {
-  return value ? toLocationPoint(value) : null;
-}

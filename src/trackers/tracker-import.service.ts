@@ -6,6 +6,8 @@ import type { ImportTrackersQuery } from './dto/list-trackers.query.js';
 import type { ImportDuplicate, ImportResultResponse } from './dto/tracker.response.js';
 import { pairKey, TrackersRepository } from './trackers.repository.js';
 import { TrackersService } from './trackers.service.js';
+import { DELIVERY_LOCATION_NOT_FOUND } from '../delivery-locations/delivery-locations.service.js';
+import { STORAGE_LOCATION_NOT_FOUND } from '../storage-locations/storage-locations.service.js';
 
 /** A 422/409 lists at most this many rows (the count in `detail` is always the full one). */
 const MAX_LISTED_PROBLEMS = 1000;
@@ -85,10 +87,10 @@ export class TrackerImportService {
         errors.push({ row: row.row, field: 'production_run_id', message: 'Production run not found' });
       }
       if (row.deliveryLocationId !== null && !deliveries.has(row.deliveryLocationId)) {
-        errors.push({ row: row.row, field: 'delivery_location_id', message: 'Delivery location not found' });
+        errors.push({ row: row.row, field: 'delivery_location_id', message: DELIVERY_LOCATION_NOT_FOUND });
       }
       if (row.storageLocationId !== null && !storages.has(row.storageLocationId)) {
-        errors.push({ row: row.row, field: 'storage_location_id', message: 'Storage location not found' });
+        errors.push({ row: row.row, field: 'storage_location_id', message: STORAGE_LOCATION_NOT_FOUND });
       }
     }
     errors.sort((a, b) => a.row - b.row);

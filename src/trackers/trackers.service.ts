@@ -21,6 +21,8 @@ import {
   type TrackerResponse,
 } from './dto/tracker.response.js';
 import { TrackersRepository, type Sql, type TrackerFilter } from './trackers.repository.js';
+import { DELIVERY_LOCATION_NOT_FOUND } from '../delivery-locations/delivery-locations.service.js';
+import { STORAGE_LOCATION_NOT_FOUND } from '../storage-locations/storage-locations.service.js';
 
 export type CacheOutcome = 'HIT' | 'MISS';
 
@@ -30,8 +32,8 @@ export const TRACKERS_CACHE_AREA = 'trackers';
 
 export const trackerNotFound = () => new NotFoundException({ detail: 'Tracker not found' });
 export const runNotFound = () => new NotFoundException({ detail: 'Production run not found' });
-const storageLocationNotFound = () => new NotFoundException({ detail: 'Storage location not found' });
-const deliveryLocationNotFound = () => new NotFoundException({ detail: 'Delivery location not found' });
+const storageLocationNotFound = () => new NotFoundException({ detail: STORAGE_LOCATION_NOT_FOUND });
+const deliveryLocationNotFound = () => new NotFoundException({ detail: DELIVERY_LOCATION_NOT_FOUND });
 export const trackerNameTaken = (name: string, runId: number) =>
   new ConflictException({ detail: `Tracker '${name}' already exists in production run ${runId}` });
 
