@@ -27,6 +27,11 @@ async function main(): Promise<void> {
 
   const db = await prepareBenchDatabase(options.scale, options.sizes, options.fresh, log);
   const postgres = await withClient(db.url, async (c) => (await c.query<{ v: string }>(`SELECT split_part(version(), ' on ', 1) AS v`)).rows[0].v);
+  const postgresSettings = await withClient(db.url, async (c) =>
+    (await c.query<{ s: string }>(
+      `SELECT string_agg(name || '=' || current_setting(name), ', ' ORDER BY name) AS s FROM pg_settings
+        WHERE name IN ('shared_buffers', 'max_wal_size', 'checkpoint_timeout', 'wal_compression', 'synchronous_commit')`,
+    )).rows[0].s);
   const dataDir = mkdtempSync(join(tmpdir(), 'tps-bench-'));
   log('starting the service');
   const app = await startServer('app', APP_PORT, {
@@ -77,7 +82,7 @@ async function main(): Promise<void> {
   }
 
   const totalSeconds = (performance.now() - clock) / 1000;
-  const machine = describeMachine(postgres, loadAtStart);
+  const machine = describeMachine(postgres, postgresSettings, loadAtStart);
   const command = `${benchEnvironment()}npm run bench -- ${process.argv.slice(2).join(' ') || '--scale small'}`;
   const d = db.data.sizes;
   const dataset = `${db.data.trackerCount.toLocaleString('en')} trackers, ${db.data.rawReports.toLocaleString('en')} raw reports, analytics run ${d.analyticsRunTrackers.toLocaleString('en')} trackers, CSV run ${d.csvRunTrackers.toLocaleString('en')} trackers`;

@@ -2,5 +2,11 @@
 import { InitialSchema1763700000000 } from './1763700000000-InitialSchema.js';
 import { LocationRowsFollowTrackersByTrigger1763720000000 } from './1763720000000-LocationRowsFollowTrackersByTrigger.js';
 import { StatusHistoryCoveringIndex1763730000000 } from './1763730000000-StatusHistoryCoveringIndex.js';
+import { AggregateTablesLeaveRoomForHotUpdates1763740000000 } from './1763740000000-AggregateTablesLeaveRoomForHotUpdates.js';
 
-export const MIGRATIONS = [InitialSchema1763700000000, LocationRowsFollowTrackersByTrigger1763720000000, StatusHistoryCoveringIndex1763730000000];
+export const MIGRATIONS = [
+  InitialSchema1763700000000,
+  LocationRowsFollowTrackersByTrigger1763720000000,
+  StatusHistoryCoveringIndex1763730000000,
+  AggregateTablesLeaveRoomForHotUpdates1763740000000,
+];

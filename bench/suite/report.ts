@@ -10,12 +10,14 @@ export interface Machine {
   memory: string;
   node: string;
   postgres: string;
+  /** The server settings that decide write throughput (see docs/operations.md), as `name=value`. */
+  postgresSettings: string;
   redis: boolean;
   /** 1-minute load average when the run started and ended (other work on the host skews every figure). */
   load: { start: number; end: number };
 }
 
-export function describeMachine(postgresVersion: string, loadAtStart: number): Machine {
+export function describeMachine(postgresVersion: string, postgresSettings: string, loadAtStart: number): Machine {
   let memory = `${(totalmem() / 1024 ** 3).toFixed(1)} GiB`;
   try {
     memory = execSync('free -h', { encoding: 'utf8' }).split('\n')[1]?.trim().replace(/\s+/g, ' ') ?? memory;
@@ -28,6 +30,7 @@ export function describeMachine(postgresVersion: string, loadAtStart: number): M
     memory,
     node: process.version,
     postgres: postgresVersion,
+    postgresSettings,
     redis: Boolean(process.env.REDIS_URL),
     load: { start: loadAtStart, end: loadavg()[0] },
   };
@@ -100,7 +103,7 @@ export function writeMarkdown(
     input.command,
     '```',
     '',
-    `Machine: ${machine.nproc} cores (\`nproc\`), ${machine.cpu}; memory (\`free -h\`): \`${machine.memory}\`; Node ${machine.node}; ${machine.postgres} on the same host; cache store: ${machine.redis ? 'Redis (REDIS_URL)' : 'in-process memory'}.`,
+    `Machine: ${machine.nproc} cores (\`nproc\`), ${machine.cpu}; memory (\`free -h\`): \`${machine.memory}\`; Node ${machine.node}; ${machine.postgres} on the same host (${machine.postgresSettings}); cache store: ${machine.redis ? 'Redis (REDIS_URL)' : 'in-process memory'}.`,
     '',
     `Load average (1 min) at start / end: ${machine.load.start.toFixed(1)} / ${machine.load.end.toFixed(1)}` +
       (Math.max(machine.load.start, machine.load.end) > machine.nproc
