@@ -36,9 +36,9 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
 
   async validate(claims: Partial<TokenClaims>): Promise<AuthUser> {
     if (!isWellFormed(claims, 'access')) throw new UnauthorizedException({ detail: INVALID_CREDENTIALS });
-    if (await this.revocations.isRevoked(claims.jti)) throw new UnauthorizedException({ detail: INVALID_CREDENTIALS });
-    const user = await this.users.findActiveById(Number(claims.sub));
-    if (!user) throw new UnauthorizedException({ detail: INVALID_CREDENTIALS });
+    // Independent reads (cache, database): in parallel, so a request waits for one round trip, not two.
+    const [revoked, user] = await Promise.all([this.revocations.isRevoked(claims.jti), this.users.findActiveById(Number(claims.sub))]);
+    if (revoked || !user) throw new UnauthorizedException({ detail: INVALID_CREDENTIALS });
     return {
       id: user.id,
       email: user.email,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { AccessScope } from '../common/auth/access-scope.js';
+import { PreparedQueries } from '../infrastructure/database/prepared-queries.js';
 import { latestLocationLateral, type LocationPointRow } from './location-point.js';
 import { eligibleSql, MIN_AGGREGATED_CONFIDENCE } from './location-rules.js';
 import { nullableNumberArray, nullableTextArray, numberArray, plainTextArray } from './pg-arrays.js';
@@ -57,7 +58,10 @@ function aggregateUpsert(table: 'location_history_hourly' | 'location_history_da
 /** SQL of location reports and their hourly/daily aggregates. */
 @Injectable()
 export class LocationsRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(
+    private readonly db: DataSource,
+    private readonly prepared: PreparedQueries,
+  ) {}
 
   /**
    * Stores a batch and maintains both aggregates in ONE statement (so one transaction and one round
@@ -164,7 +168,7 @@ export class LocationsRepository {
     const trackerScope = scope.trackerFilter('t.id', params);
     const source = HISTORY_SOURCES[filter.granularity];
     const direction = filter.order === 'asc' ? 'ASC' : 'DESC';
-    const rows = await this.db.query<(LocationPointRow & { total: number })[]>(
+    const rows = await this.prepared.query<LocationPointRow & { total: number }>(
       `
       SELECT c.total, p.bucket, p.latitude, p.longitude, p.confidence, p.reported_at, p.granularity
         FROM trackers t

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, QueryFailedError, type EntityManager } from 'typeorm';
 import type { Role } from './entities/user.entity.js';
+import { PreparedQueries } from '../infrastructure/database/prepared-queries.js';
 
 export interface UserRow {
   id: number;
@@ -56,15 +57,19 @@ const PATCH_COLUMNS: Record<keyof UserPatch, string> = {
  */
 @Injectable()
 export class UsersRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(
+    private readonly db: DataSource,
+    private readonly prepared: PreparedQueries,
+  ) {}
 
   async findById(id: number, q: Queryable = this.db): Promise<UserRow | null> {
     const rows = await q.query<UserRow[]>(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1`, [id]);
     return rows[0] ?? null;
   }
 
+  /** Read on every authenticated request (contract §1), hence a prepared statement. */
   async findActiveById(id: number): Promise<UserRow | null> {
-    const rows = await this.db.query<UserRow[]>(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1 AND is_active`, [id]);
+    const rows = await this.prepared.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1 AND is_active`, [id]);
     return rows[0] ?? null;
   }
 

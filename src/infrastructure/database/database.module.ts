@@ -1,12 +1,14 @@
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { AppConfig } from '../../common/config/app-config.js';
 import { APP_CONFIG } from '../../common/config/config.module.js';
 import { dataSourceOptions } from './data-source-options.js';
 import { DatabaseGuard } from './database-guard.js';
 import { DatabasePool } from './database-pool.js';
+import { PreparedQueries } from './prepared-queries.js';
 
 /** TypeORM on `pg`. Migrations run at start (never synchronize). The URL is resolved in main.ts. */
+@Global()
 @Module({
   imports: [
     TypeOrmModule.forRootAsync({
@@ -17,7 +19,7 @@ import { DatabasePool } from './database-pool.js';
       },
     }),
   ],
-  providers: [DatabasePool, DatabaseGuard],
-  exports: [DatabasePool, DatabaseGuard],
+  providers: [DatabasePool, DatabaseGuard, PreparedQueries],
+  exports: [DatabasePool, DatabaseGuard, PreparedQueries],
 })
 export class DatabaseModule {}

@@ -1,0 +1,50 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import type pg from 'pg';
+import { DataSource, QueryFailedError } from 'typeorm';
+import type { AppConfig } from '../../common/config/app-config.js';
+import { APP_CONFIG } from '../../common/config/config.module.js';
+
+/** Distinct statement texts kept named per process; beyond this, queries run unnamed (still correct). */
+const MAX_NAMED_STATEMENTS = 1000;
+
+/**
+ * Hot, frequent reads (the user row behind every authenticated request, history pages) as named
+ * prepared statements: each pooled connection parses and plans the text once and then only binds
+ * parameters, instead of re-planning every time — the location_history view alone cost ≈ 0.4 ms of
+ * planning per page (0.98 → 0.62 ms p50 per history query measured on the benchmark data).
+ *
+ * Same pool, guard and timeouts as every other query; errors are TypeORM's QueryFailedError like
+ * DataSource.query's, so the exception filter treats them alike. Behind PgBouncer in transaction
+ * mode (USING_PGBOUNCER) a named statement may land on a server connection that never saw it, so
+ * there queries run unnamed.
+ */
+@Injectable()
+export class PreparedQueries {
+  private readonly names = new Map<string, string>();
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async query<T>(sql: string, params: unknown[]): Promise<T[]> {
+    const pool = (this.dataSource.driver as unknown as { master: pg.Pool }).master;
+    try {
+      const result = await pool.query({ name: this.nameOf(sql), text: sql, values: params });
+      return result.rows as T[];
+    } catch (error) {
+      throw new QueryFailedError(sql, params, error as Error);
+    }
+  }
+
+  private nameOf(sql: string): string | undefined {
+    if (this.config.usingPgbouncer) return undefined;
+    let name = this.names.get(sql);
+    if (name === undefined && this.names.size < MAX_NAMED_STATEMENTS) {
+      name = `q_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
+      this.names.set(sql, name);
+    }
+    return name;
+  }
+}
