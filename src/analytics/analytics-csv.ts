@@ -1,6 +1,6 @@
 import { csvRow, fileTimestamp, formatCsvDate, safeFileNamePart, CSV_LINE_END, type CsvDateFormat } from '../common/csv/csv.js';
 import type { AggregatesRow, AnalyticsRunRow, TrackerAnalyticsRow } from './analytics.repository.js';
-import { toAggregateMetricsResponse, toDeliveryPerformanceResponse, toTrackerAnalyticsResponse } from './analytics.mapper.js';
+import { JOURNEY_COMPLETION_PERCENT, toAggregateMetricsResponse, toDeliveryPerformanceResponse } from './analytics.mapper.js';
 
 /** The CSV layout of contract §6, as pure functions of the rows (the writer streams them). */
 
@@ -55,18 +55,17 @@ export function trackerSectionStart(): string {
 }
 
 export function trackerCsvRow(row: TrackerAnalyticsRow): string {
-  const t = toTrackerAnalyticsResponse(row);
   return csvRow([
-    t.tracker_name,
-    t.tracker_id,
-    t.current_status,
-    `${t.journey_completion_percent.toFixed(1)}%`,
-    fixed2(t.total_journey_duration_days),
-    t.delivery_location_name,
-    fixed2(t.delivery_location_duration_days),
-    fixed2(t.delivery_location_duration_hours),
+    row.tracker_name,
+    row.tracker_id,
+    row.current_status,
+    `${(JOURNEY_COMPLETION_PERCENT[row.current_status] ?? 0).toFixed(1)}%`,
+    fixed2(row.total_journey_duration_days),
+    row.delivery_location_name,
+    fixed2(row.delivery_location_duration_days),
+    fixed2(row.delivery_location_duration_hours),
     row.storage_visit_count,
-    fixed2(t.total_storage_duration_days),
+    fixed2(row.total_storage_duration_days),
   ]);
 }
 

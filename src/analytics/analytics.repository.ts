@@ -4,6 +4,7 @@ import Cursor from 'pg-cursor';
 import { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver.js';
 import type { AccessScope } from '../common/auth/access-scope.js';
+import { JOURNEY_COMPLETION_PERCENT } from './analytics.mapper.js';
 
 export interface AnalyticsRunRow {
   id: number;
@@ -12,19 +13,7 @@ export interface AnalyticsRunRow {
   end_date: Date | null;
 }
 
-/** A storage visit, already in its wire shape (built by the SQL below). */
-export interface StorageVisitRow {
-  storage_location_id: number | null;
-  location_name: string;
-  arrived_at: string;
-  departed_at: string | null;
-  duration_days: number;
-}
-
-/**
- * One tracker's figures, rounded by the SQL (2 decimals). `storage_location_visits` only in the
- * full result; `storage_visit_count` for the CSV column.
- */
+/** One tracker's figures, rounded by the SQL (2 decimals): the CSV export's rows. */
 export interface TrackerAnalyticsRow {
   tracker_id: number;
   tracker_name: string;
@@ -35,7 +24,6 @@ export interface TrackerAnalyticsRow {
   current_status: string;
   storage_visit_count: number;
   total_storage_duration_days: number;
-  storage_location_visits?: StorageVisitRow[];
 }
 
 export interface DeliveryPerformanceRow {
@@ -67,7 +55,8 @@ export interface AggregatesRow {
 }
 
 export interface FullAnalyticsRow extends AggregatesRow {
-  trackers: TrackerAnalyticsRow[];
+  /** `tracker_analytics` as final JSON text (an array of TrackerAnalyticsResponse). */
+  tracker_analytics_json: string;
 }
 
 /**
@@ -98,8 +87,12 @@ const days = (secondsExpr: string): string => `(floor((${secondsExpr}) / 864.0 +
 const hours = (secondsExpr: string): string => `(floor((${secondsExpr}) / 36.0 + 0.5) / 100)`;
 /** Seconds from b to a as float8 (EXTRACT returns numeric since PostgreSQL 14, date_part float8). */
 const secondsBetween = (a: string, b: string): string => `(date_part('epoch', ${a}) - date_part('epoch', ${b}))`;
-/** Epoch milliseconds (float8) for JSON; Node turns them into ISO strings without parsing text. */
-const epochMs = (expr: string): string => `(date_part('epoch', ${expr}) * 1000)`;
+/**
+ * A timestamp as a JSON string literal in the service's wire format (`toISOString()`: UTC,
+ * milliseconds, `Z`), or `null`. Explicitly UTC: behind PgBouncer the session time zone is not ours.
+ */
+const isoJson = (expr: string): string =>
+  `COALESCE('"' || to_char(${expr} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"', 'null')`;
 
 /**
  * Per-tracker figures of contract §6 as CTEs ending in `tracker_metrics`.
@@ -111,12 +104,15 @@ const epochMs = (expr: string): string => `(date_part('epoch', ${expr}) * 1000)`
  */
 function trackerMetricsCtes(scope: AccessScope, params: unknown[], withVisits: boolean): string {
   const visible = scope.clientFilter('pr.client_id', params);
-  // Visits as compact JSON tuples [storage_location_id, name, arrived ms, departed ms|null, days].
+  // Visits as JSON text in wire shape (see fullAnalyticsQuery), in (timestamp, id) order.
   const visits = withVisits
-    ? `, json_agg(json_build_array(
-           e.storage_location_id, COALESCE(sl.name, ''), ${epochMs('e.timestamp')}, ${epochMs('e.next_at')},
-           ${days(secondsBetween('COALESCE(e.next_at, $2::timestamptz)', 'e.timestamp'))}
-         ) ORDER BY e.timestamp, e.id) FILTER (WHERE e.status = 'IN_STORAGE') AS visits`
+    ? `, string_agg(concat(
+           '{"storage_location_id":', COALESCE(e.storage_location_id::text, 'null'),
+           ',"location_name":', to_json(COALESCE(sl.name, '')),
+           ',"arrived_at":', ${isoJson('e.timestamp')},
+           ',"departed_at":', ${isoJson('e.next_at')},
+           ',"duration_days":', ${days(secondsBetween('COALESCE(e.next_at, $2::timestamptz)', 'e.timestamp'))}, '}'),
+           ',' ORDER BY e.timestamp, e.id) FILTER (WHERE e.status = 'IN_STORAGE') AS visits`
     : '';
   return `
     run_trackers AS (
@@ -164,7 +160,7 @@ function trackerMetricsCtes(scope: AccessScope, params: unknown[], withVisits: b
              COALESCE(p.first_delivery[3] - p.first_delivery[1], 0) AS delivery_seconds,
              COALESCE(p.visit_count, 0) AS visit_count,
              COALESCE(p.storage_seconds, 0)::float8 AS storage_seconds
-             ${withVisits ? `, COALESCE(p.visits, '[]'::json) AS visits` : ''}
+             ${withVisits ? `, COALESCE(p.visits, '') AS visits` : ''}
       FROM run_trackers rt LEFT JOIN per_tracker p ON p.tracker_id = rt.id
     )`;
 }
@@ -249,50 +245,40 @@ export function aggregatesQuery(scope: AccessScope, runId: number, asOf: Date): 
   return { sql, params };
 }
 
+/** `journey_completion_percent` of a status (JOURNEY_COMPLETION_PERCENT) as JSON number text. */
+function completionPercentJson(statusExpr: string): string {
+  const cases = Object.entries(JOURNEY_COMPLETION_PERCENT).map(([status, percent]) => `WHEN '${status}' THEN '${JSON.stringify(percent)}'`);
+  return `(CASE ${statusExpr} ${cases.join(' ')} ELSE '0' END)`;
+}
+
 /**
  * The whole analytics in one statement: the history is read and windowed once (the CTEs are
- * materialised once and shared), the tracker rows come back as one JSON array of compact tuples
- * (see TRACKER_TUPLE) next to the aggregate sections.
+ * materialised once and shared by the list and the aggregates). The tracker list comes back as the
+ * final JSON text of `tracker_analytics` — field order and formats of TrackerAnalyticsResponse, as
+ * JSON.stringify would write them — so a 10 000-tracker list (≈ 4 MB) is neither parsed, re-mapped
+ * nor re-serialized in Node (≈ 10 ms less per request, measured).
  */
 export function fullAnalyticsQuery(scope: AccessScope, runId: number, asOf: Date): { sql: string; params: unknown[] } {
   const params: unknown[] = [runId, asOf.toISOString()];
   const sql = `
     WITH ${trackerMetricsCtes(scope, params, true)}, ${AGGREGATE_CTES},
     tracker_list AS (
-      SELECT COALESCE(json_agg(json_build_array(
-               tm.tracker_id, tm.tracker_name, ${days('tm.journey_seconds')}, COALESCE(dl.name, ''),
-               ${days('tm.delivery_seconds')}, ${hours('tm.delivery_seconds')}, tm.current_status,
-               tm.visit_count, ${days('tm.storage_seconds')}, tm.visits
-             ) ORDER BY tm.tracker_id), '[]'::json) AS items
+      SELECT '[' || COALESCE(string_agg(concat(
+               '{"tracker_id":', tm.tracker_id,
+               ',"tracker_name":', to_json(tm.tracker_name),
+               ',"total_journey_duration_days":', ${days('tm.journey_seconds')},
+               ',"delivery_location_name":', to_json(COALESCE(dl.name, '')),
+               ',"delivery_location_duration_days":', ${days('tm.delivery_seconds')},
+               ',"delivery_location_duration_hours":', ${hours('tm.delivery_seconds')},
+               ',"current_status":', to_json(tm.current_status),
+               ',"journey_completion_percent":', ${completionPercentJson('tm.current_status')},
+               ',"storage_location_visits":[', tm.visits, ']',
+               ',"total_storage_duration_days":', ${days('tm.storage_seconds')}, '}'),
+             ',' ORDER BY tm.tracker_id), '') || ']' AS items
       FROM tracker_metrics tm LEFT JOIN delivery_locations dl ON dl.id = tm.delivery_location_id
     )
-    SELECT ${AGGREGATE_COLUMNS}, tl.items AS trackers FROM ${AGGREGATE_FROM} CROSS JOIN tracker_list tl`;
+    SELECT ${AGGREGATE_COLUMNS}, tl.items AS tracker_analytics_json FROM ${AGGREGATE_FROM} CROSS JOIN tracker_list tl`;
   return { sql, params };
-}
-
-/** Order of the values in a tracker tuple of fullAnalyticsQuery (and of a visit tuple inside it). */
-type TrackerTuple = [number, string, number, string, number, number, string, number, number, VisitTuple[] | null];
-type VisitTuple = [number | null, string, number, number | null, number];
-
-function fromTrackerTuple(t: TrackerTuple): TrackerAnalyticsRow {
-  return {
-    tracker_id: t[0],
-    tracker_name: t[1],
-    total_journey_duration_days: t[2],
-    delivery_location_name: t[3],
-    delivery_location_duration_days: t[4],
-    delivery_location_duration_hours: t[5],
-    current_status: t[6],
-    storage_visit_count: t[7],
-    total_storage_duration_days: t[8],
-    storage_location_visits: (t[9] ?? []).map((v) => ({
-      storage_location_id: v[0],
-      location_name: v[1],
-      arrived_at: new Date(v[2]).toISOString(),
-      departed_at: v[3] === null ? null : new Date(v[3]).toISOString(),
-      duration_days: v[4],
-    })),
-  };
 }
 
 function runQuery(scope: AccessScope, runId: number): { sql: string; params: unknown[] } {
@@ -316,10 +302,9 @@ export class AnalyticsRepository {
     return rows[0] ?? null;
   }
 
-  /** Tracker rows (with visits) and the aggregate sections of the run, from one statement. */
+  /** The aggregate sections of the run and its tracker list as JSON text, from one statement. */
   async full(scope: AccessScope, runId: number, asOf: Date): Promise<FullAnalyticsRow> {
-    const [row] = await this.analyticsStatement<AggregatesRow & { trackers: TrackerTuple[] }>(fullAnalyticsQuery(scope, runId, asOf));
-    return { ...row, trackers: row.trackers.map(fromTrackerTuple) };
+    return (await this.analyticsStatement<FullAnalyticsRow>(fullAnalyticsQuery(scope, runId, asOf)))[0];
   }
 
   /** Aggregate metrics, delivery and storage performance of the run (one statement). */

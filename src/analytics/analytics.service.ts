@@ -12,7 +12,6 @@ import {
   toAggregateMetricsResponse,
   toDeliveryPerformanceResponse,
   toStoragePerformanceResponse,
-  toTrackerAnalyticsResponse,
 } from './analytics.mapper.js';
 import { AnalyticsRepository, type AggregatesRow, type AnalyticsRunRow } from './analytics.repository.js';
 import type {
@@ -20,7 +19,6 @@ import type {
   DeliveryLocationPerformanceResponse,
   ProductionRunAnalyticsResponse,
   StorageLocationPerformanceResponse,
-  TrackerAnalyticsResponse,
 } from './dto/analytics.response.js';
 
 export const RUN_NOT_FOUND = 'Production run not found';
@@ -33,10 +31,6 @@ interface AggregateSections {
   aggregate_metrics: AggregateMetricsResponse;
   delivery_location_performance: DeliveryLocationPerformanceResponse[];
   storage_location_performance: StorageLocationPerformanceResponse[];
-}
-
-interface ComputedAnalytics extends AggregateSections {
-  tracker_analytics: TrackerAnalyticsResponse[];
 }
 
 type ResultKind = 'full' | 'aggregates';
@@ -88,8 +82,9 @@ export class AnalyticsService {
       const run = await this.requireRun(scope, runId);
       const computed = await this.cached<SerializedAnalytics>(scope, runId, asOf, 'full', async (at) => {
         const full = await this.repository.full(scope, runId, at);
-        const sections: ComputedAnalytics = { tracker_analytics: full.trackers.map(toTrackerAnalyticsResponse), ...toAggregateSections(full) };
-        return { totalTrackers: full.total_trackers, json: JSON.stringify(sections) };
+        // Field order of ProductionRunAnalyticsResponse: the tracker list as the SQL wrote it, then the sections.
+        const json = `{"tracker_analytics":${full.tracker_analytics_json},${JSON.stringify(toAggregateSections(full)).slice(1)}`;
+        return { totalTrackers: full.total_trackers, json };
       });
       const header: Partial<ProductionRunAnalyticsResponse> = {
         production_run_id: run.id,

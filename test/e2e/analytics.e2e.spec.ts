@@ -269,6 +269,39 @@ describe('Production-run analytics (JSON)', () => {
     await t.http().get(`/api/v1/production-runs/${run.id}/analytics/delivery-performance`).set(admin.auth).expect(200, []);
   });
 
+  it('writes names with JSON metacharacters and sub-second timestamps exactly (the SQL writes this JSON)', async () => {
+    const run = await t.factories.run();
+    const name = 'Quote " back\\slash \u00e9\u6f22 tab\t/';
+    const place = await t.factories.storageLocation('Dock "7" \\ east');
+    const tracker = await t.factories.tracker({
+      runId: run.id,
+      name,
+      createdAt: '2026-03-01T00:00:00Z',
+      history: [
+        { status: 'IN_STORAGE', timestamp: '2026-03-01T10:11:12.345678Z', storageLocationId: place.id },
+        { status: 'IN_TRANSIT', timestamp: '2026-03-02T10:11:12.999Z' },
+      ],
+    });
+    const res = await t.http().get(`/api/v1/production-runs/${run.id}/analytics`).query({ as_of: '2026-03-04T00:00:00Z' }).set(admin.auth).expect(200);
+    expect(res.body.tracker_analytics).toEqual([
+      {
+        tracker_id: tracker.id,
+        tracker_name: name,
+        total_journey_duration_days: 2.58,
+        delivery_location_name: '',
+        delivery_location_duration_days: 0,
+        delivery_location_duration_hours: 0,
+        current_status: 'IN_TRANSIT',
+        journey_completion_percent: 33.3,
+        storage_location_visits: [
+          // Microseconds are cut to milliseconds, as Date#toISOString would show them.
+          { storage_location_id: place.id, location_name: 'Dock "7" \\ east', arrived_at: '2026-03-01T10:11:12.345Z', departed_at: '2026-03-02T10:11:12.999Z', duration_days: 1 },
+        ],
+        total_storage_duration_days: 1,
+      },
+    ]);
+  });
+
   it('rounds percentages and durations to two decimals (1 of 3 completed → 33.33 %)', async () => {
     const run = await t.factories.run();
     const at = (d: string) => `2026-03-0${d}`;
