@@ -41,6 +41,16 @@ describe('migrations', () => {
     expect(await relations(ds)).toEqual(created);
   });
 
+  it('leaves room on the aggregate tables\' pages for HOT updates (fillfactor 85)', async () => {
+    const rows = await ds.query<{ relname: string; reloptions: string[] | null }[]>(
+      `SELECT relname, reloptions FROM pg_class WHERE relname IN ('location_history_hourly', 'location_history_daily') ORDER BY relname`,
+    );
+    expect(rows).toEqual([
+      { relname: 'location_history_daily', reloptions: ['fillfactor=85'] },
+      { relname: 'location_history_hourly', reloptions: ['fillfactor=85'] },
+    ]);
+  });
+
   it('keeps production_runs.client_id equal to the brand client (trigger)', async () => {
     const [c1] = await ds.query(`INSERT INTO clients (name) VALUES ('m-c1') RETURNING id`);
     const [c2] = await ds.query(`INSERT INTO clients (name) VALUES ('m-c2') RETURNING id`);
