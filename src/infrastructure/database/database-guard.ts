@@ -3,6 +3,7 @@ import pg from 'pg';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '../../common/config/app-config.js';
 import { APP_CONFIG } from '../../common/config/config.module.js';
+import { pgPool } from './database-pool.js';
 
 /** How often the liveness probe asks the database `SELECT 1`. */
 export const LIVENESS_INTERVAL_MS = 1000;
@@ -71,7 +72,7 @@ export class DatabaseGuard implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   onApplicationBootstrap(): void {
-    const pool = (this.dataSource.driver as unknown as { master: GuardedPool }).master;
+    const pool = pgPool(this.dataSource) as GuardedPool;
     // Connections opened before this hook (migrations at boot) are in pg-pool's private list.
     for (const client of (pool as unknown as { _clients?: pg.Client[] })._clients ?? []) this.clients.add(client);
     pool.on('connect', (client) => this.clients.add(client as unknown as pg.Client));

@@ -1,5 +1,11 @@
 import { Injectable } from '@nestjs/common';
+import type pg from 'pg';
 import { DataSource } from 'typeorm';
+
+/** The pg pool behind TypeORM's DataSource (TypeORM keeps it on its driver, untyped). */
+export function pgPool(dataSource: DataSource): pg.Pool {
+  return (dataSource.driver as unknown as { master: pg.Pool }).master;
+}
 
 export interface PoolStats {
   size: number;
@@ -22,7 +28,7 @@ export class DatabasePool {
   constructor(private readonly dataSource: DataSource) {}
 
   stats(): PoolStats {
-    const pool = (this.dataSource.driver as unknown as { master: PgPoolLike }).master;
+    const pool = pgPool(this.dataSource) as unknown as PgPoolLike;
     const size = pool.options.max;
     return {
       size,

@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import type pg from 'pg';
 import { DataSource, QueryFailedError } from 'typeorm';
 import type { AppConfig } from '../../common/config/app-config.js';
 import { APP_CONFIG } from '../../common/config/config.module.js';
+import { pgPool } from './database-pool.js';
 
 /** Distinct statement texts kept named per process; beyond this, queries run unnamed (still correct). */
 const MAX_NAMED_STATEMENTS = 1000;
@@ -29,9 +29,8 @@ export class PreparedQueries {
   ) {}
 
   async query<T>(sql: string, params: unknown[]): Promise<T[]> {
-    const pool = (this.dataSource.driver as unknown as { master: pg.Pool }).master;
     try {
-      const result = await pool.query({ name: this.nameOf(sql), text: sql, values: params });
+      const result = await pgPool(this.dataSource).query({ name: this.nameOf(sql), text: sql, values: params });
       return result.rows as T[];
     } catch (error) {
       throw new QueryFailedError(sql, params, error as Error);
