@@ -3,10 +3,12 @@ import { InitialSchema1763700000000 } from './1763700000000-InitialSchema.js';
 import { LocationRowsFollowTrackersByTrigger1763720000000 } from './1763720000000-LocationRowsFollowTrackersByTrigger.js';
 import { StatusHistoryCoveringIndex1763730000000 } from './1763730000000-StatusHistoryCoveringIndex.js';
 import { AggregateTablesLeaveRoomForHotUpdates1763740000000 } from './1763740000000-AggregateTablesLeaveRoomForHotUpdates.js';
+import { DailyRowsCountTheirHours1763750000000 } from './1763750000000-DailyRowsCountTheirHours.js';
 
 export const MIGRATIONS = [
   InitialSchema1763700000000,
   LocationRowsFollowTrackersByTrigger1763720000000,
   StatusHistoryCoveringIndex1763730000000,
   AggregateTablesLeaveRoomForHotUpdates1763740000000,
+  DailyRowsCountTheirHours1763750000000,
 ];

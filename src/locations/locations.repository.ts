@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { PreparedQueries } from '../infrastructure/database/prepared-queries.js';
+import { historyPageSql, historyTotalSql, type HistorySqlInput } from './location-history.sql.js';
 import { latestLocationLateral, type LocationPointRow } from './location-point.js';
 import { eligibleSql, MIN_AGGREGATED_CONFIDENCE } from './location-rules.js';
 import { nullableNumberArray, nullableTextArray, numberArray, plainTextArray } from './pg-arrays.js';
@@ -26,13 +27,6 @@ export interface HistoryFilter {
   skip: number;
   limit: number;
 }
-
-/** Which relation serves each granularity; `auto` is the combined view (contract §5). */
-const HISTORY_SOURCES: Record<HistoryGranularity, string> = {
-  auto: `(SELECT tracker_id, bucket, reported_at, latitude, longitude, confidence, granularity FROM location_history)`,
-  hourly: `(SELECT tracker_id, bucket, reported_at, latitude, longitude, confidence, 'hourly'::text AS granularity FROM location_history_hourly)`,
-  daily: `(SELECT tracker_id, bucket, reported_at, latitude, longitude, confidence, 'daily'::text AS granularity FROM location_history_daily)`,
-};
 
 /**
  * Upsert of one aggregate table from the batch's newly inserted eligible reports.
@@ -142,8 +136,9 @@ export class LocationsRepository {
   }
 
   /**
-   * One page of a tracker's history plus the total, in one round trip. No row at all means the
-   * tracker does not exist or is not visible. Both parts read the (tracker_id, bucket) primary keys.
+   * One page of a tracker's history plus its exact total, in one statement (one snapshot, one round
+   * trip). No row at all means the tracker does not exist or is not visible. The total sits in a
+   * fenced LATERAL (OFFSET 0): pulled up, the planner would evaluate it once per page row.
    */
   async historyPage(
     scope: AccessScope,
@@ -151,34 +146,27 @@ export class LocationsRepository {
     filter: HistoryFilter,
   ): Promise<{ total: number; rows: LocationPointRow[] } | null> {
     const params: unknown[] = [trackerId];
-    const conditions = ['h.tracker_id = $1'];
-    if (filter.start) {
-      params.push(filter.start.toISOString());
-      conditions.push(`h.bucket >= $${params.length}::timestamptz`);
-    }
-    if (filter.end) {
-      params.push(filter.end.toISOString());
-      conditions.push(`h.bucket <= $${params.length}::timestamptz`);
-    }
-    const where = conditions.join(' AND ');
-    params.push(filter.limit);
-    const limit = `$${params.length}::int`;
-    params.push(filter.skip);
-    const offset = `$${params.length}::int`;
-    const trackerScope = scope.trackerFilter('t.id', params);
-    const source = HISTORY_SOURCES[filter.granularity];
+    const bind = (value: unknown, type: string) => {
+      params.push(value);
+      return `$${params.length}::${type}`;
+    };
     const direction = filter.order === 'asc' ? 'ASC' : 'DESC';
+    const input: HistorySqlInput = {
+      granularity: filter.granularity,
+      trackerId: 't.id',
+      start: filter.start ? bind(filter.start.toISOString(), 'timestamptz') : undefined,
+      end: filter.end ? bind(filter.end.toISOString(), 'timestamptz') : undefined,
+      direction,
+      limit: bind(filter.limit, 'int'),
+      offset: bind(filter.skip, 'int'),
+    };
+    const trackerScope = scope.trackerFilter('t.id', params);
     const rows = await this.prepared.query<LocationPointRow & { total: number }>(
       `
       SELECT c.total, p.bucket, p.latitude, p.longitude, p.confidence, p.reported_at, p.granularity
         FROM trackers t
-        CROSS JOIN LATERAL (SELECT count(*)::int AS total FROM ${source} h WHERE ${where}) c
-        LEFT JOIN LATERAL (
-          SELECT h.bucket, h.latitude, h.longitude, h.confidence, h.reported_at, h.granularity
-            FROM ${source} h WHERE ${where}
-           ORDER BY h.bucket ${direction}
-           LIMIT ${limit} OFFSET ${offset}
-        ) p ON TRUE
+        CROSS JOIN LATERAL (SELECT (${historyTotalSql(input)})::int AS total OFFSET 0) c
+        LEFT JOIN LATERAL (${historyPageSql(input)}) p ON TRUE
        WHERE t.id = $1 AND ${trackerScope}
        ORDER BY p.bucket ${direction}`,
       params,
@@ -228,15 +216,15 @@ export class LocationsRepository {
     const ids = [params[0]];
     const eligible = eligibleSql('latitude', 'longitude', 'confidence');
     await m.query(`UPDATE location_reports SET eligible = ${eligible} WHERE tracker_id = ANY($1::int[]) AND eligible IS DISTINCT FROM ${eligible}`, ids);
-    for (const [table, unit] of [
-      ['location_history_hourly', 'hour'],
-      ['location_history_daily', 'day'],
-    ] as const) {
-      // With raw retention on, a row whose winning report was pruned is the only record left of its
-      // bucket: it stays, and the upsert below replaces it only with a newer report.
-      const prunedGuard = keepPrunedWinners ? 'AND EXISTS (SELECT 1 FROM location_reports r WHERE r.id = h.report_id)' : '';
-      await m.query(`DELETE FROM ${table} h WHERE h.tracker_id = ANY($1::int[]) ${prunedGuard}`, ids);
-      await m.query(aggregateUpsert(table, unit, 'location_reports r WHERE r.tracker_id = ANY($1::int[]) AND r.eligible'), ids);
-    }
+    // With raw retention on, a row whose winning report was pruned is the only record left of its
+    // bucket: it stays, and the upsert below replaces it only with a newer report.
+    const prunedGuard = keepPrunedWinners ? 'AND EXISTS (SELECT 1 FROM location_reports r WHERE r.id = h.report_id)' : '';
+    // Daily rows go first and come back last: the triggers that recount each day's hours
+    // (hourly_buckets) then count once, on the final rows, instead of on rows about to go.
+    await m.query(`DELETE FROM location_history_daily h WHERE h.tracker_id = ANY($1::int[]) ${prunedGuard}`, ids);
+    await m.query(`DELETE FROM location_history_hourly h WHERE h.tracker_id = ANY($1::int[]) ${prunedGuard}`, ids);
+    const eligibleReports = 'location_reports r WHERE r.tracker_id = ANY($1::int[]) AND r.eligible';
+    await m.query(aggregateUpsert('location_history_hourly', 'hour', eligibleReports), ids);
+    await m.query(aggregateUpsert('location_history_daily', 'day', eligibleReports), ids);
   }
 }

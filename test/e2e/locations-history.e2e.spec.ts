@@ -136,6 +136,83 @@ describe('Locations: GET /trackers/{id}/location-history (contract §5)', () => 
     });
   });
 
+  describe('exact totals and paging across the parts', () => {
+    it('pages of the combined view run across the cutoff in both orders', async () => {
+      const desc = await history(visible, '?skip=1&limit=2').expect(200);
+      expect(desc.body).toMatchObject({ total: 4, page: 1, size: 2, pages: 2 });
+      expect(desc.body.items.map((p: { latitude: number; granularity: string }) => [p.latitude, p.granularity])).toEqual([
+        [2, 'hourly'],
+        [3, 'daily'],
+      ]);
+      const asc = await history(visible, '?skip=1&limit=2&order=asc').expect(200);
+      expect(asc.body.items.map((p: { latitude: number; granularity: string }) => [p.latitude, p.granularity])).toEqual([
+        [3, 'daily'],
+        [2, 'hourly'],
+      ]);
+      const last = await history(visible, '?skip=3&limit=2').expect(200);
+      expect(last.body.items.map((p: { latitude: number }) => p.latitude)).toEqual([4]);
+    });
+
+    it('total equals the number of points listed, for every granularity and any bounds (also inside a day)', async () => {
+      // Around the cutoff (C): day C-2 hours 0, 5, 23; C-1 hours 3, 4; day C every hour; C+1 hours 1, 22.
+      const id = (await t.factories.tracker()).id;
+      const hours = [
+        ...[0, 5, 23].map((h) => cutoff - 2 * DAY + h * HOUR),
+        ...[3, 4].map((h) => cutoff - DAY + h * HOUR),
+        ...Array.from({ length: 24 }, (_, h) => cutoff + h * HOUR),
+        ...[1, 22].map((h) => cutoff + DAY + h * HOUR),
+      ];
+      await postReports(t, ingest, hours.map((ms, i) => report(id, iso(ms + 17 * 60_000), { latitude: i }))).expect(200);
+      const days = [...new Set(hours.map((ms) => Math.floor(ms / DAY) * DAY))];
+      const expected: Record<string, number[]> = {
+        hourly: hours,
+        daily: days,
+        auto: [...days.filter((ms) => ms < cutoff), ...hours.filter((ms) => ms >= cutoff)],
+      };
+      const bounds = [
+        undefined,
+        ...[-3 * DAY, -2 * DAY, -2 * DAY + 5 * HOUR, -2 * DAY + 5 * HOUR + 1, -DAY - 1000, -DAY + 3 * HOUR, -1, 0, 11.5 * HOUR, 23 * HOUR, DAY, DAY + 21 * HOUR, 2 * DAY].map((offset) =>
+          iso(cutoff + offset),
+        ),
+      ];
+      let checked = 0;
+      for (const granularity of ['hourly', 'daily', 'auto']) {
+        for (const start of bounds) {
+          for (const end of bounds) {
+            if (start && end && Date.parse(start) > Date.parse(end)) continue;
+            const query = [`granularity=${granularity}`, 'limit=1000', start && `start_date=${start}`, end && `end_date=${end}`].filter(Boolean).join('&');
+            const res = await history(id, `?${query}`).expect(200);
+            const inRange = (ms: number) => (!start || ms >= Date.parse(start)) && (!end || ms <= Date.parse(end));
+            const buckets = expected[granularity];
+            expect({ query, total: res.body.total, listed: res.body.items.length }).toEqual({ query, total: buckets.filter(inRange).length, listed: buckets.filter(inRange).length });
+            checked++;
+          }
+        }
+      }
+      expect(checked).toBeGreaterThan(200);
+    });
+
+    it('each daily row counts its hourly rows through concurrent batches, deletes and rebuilds', async () => {
+      const id = (await t.factories.tracker()).id;
+      const hourCount = async () =>
+        t.db.query<{ bucket: Date; hourly_buckets: number }[]>(`SELECT bucket, hourly_buckets FROM location_history_daily WHERE tracker_id = $1 ORDER BY bucket`, [id]);
+      // 24 single-report batches in parallel, one per hour of the same day (a new day: its daily row
+      // is created by one batch and locked by the others), then again with newer reports.
+      for (const minute of [10, 20]) {
+        const results = await Promise.all(
+          Array.from({ length: 24 }, (_, h) => postReports(t, ingest, [report(id, iso(Date.UTC(2026, 2, 1, h, minute)), { latitude: h })])),
+        );
+        expect(results.map((r) => r.status)).toEqual(Array(24).fill(200));
+        expect(await hourCount()).toEqual([{ bucket: new Date(Date.UTC(2026, 2, 1)), hourly_buckets: 24 }]);
+      }
+      expect((await history(id, '?granularity=hourly&limit=1').expect(200)).body.total).toBe(24);
+      // Any writer of hourly rows keeps the count (statement triggers), here a plain DELETE.
+      await t.db.query(`DELETE FROM location_history_hourly WHERE tracker_id = $1 AND bucket >= $2`, [id, iso(Date.UTC(2026, 2, 1, 20))]);
+      expect(await hourCount()).toEqual([{ bucket: new Date(Date.UTC(2026, 2, 1)), hourly_buckets: 20 }]);
+      expect((await history(id, '?granularity=hourly&start_date=2026-03-01T10:00:00Z').expect(200)).body.total).toBe(10);
+    });
+  });
+
   describe('access', () => {
     it('scopes a user to the trackers of their clients; an invisible tracker is 404 like a missing one', async () => {
       const own = await history(visible, '', user).expect(200);

@@ -90,7 +90,7 @@ describe('Locations: report ingestion and aggregation rules (contract §5)', () 
       const [raw] = await rawReports(t.db, [id]);
       const expected = { tracker_id: id, report_id: raw.id, reported_at: '2026-03-04T10:15:30.250Z', latitude: 48.85, longitude: 2.35, confidence: 2 };
       expect(await hourly(id)).toEqual([{ ...expected, bucket: '2026-03-04T10:00:00.000Z' }]);
-      expect(await daily(id)).toEqual([{ ...expected, bucket: '2026-03-04T00:00:00.000Z' }]);
+      expect(await daily(id)).toEqual([{ ...expected, bucket: '2026-03-04T00:00:00.000Z', hourly_buckets: 1 }]);
       const history = await t.http().get(`/api/v1/trackers/${id}/location-history?granularity=hourly`).set(admin.auth).expect(200);
       expect(history.body.items).toEqual([
         { timestamp: '2026-03-04T10:00:00.000Z', latitude: 48.85, longitude: 2.35, confidence: 2, reported_at: '2026-03-04T10:15:30.250Z', granularity: 'hourly' },

@@ -51,6 +51,30 @@ describe('migrations', () => {
     ]);
   });
 
+  it('counts the hourly rows of each existing daily row when it adds hourly_buckets, then keeps the count', async () => {
+    await ds.undoLastMigration();
+    const insert = (table: string, buckets: string[]) =>
+      ds.query(
+        `INSERT INTO ${table} (tracker_id, bucket, report_id, reported_at, latitude, longitude, confidence)
+         SELECT 424242, b, 1, b, 1, 1, 3 FROM unnest($1::timestamptz[]) b`,
+        [buckets],
+      );
+    await insert('location_history_hourly', ['2026-01-01T00:00:00Z', '2026-01-01T07:00:00Z', '2026-01-01T23:00:00Z', '2026-01-02T05:00:00Z']);
+    await insert('location_history_daily', ['2026-01-01T00:00:00Z', '2026-01-02T00:00:00Z', '2026-01-03T00:00:00Z']);
+    await ds.runMigrations();
+    const counts = () => ds.query(`SELECT hourly_buckets FROM location_history_daily WHERE tracker_id = 424242 ORDER BY bucket`);
+    expect(await counts()).toEqual([{ hourly_buckets: 3 }, { hourly_buckets: 1 }, { hourly_buckets: 0 }]);
+    const [{ def }] = await ds.query(`SELECT pg_get_indexdef('location_history_daily_pkey'::regclass) AS def`);
+    expect(def).toContain('(tracker_id, bucket) INCLUDE (hourly_buckets)');
+    // From now on the triggers keep it, whichever table a statement writes.
+    await insert('location_history_hourly', ['2026-01-03T01:00:00Z', '2026-01-03T02:00:00Z']);
+    await ds.query(`DELETE FROM location_history_hourly WHERE tracker_id = 424242 AND bucket = '2026-01-01T07:00:00Z'`);
+    expect(await counts()).toEqual([{ hourly_buckets: 2 }, { hourly_buckets: 1 }, { hourly_buckets: 2 }]);
+    await expect(ds.query(`UPDATE location_history_daily SET hourly_buckets = 25 WHERE tracker_id = 424242`)).rejects.toThrow(/hourly_buckets_range/);
+    await ds.query(`DELETE FROM location_history_daily WHERE tracker_id = 424242`);
+    await ds.query(`DELETE FROM location_history_hourly WHERE tracker_id = 424242`);
+  });
+
   it('keeps production_runs.client_id equal to the brand client (trigger)', async () => {
     const [c1] = await ds.query(`INSERT INTO clients (name) VALUES ('m-c1') RETURNING id`);
     const [c2] = await ds.query(`INSERT INTO clients (name) VALUES ('m-c2') RETURNING id`);

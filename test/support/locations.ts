@@ -31,6 +31,8 @@ export interface AggregateRow {
   latitude: number;
   longitude: number;
   confidence: number;
+  /** Daily rows only: how many hourly rows the (tracker, day) has. */
+  hourly_buckets?: number;
 }
 
 export interface RawRow {
@@ -49,13 +51,13 @@ const ISO = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-
 
 /** Both aggregate tables, ordered, with timestamps as ISO strings (comparable with toEqual). */
 export async function aggregateTables(db: DataSource, trackerIds?: number[]): Promise<{ hourly: AggregateRow[]; daily: AggregateRow[] }> {
-  const read = (table: string) =>
+  const read = (table: string, extra = '') =>
     db.query<AggregateRow[]>(
-      `SELECT tracker_id, ${ISO('bucket')} AS bucket, report_id::text AS report_id, ${ISO('reported_at')} AS reported_at, latitude, longitude, confidence
+      `SELECT tracker_id, ${ISO('bucket')} AS bucket, report_id::text AS report_id, ${ISO('reported_at')} AS reported_at, latitude, longitude, confidence${extra}
          FROM ${table} WHERE $1::int[] IS NULL OR tracker_id = ANY($1::int[]) ORDER BY tracker_id, bucket`,
       [trackerIds ?? null],
     );
-  return { hourly: await read('location_history_hourly'), daily: await read('location_history_daily') };
+  return { hourly: await read('location_history_hourly'), daily: await read('location_history_daily', ', hourly_buckets') };
 }
 
 export async function rawReports(db: DataSource, trackerIds?: number[]): Promise<RawRow[]> {
@@ -68,7 +70,8 @@ export async function rawReports(db: DataSource, trackerIds?: number[]): Promise
 
 /**
  * The straightforward reference: per (tracker, UTC hour/day) the eligible raw report with the
- * greatest (timestamp, id). Written without SQL so it checks the SQL.
+ * greatest (timestamp, id); each daily row also counts its day's hourly rows. Written without SQL
+ * so it checks the SQL.
  */
 export function referenceAggregates(raw: RawRow[]): { hourly: AggregateRow[]; daily: AggregateRow[] } {
   const build = (bucketOf: (ms: number) => number) => {
@@ -97,7 +100,14 @@ export function referenceAggregates(raw: RawRow[]): { hourly: AggregateRow[]; da
       }))
       .sort((a, b) => a.tracker_id - b.tracker_id || a.bucket.localeCompare(b.bucket));
   };
-  return { hourly: build(hourBucket), daily: build(dayBucket) };
+  const hourly = build(hourBucket);
+  const hoursPerDay = new Map<string, number>();
+  for (const row of hourly) {
+    const key = `${row.tracker_id}|${dayBucket(Date.parse(row.bucket))}`;
+    hoursPerDay.set(key, (hoursPerDay.get(key) ?? 0) + 1);
+  }
+  const daily = build(dayBucket).map((row) => ({ ...row, hourly_buckets: hoursPerDay.get(`${row.tracker_id}|${Date.parse(row.bucket)}`) ?? 0 }));
+  return { hourly, daily };
 }
 
 /** ISO timestamp `hours` hours from now (negative: in the past), whole milliseconds. */

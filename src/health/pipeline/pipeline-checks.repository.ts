@@ -135,6 +135,7 @@ export class PipelineChecksRepository {
            CROSS JOIN LATERAL unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord)
            JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
           WHERE i.indisunique AND i.indisvalid AND i.indpred IS NULL
+            AND k.ord <= i.indnkeyatts -- key columns only, not INCLUDEd ones
             AND c.relname IN ('location_history_hourly', 'location_history_daily', 'location_reports')
           GROUP BY i.indexrelid, c.relname
        )

@@ -15,4 +15,7 @@ abstract class LocationBucket {
 export class LocationHistoryHourlyEntity extends LocationBucket {}
 
 @Entity('location_history_daily')
-export class LocationHistoryDailyEntity extends LocationBucket {}
+export class LocationHistoryDailyEntity extends LocationBucket {
+  /** Hourly rows of this (tracker, UTC day); kept by database triggers (migration 1763750000000). */
+  @Column('int', { name: 'hourly_buckets', default: 0 }) hourlyBuckets: number;
+}
