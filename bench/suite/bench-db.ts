@@ -57,7 +57,8 @@ export async function prepareBenchDatabase(scale: Scale, sizes: ScaleSizes, fres
       return rows.rows[0]?.value ?? null;
     });
     if (kept && dataShape(kept.sizes) === dataShape(sizes)) {
-      log(`reusing database ${name} (--fresh rebuilds it)`);
+      log(`reusing database ${name} (--fresh rebuilds it); applying pending migrations`);
+      await migrate(url);
       // Earlier runs' imports are removed after measuring; this clears one that was interrupted.
       await withClient(url, async (c) => {
         await c.query('DELETE FROM trackers WHERE production_run_id = $1', [kept.importRunId]);
@@ -76,14 +77,21 @@ export async function prepareBenchDatabase(scale: Scale, sizes: ScaleSizes, fres
     await c.query(`CREATE DATABASE ${name}`);
   });
   log(`created database ${name}; running the app's migrations`);
-  const ds = new DataSource(dataSourceOptions(loadConfig({ NODE_ENV: 'development' }), url));
-  await ds.initialize();
-  await ds.runMigrations({ transaction: 'each' });
-  await ds.destroy();
+  await migrate(url);
   const data = await withClient(url, (c) => generate(c, sizes, log));
   const generatedSeconds = (performance.now() - started) / 1000;
   log(`generated in ${generatedSeconds.toFixed(1)} s`);
   return { name, url, data, embedded, generatedSeconds };
+}
+
+async function migrate(url: string): Promise<void> {
+  const ds = new DataSource(dataSourceOptions(loadConfig({ NODE_ENV: 'development' }), url));
+  await ds.initialize();
+  try {
+    await ds.runMigrations({ transaction: 'each' });
+  } finally {
+    await ds.destroy();
+  }
 }
 
 /** The sizes that decide the data set (durations and the import file do not). */
