@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module.js';
 import { configureApp } from './app.setup.js';
+import { ExpressHttpAdapter } from './infrastructure/http/express-http-adapter.js';
 import { FirstStartService } from './seed/first-start.service.js';
 import { loadConfigOrExit, prepareRuntime } from './runtime.js';
 
@@ -12,7 +13,7 @@ const SHUTDOWN_GRACE_MS = 10_000;
 async function main(): Promise<void> {
   const started = Date.now();
   const { config, embedded } = await prepareRuntime(loadConfigOrExit(), (m) => console.log(m));
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), { bufferLogs: true });
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), new ExpressHttpAdapter(), { bufferLogs: true });
   configureApp(app, config);
 
   let shuttingDown = false;

@@ -13,6 +13,7 @@ import { Controller, Get, Module, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from '../../src/app.module.js';
 import { configureApp } from '../../src/app.setup.js';
+import { ExpressHttpAdapter } from '../../src/infrastructure/http/express-http-adapter.js';
 import { TokenService } from '../../src/auth/token.service.js';
 import { loadConfig } from '../../src/common/config/app-config.js';
 
@@ -37,7 +38,7 @@ const send = (message: ServerMessage) => process.send?.(message);
 
 async function startApp(port: number): Promise<{ app: INestApplication; token: string }> {
   const config = loadConfig({ ...process.env, PORT: String(port), SEED_DEMO_DATA: 'false' });
-  const app = await NestFactory.create(AppModule.forRoot(config), { logger: ['error', 'warn'] });
+  const app = await NestFactory.create(AppModule.forRoot(config), new ExpressHttpAdapter(), { logger: ['error', 'warn'] });
   configureApp(app, config);
   await app.listen(port, '127.0.0.1');
   const token = app.get(TokenService).issue(Number(process.env.BENCH_ADMIN_USER_ID), 'access').token;
@@ -45,7 +46,7 @@ async function startApp(port: number): Promise<{ app: INestApplication; token: s
 }
 
 async function startCeiling(port: number): Promise<{ app: INestApplication; token: null }> {
-  const app = await NestFactory.create(CeilingModule, { logger: false });
+  const app = await NestFactory.create(CeilingModule, new ExpressHttpAdapter(), { logger: false });
   await app.listen(port, '127.0.0.1');
   return { app, token: null };
 }

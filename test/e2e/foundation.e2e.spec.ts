@@ -1,3 +1,4 @@
+import { IncomingMessage, ServerResponse, type Server } from 'node:http';
 import { createTestApp, type TestApp } from '../support/app.js';
 
 describe('Foundation: HTTP conventions', () => {
@@ -92,5 +93,26 @@ describe('Foundation: OpenAPI document', () => {
         expect({ route: `${method} ${path}`, entries }).toEqual({ route: `${method} ${path}`, entries: [...new Set(entries)] });
       }
     }
+  });
+
+  it('builds requests and responses with Express\'s prototypes already in place (no prototype swap per request)', async () => {
+    const express = t.app.getHttpAdapter().getInstance() as { request: object; response: object };
+    const server = t.app.getHttpServer() as Server;
+    const seen: { request: boolean; response: boolean; incomingMessage: boolean }[] = [];
+    // Runs before Express sees the request.
+    const probe = (req: IncomingMessage, res: ServerResponse) =>
+      seen.push({
+        request: Object.getPrototypeOf(req) === express.request,
+        response: Object.getPrototypeOf(res) === express.response,
+        incomingMessage: req instanceof IncomingMessage && res instanceof ServerResponse,
+      });
+    server.prependListener('request', probe);
+    try {
+      const res = await t.http().get('/api/v1/nope').expect(404);
+      expect(res.body).toEqual({ detail: 'Not Found' });
+    } finally {
+      server.removeListener('request', probe);
+    }
+    expect(seen).toEqual([{ request: true, response: true, incomingMessage: true }]);
   });
 });

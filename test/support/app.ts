@@ -8,6 +8,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module.js';
 import { configureApp } from '../../src/app.setup.js';
+import { ExpressHttpAdapter } from '../../src/infrastructure/http/express-http-adapter.js';
 import { TokenService } from '../../src/auth/token.service.js';
 import { loadConfig, type AppConfig } from '../../src/common/config/app-config.js';
 import { createTestDatabase, databaseUrl, dropTestDatabase } from './database.js';
@@ -68,7 +69,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const root = options.imports?.length
     ? { module: TestRootModule, imports: [AppModule.forRoot(config), ...options.imports] }
     : AppModule.forRoot(config);
-  const app = await NestFactory.create(root, { logger: false, abortOnError: false });
+  const app = await NestFactory.create(root, new ExpressHttpAdapter(), { logger: false, abortOnError: false });
   configureApp(app, config);
   await app.init();
   const db = app.get(DataSource);

@@ -1,0 +1,60 @@
+import type { NestApplicationOptions } from '@nestjs/common';
+import { ExpressAdapter } from '@nestjs/platform-express';
+import { createServer, IncomingMessage, ServerResponse } from 'node:http';
+
+interface ExpressPrototypes {
+  request: object;
+  response: object;
+}
+
+/**
+ * Express 5 gives every request and response its own prototypes (`app.request`/`app.response`)
+ * with `Object.setPrototypeOf` as it enters the app. V8 pays for that change of shape long after
+ * the request: each request's objects then survived young-generation collections (a quarter of
+ * what was allocated), so every scavenge copied megabytes and paused the event loop 4–5 ms —
+ * most of this service's p99 latency. This adapter lets the HTTP server construct requests and
+ * responses with those prototypes from the start; Express's swap is then a no-op (scavenges back to
+ * ~0.3 ms; measured in docs/performance.md). Everything else is the stock adapter.
+ */
+export class ExpressHttpAdapter extends ExpressAdapter {
+  constructor() {
+    super();
+  }
+
+  override initHttpServer(options: NestApplicationOptions): void {
+    const classes = expressMessageClasses(this.getInstance<ExpressPrototypes>());
+    // The stock server for what this adapter does not reimplement (HTTPS, Nest's closing modes).
+    if (!classes || options.httpsOptions || options.return503OnClosing || options.forceCloseConnections) {
+      super.initHttpServer(options);
+      return;
+    }
+    this.httpServer = createServer(classes, this.getInstance());
+  }
+}
+
+/**
+ * Request/response constructors whose instances start with Express's prototypes (which inherit from
+ * IncomingMessage/ServerResponse, so `instanceof` still holds). Null when Node's own constructors
+ * are ES classes, which cannot be called this way; the stock server is used then.
+ */
+export function expressMessageClasses(
+  app: ExpressPrototypes,
+): { IncomingMessage: typeof IncomingMessage; ServerResponse: typeof ServerResponse } | null {
+  const isClass = (fn: unknown) => /^class\b/.test(Function.prototype.toString.call(fn));
+  if (isClass(IncomingMessage) || isClass(ServerResponse)) return null;
+  // Node's constructors as the plain functions they are (checked above).
+  const initRequest = IncomingMessage as unknown as (this: IncomingMessage, socket: unknown) => void;
+  const initResponse = ServerResponse as unknown as (this: ServerResponse, req: unknown, options: unknown) => void;
+  function ExpressRequest(this: IncomingMessage, socket: unknown): void {
+    initRequest.call(this, socket);
+  }
+  ExpressRequest.prototype = app.request;
+  function ExpressResponse(this: ServerResponse, req: unknown, options: unknown): void {
+    initResponse.call(this, req, options);
+  }
+  ExpressResponse.prototype = app.response;
+  return {
+    IncomingMessage: ExpressRequest as unknown as typeof IncomingMessage,
+    ServerResponse: ExpressResponse as unknown as typeof ServerResponse,
+  };
+}
