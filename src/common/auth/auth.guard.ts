@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, ForbiddenException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { Request, Response } from 'express';
-import passport, { type Strategy } from 'passport';
+import type { Request } from 'express';
+import type { Strategy } from 'passport';
 import type { Role } from '../../users/entities/user.entity.js';
 import { ACCESS_ROLES, PUBLIC_ROUTE } from './access.decorator.js';
 import type { AuthUser } from './auth-user.js';
@@ -9,6 +9,16 @@ import type { AuthUser } from './auth-user.js';
 export const NOT_AUTHENTICATED = 'Not authenticated';
 export const INVALID_CREDENTIALS = 'Could not validate credentials';
 export const NOT_ENOUGH_PERMISSIONS = 'Not enough permissions';
+
+/** A strategy object during one authentication: passport's action functions set on it. */
+interface StrategyActions {
+  authenticate(request: Request, options: { session: boolean }): void;
+  success(user: AuthUser, info?: unknown): void;
+  fail(challenge?: unknown, status?: number): void;
+  error(error: unknown): void;
+  pass(): void;
+  redirect(url: string, status?: number): void;
+}
 
 /** Injection token of the bearer (JWT) passport strategy instance, provided by AuthModule. */
 export const BEARER_STRATEGY = Symbol('BEARER_STRATEGY');
@@ -34,25 +44,46 @@ export class AuthGuard implements CanActivate {
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
     const http = context.switchToHttp();
     const request = http.getRequest<Request & { user?: AuthUser }>();
-    const user = await this.authenticate(request, http.getResponse<Response>());
+    const user = await this.authenticate(request);
     request.user = user;
     const allowed = this.reflector.getAllAndOverride<Role[]>(ACCESS_ROLES, targets) ?? ['admin'];
     if (!user.roles.some((role) => allowed.includes(role))) throw new ForbiddenException({ detail: NOT_ENOUGH_PERMISSIONS });
     return true;
   }
 
-  private authenticate(request: Request, response: Response): Promise<AuthUser> {
+  /**
+   * Runs the strategy through passport's strategy interface: a per-request object inheriting from
+   * the shared instance gets the action functions (`success`, `fail`, `error`, `pass`, `redirect`)
+   * and `authenticate(req)` calls one of them — what `passport.authenticate(strategy, options,
+   * callback)` does for a single strategy without sessions. Not through that function: it builds a
+   * closure-heavy middleware per call, and with it a quarter of each request's allocations outlived
+   * young-generation collections (scavenges of 4–5 ms under load instead of <1 ms).
+   */
+  private authenticate(request: Request): Promise<AuthUser> {
     return new Promise<AuthUser>((resolve, reject) => {
-      // A fresh object per request, as passport does for named strategies: it stores the
-      // request's success/fail callbacks on it, so a shared instance would mix up requests.
-      const strategy = Object.create(this.strategy) as Strategy;
-      passport.authenticate(strategy, { session: false }, (error: unknown, user: AuthUser | false, info: unknown) => {
+      let settled = false;
+      const settle = (error: unknown, user: AuthUser | false, info?: unknown) => {
+        if (settled) return;
+        settled = true;
         try {
           resolve(this.handleRequest(error, user, info));
         } catch (failure) {
           reject(failure);
         }
-      })(request, response, (error?: unknown) => reject(error ?? new UnauthorizedException({ detail: INVALID_CREDENTIALS })));
+      };
+      // A fresh object per request: the action functions are this request's.
+      const strategy = Object.create(this.strategy) as StrategyActions;
+      strategy.success = (user: AuthUser, info?: unknown) => settle(null, user, info);
+      strategy.fail = (challenge?: unknown) => settle(null, false, challenge);
+      strategy.error = (error: unknown) => settle(error ?? new UnauthorizedException({ detail: INVALID_CREDENTIALS }), false);
+      // A bearer strategy neither passes nor redirects; either would be a failed authentication.
+      strategy.pass = () => settle(null, false);
+      strategy.redirect = () => settle(null, false);
+      try {
+        strategy.authenticate(request, { session: false });
+      } catch (error) {
+        settle(error, false);
+      }
     });
   }
 
