@@ -4,6 +4,7 @@ import Cursor from 'pg-cursor';
 import { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver.js';
 import type { AccessScope } from '../common/auth/access-scope.js';
+import { isoUtcSql } from '../common/http/timestamps.js';
 import { JOURNEY_COMPLETION_PERCENT } from './analytics.mapper.js';
 
 export interface AnalyticsRunRow {
@@ -87,12 +88,8 @@ const days = (secondsExpr: string): string => `(floor((${secondsExpr}) / 864.0 +
 const hours = (secondsExpr: string): string => `(floor((${secondsExpr}) / 36.0 + 0.5) / 100)`;
 /** Seconds from b to a as float8 (EXTRACT returns numeric since PostgreSQL 14, date_part float8). */
 const secondsBetween = (a: string, b: string): string => `(date_part('epoch', ${a}) - date_part('epoch', ${b}))`;
-/**
- * A timestamp as a JSON string literal in the service's wire format (`toISOString()`: UTC,
- * milliseconds, `Z`), or `null`. Explicitly UTC: behind PgBouncer the session time zone is not ours.
- */
-const isoJson = (expr: string): string =>
-  `COALESCE('"' || to_char(${expr} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"', 'null')`;
+/** A timestamp as a JSON string literal in the service's wire format, or `null`. */
+const isoJson = (expr: string): string => `COALESCE('"' || ${isoUtcSql(expr)} || '"', 'null')`;
 
 /**
  * Per-tracker figures of contract §6 as CTEs ending in `tracker_metrics`.

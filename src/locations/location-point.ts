@@ -1,4 +1,4 @@
-import { isoUtc } from '../common/http/timestamps.js';
+import { isoUtcSql } from '../common/http/timestamps.js';
 
 /** LocationPoint of contract §5: one aggregated bucket (or the latest eligible report). */
 export interface LocationPoint {
@@ -10,22 +10,32 @@ export interface LocationPoint {
   granularity: 'hourly' | 'daily';
 }
 
+/** A point as SQL selects it (`locationPointColumns`): timestamps already in the wire format. */
 export interface LocationPointRow {
-  bucket: Date;
+  bucket: string;
   latitude: number;
   longitude: number;
   confidence: number;
-  reported_at: Date;
+  reported_at: string;
   granularity: 'hourly' | 'daily';
+}
+
+/**
+ * SQL select list of a LocationPointRow from a relation aliased `alias` with bucket, latitude,
+ * longitude, confidence and reported_at columns; `granularity` is an SQL expression.
+ */
+export function locationPointColumns(alias: string, granularity = `${alias}.granularity`): string {
+  return `${isoUtcSql(`${alias}.bucket`)} AS bucket, ${alias}.latitude, ${alias}.longitude, ${alias}.confidence,
+          ${isoUtcSql(`${alias}.reported_at`)} AS reported_at, ${granularity} AS granularity`;
 }
 
 export function toLocationPoint(row: LocationPointRow): LocationPoint {
   return {
-    timestamp: isoUtc(row.bucket) as string,
+    timestamp: row.bucket,
     latitude: Number(row.latitude),
     longitude: Number(row.longitude),
     confidence: Number(row.confidence),
-    reported_at: isoUtc(row.reported_at) as string,
+    reported_at: row.reported_at,
     granularity: row.granularity,
   };
 }
@@ -38,7 +48,7 @@ export function toLocationPoint(row: LocationPointRow): LocationPoint {
  * `ll.bucket AS ll_bucket ...` or `to_jsonb(ll)`.
  */
 export function latestLocationLateral(trackerIdColumn: string): string {
-  return `SELECT h.bucket, h.latitude, h.longitude, h.confidence, h.reported_at, 'hourly'::text AS granularity
+  return `SELECT ${locationPointColumns('h', `'hourly'::text`)}
             FROM location_history_hourly h
            WHERE h.tracker_id = ${trackerIdColumn}
            ORDER BY h.bucket DESC LIMIT 1`;

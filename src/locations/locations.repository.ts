@@ -3,7 +3,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { PreparedQueries } from '../infrastructure/database/prepared-queries.js';
 import { historyPageSql, historyTotalSql, type HistorySqlInput } from './location-history.sql.js';
-import { latestLocationLateral, type LocationPointRow } from './location-point.js';
+import { latestLocationLateral, locationPointColumns, type LocationPointRow } from './location-point.js';
 import { eligibleSql, MIN_AGGREGATED_CONFIDENCE } from './location-rules.js';
 import { nullableNumberArray, nullableTextArray, numberArray, plainTextArray } from './pg-arrays.js';
 import type { ReportColumns } from './report-batch.js';
@@ -163,7 +163,7 @@ export class LocationsRepository {
     const trackerScope = scope.trackerFilter('t.id', params);
     const rows = await this.prepared.query<LocationPointRow & { total: number }>(
       `
-      SELECT c.total, p.bucket, p.latitude, p.longitude, p.confidence, p.reported_at, p.granularity
+      SELECT c.total, ${locationPointColumns('p')}
         FROM trackers t
         CROSS JOIN LATERAL (SELECT (${historyTotalSql(input)})::int AS total OFFSET 0) c
         LEFT JOIN LATERAL (${historyPageSql(input)}) p ON TRUE

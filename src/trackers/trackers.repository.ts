@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { AccessScope } from '../common/auth/access-scope.js';
-import { latestLocationLateral, toLocationPoint, type LocationPoint, type LocationPointRow } from '../locations/location-point.js';
+import { latestLocationLateral, locationPointColumns, toLocationPoint, type LocationPoint, type LocationPointRow } from '../locations/location-point.js';
 import type { TrackerStatus } from './entities/tracker-status.js';
 import type { SortOrder, TrackerSortField } from './dto/list-trackers.query.js';
 import type { StatusEntryRow, TrackerDetailRow, TrackerRow } from './dto/tracker.response.js';
@@ -167,8 +167,9 @@ export class TrackersRepository {
               (SELECT to_jsonb(ll) FROM (${latestLocationLateral('t.id')}) ll) AS latest_location,
               COALESCE((SELECT jsonb_agg(to_jsonb(h) ORDER BY h.timestamp, h.id)
                           FROM tracker_status_history h WHERE h.tracker_id = t.id), '[]'::jsonb) AS status_history,
+              -- p.bucket is ISO 8601 UTC text here, which sorts like the time.
               COALESCE((SELECT jsonb_agg(to_jsonb(p) ORDER BY p.bucket DESC)
-                          FROM (SELECT v.bucket, v.latitude, v.longitude, v.confidence, v.reported_at, v.granularity
+                          FROM (SELECT ${locationPointColumns('v')}
                                   FROM location_history v WHERE v.tracker_id = t.id
                                  ORDER BY v.bucket DESC LIMIT $2) p), '[]'::jsonb) AS location_history
          FROM trackers t
