@@ -193,19 +193,27 @@ async function generate(c: pg.Client, sizes: ScaleSizes, log: (m: string) => voi
     [historyTrackerId, sizes.historyHours],
   );
 
-  for (const [table, unit] of [
-    ['location_history_hourly', 'hour'],
-    ['location_history_daily', 'day'],
-  ] as const) {
-    log(`aggregate ${table}`);
-    await q(
-      `INSERT INTO ${table} (tracker_id, bucket, report_id, reported_at, latitude, longitude, confidence)
-       SELECT DISTINCT ON (tracker_id, date_trunc('${unit}', timestamp, 'UTC'))
-              tracker_id, date_trunc('${unit}', timestamp, 'UTC'), id, timestamp, latitude, longitude, confidence
-       FROM location_reports WHERE eligible
-       ORDER BY tracker_id, date_trunc('${unit}', timestamp, 'UTC'), timestamp DESC, id DESC`,
-    );
-  }
+  log('aggregate location_history_hourly');
+  await q(
+    `INSERT INTO location_history_hourly (tracker_id, bucket, report_id, reported_at, latitude, longitude, confidence)
+     SELECT DISTINCT ON (tracker_id, date_trunc('hour', timestamp, 'UTC'))
+            tracker_id, date_trunc('hour', timestamp, 'UTC'), id, timestamp, latitude, longitude, confidence
+     FROM location_reports WHERE eligible
+     ORDER BY tracker_id, date_trunc('hour', timestamp, 'UTC'), timestamp DESC, id DESC`,
+  );
+  // Daily rows arrive with their hour counts, so the recount trigger finds nothing to rewrite.
+  log('aggregate location_history_daily');
+  await q(
+    `INSERT INTO location_history_daily (tracker_id, bucket, report_id, reported_at, latitude, longitude, confidence, hourly_buckets)
+     SELECT d.*, coalesce(c.n, 0)
+       FROM (SELECT DISTINCT ON (tracker_id, date_trunc('day', timestamp, 'UTC'))
+                    tracker_id, date_trunc('day', timestamp, 'UTC') AS bucket, id, timestamp, latitude, longitude, confidence
+               FROM location_reports WHERE eligible
+              ORDER BY tracker_id, date_trunc('day', timestamp, 'UTC'), timestamp DESC, id DESC) d
+       LEFT JOIN (SELECT tracker_id, date_trunc('day', bucket, 'UTC') AS day, count(*)::int AS n
+                    FROM location_history_hourly GROUP BY 1, 2) c ON c.tracker_id = d.tracker_id AND c.day = d.bucket
+      ORDER BY d.tracker_id, d.bucket`,
+  );
   const [{ id: adminUserId }] = await q<{ id: number }>(
     `INSERT INTO users (name, email, password_hash, roles) VALUES ('Bench admin', 'bench-admin@example.com', 'not-a-login', '{admin}') RETURNING id`,
   );
