@@ -248,6 +248,16 @@ export async function cleanImported(url: string, importRunId: number): Promise<v
  * Flushes dirty pages after a write-heavy scenario (untimed), so the next scenario does not pay for
  * the previous one's checkpoint. Needs a superuser; without one it is skipped.
  */
+/** The server's current WAL insert position (an LSN). */
+export async function walPosition(url: string): Promise<string> {
+  return withClient(url, async (c) => (await c.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0].lsn);
+}
+
+/** WAL bytes written since `lsn`. */
+export async function walBytesSince(url: string, lsn: string): Promise<number> {
+  return withClient(url, async (c) => Number((await c.query<{ bytes: string }>('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn) AS bytes', [lsn])).rows[0].bytes));
+}
+
 export async function checkpoint(url: string): Promise<void> {
   await withClient(url, (c) => c.query('CHECKPOINT')).catch(() => undefined);
 }

@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
+import http from 'node:http';
 import pg from 'pg';
 import type { BenchData } from './bench-db.js';
+import { postJson } from './load.js';
 
 export interface ReportIn {
   tracker_id: number;
@@ -40,9 +42,9 @@ export interface IngestRun {
 }
 
 /** Request bodies built ahead so building them is not timed (more are built on the fly if they run out). */
-export function prepareBodies(data: BenchData, batch: number, seconds: number): string[] {
+export function prepareBodies(data: BenchData, batch: number, seconds: number): Buffer[] {
   const count = Math.max(4, Math.ceil((seconds * 60_000) / batch));
-  return Array.from({ length: count }, () => JSON.stringify({ reports: makeReports(data, batch) }));
+  return Array.from({ length: count }, () => Buffer.from(JSON.stringify({ reports: makeReports(data, batch) })));
 }
 
 /**
@@ -53,9 +55,10 @@ export async function ingestOverHttp(
   url: string,
   headers: Record<string, string>,
   data: BenchData,
-  options: { batch: number; seconds: number; concurrency: number; bodies: string[] },
+  options: { batch: number; seconds: number; concurrency: number; bodies: Buffer[] },
 ): Promise<IngestRun> {
   const bodies = options.bodies;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency });
   const latencies: number[] = [];
   let accepted = 0;
   let aggregated = 0;
@@ -66,13 +69,14 @@ export async function ingestOverHttp(
   const worker = async () => {
     while (performance.now() < deadline) {
       // Past the prepared bodies, build more on the fly (slower, but never re-sends a duplicate batch).
-      const body = bodies[next++] ?? JSON.stringify({ reports: makeReports(data, options.batch) });
+      const body = bodies[next++] ?? Buffer.from(JSON.stringify({ reports: makeReports(data, options.batch) }));
       const t0 = performance.now();
-      const send = () => fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body });
+      type Answer = { accepted?: number; aggregated?: number; rejected?: unknown[]; detail?: string };
+      const send = () => postJson<Answer>(url, headers, body, agent);
       // One retry on a connection the server closed while idle (keep-alive race), nothing else.
       const response = await send().catch(send);
-      const result = (await response.json()) as { accepted?: number; aggregated?: number; rejected?: unknown[]; detail?: string };
-      if (!response.ok) throw new Error(`ingest answered ${response.status}: ${result.detail ?? ''}`);
+      const result = response.json;
+      if (response.status !== 200) throw new Error(`ingest answered ${response.status}: ${result.detail ?? ''}`);
       latencies.push(performance.now() - t0);
       accepted += result.accepted ?? 0;
       aggregated += result.aggregated ?? 0;
@@ -80,6 +84,7 @@ export async function ingestOverHttp(
     }
   };
   await Promise.all(Array.from({ length: options.concurrency }, worker));
+  agent.destroy();
   const elapsed = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   return {

@@ -97,3 +97,31 @@ export function getWhole(url: string, headers: Record<string, string>): Promise<
       .on('error', reject);
   });
 }
+
+/**
+ * POST a prepared JSON body with node:http on `agent`, reading the JSON answer. The ingest load
+ * generator: fetch cost the client a quarter of a core sending 1 MB bodies — CPU taken from the
+ * PostgreSQL it shares the machine with.
+ */
+export function postJson<T>(url: string, headers: Record<string, string>, body: Buffer, agent: http.Agent): Promise<{ status: number; json: T }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      { method: 'POST', agent, headers: { ...headers, 'content-type': 'application/json', 'content-length': String(body.length) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          try {
+            resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) as T });
+          } catch (error) {
+            reject(error instanceof Error ? error : new Error(String(error)));
+          }
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
