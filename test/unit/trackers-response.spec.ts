@@ -55,7 +55,8 @@ describe('tracker response mappers', () => {
   });
 
   it('builds the detail view from JSON aggregates', () => {
-    const point = { bucket: '2026-03-01T10:00:00+00:00', latitude: 1.5, longitude: 2.5, confidence: 3, reported_at: '2026-03-01T10:20:00+00:00', granularity: 'hourly' as const };
+    // As SQL selects points (locationPointColumns): timestamps already in the wire format.
+    const point = { bucket: '2026-03-01T10:00:00.000Z', latitude: 1.5, longitude: 2.5, confidence: 3, reported_at: '2026-03-01T10:20:00.000Z', granularity: 'hourly' as const };
     const detail = toTrackerDetailResponse({
       ...row,
       run_description: 'Run 3',
@@ -63,9 +64,9 @@ describe('tracker response mappers', () => {
       run_client_id: 6,
       storage_location_name: 'Hub',
       delivery_location_name: null,
-      latest_location: point as never,
+      latest_location: point,
       status_history: [],
-      location_history: [point as never],
+      location_history: [point],
     });
     expect(detail).toMatchObject({
       production_run: { id: 3, description: 'Run 3', brand_id: 5, client_id: 6 },
