@@ -8,6 +8,19 @@ function behavesAsACache(label: string, make: () => Promise<TestApp>) {
     beforeAll(async () => {
       t = await make();
       cache = t.app.get(CacheService);
+      // The app does not wait for Redis at start (a request never blocks on the cache); these
+      // tests are about a working store, so wait until its round trip works (a busy CI machine
+      // can take a moment to connect).
+      const deadline = Date.now() + 15_000;
+      for (;;) {
+        try {
+          await cache.ping(2000);
+          break;
+        } catch (error) {
+          if (Date.now() > deadline) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      }
     });
     afterAll(() => t.close());
 
