@@ -4,6 +4,7 @@ import { LocationRowsFollowTrackersByTrigger1763720000000 } from './176372000000
 import { StatusHistoryCoveringIndex1763730000000 } from './1763730000000-StatusHistoryCoveringIndex.js';
 import { AggregateTablesLeaveRoomForHotUpdates1763740000000 } from './1763740000000-AggregateTablesLeaveRoomForHotUpdates.js';
 import { DailyRowsCountTheirHours1763750000000 } from './1763750000000-DailyRowsCountTheirHours.js';
+import { TrackerDeletesWaitForLocationWrites1763760000000 } from './1763760000000-TrackerDeletesWaitForLocationWrites.js';
 
 export const MIGRATIONS = [
   InitialSchema1763700000000,
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   StatusHistoryCoveringIndex1763730000000,
   AggregateTablesLeaveRoomForHotUpdates1763740000000,
   DailyRowsCountTheirHours1763750000000,
+  TrackerDeletesWaitForLocationWrites1763760000000,
 ];

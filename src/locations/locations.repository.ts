@@ -4,6 +4,7 @@ import type { AccessScope } from '../common/auth/access-scope.js';
 import { PreparedQueries } from '../infrastructure/database/prepared-queries.js';
 import { historyPageSql, historyTotalSql, type HistorySqlInput } from './location-history.sql.js';
 import { latestLocationLateral, locationPointColumns, type LocationPointRow } from './location-point.js';
+import { LOCATION_WRITES_LOCK_KEY } from './location-writes-lock.js';
 import { eligibleSql, MIN_AGGREGATED_CONFIDENCE } from './location-rules.js';
 import { nullableNumberArray, nullableTextArray, numberArray, plainTextArray } from './pg-arrays.js';
 import type { ReportColumns } from './report-batch.js';
@@ -65,9 +66,10 @@ export class LocationsRepository {
    * through `knownTrackerIds`. Rows are inserted in key order so concurrent batches carrying the
    * same reports wait on each other instead of deadlocking.
    *
-   * The batch's trackers are locked FOR KEY SHARE, once each and in id order: that is the
-   * integrity check the per-row foreign keys used to make (see migration 1763720000000) — a tracker
-   * cannot be deleted while its reports go in — at a tenth of the cost for 10 000-report batches.
+   * A tracker cannot be deleted (or rebuilt) while its reports go in: the batch runs in a
+   * transaction holding LOCATION_WRITES_LOCK_KEY shared, taken before the batch statement so the
+   * statement's snapshot sees every delete that committed before (location-writes-lock.ts). That is
+   * the integrity check the per-row foreign keys used to make (migration 1763720000000).
    */
   async insertBatch(scope: AccessScope, reports: ReportColumns): Promise<InsertOutcome> {
     const params: unknown[] = [
@@ -80,24 +82,21 @@ export class LocationsRepository {
       nullableTextArray(reports.source),
     ];
     const trackerScope = scope.trackerFilter('t.id', params);
-    const rows = await this.db.query<
-      {
-        known_tracker_ids: number[];
-        accepted: number;
-        aggregated: number;
-        filtered_low_confidence: number;
-        filtered_manufacturing_region: number;
-      }[]
-    >(
-      `
+    type OutcomeRow = {
+      known_tracker_ids: number[];
+      accepted: number;
+      aggregated: number;
+      filtered_low_confidence: number;
+      filtered_manufacturing_region: number;
+    };
+    const sql = `
       WITH input AS (
         SELECT u.*
           FROM unnest($1::int[], $2::timestamptz[], $3::float8[], $4::float8[], $5::int[], $6::float8[], $7::text[])
                WITH ORDINALITY AS u(tracker_id, timestamp, latitude, longitude, confidence, accuracy_m, source, ord)
       ),
       known AS (
-        SELECT t.id FROM trackers t WHERE t.id IN (SELECT DISTINCT tracker_id FROM input) AND ${trackerScope}
-         ORDER BY t.id FOR KEY SHARE OF t
+        SELECT t.id FROM trackers t WHERE t.id IN (SELECT DISTINCT tracker_id FROM input) AND ${trackerScope} ORDER BY t.id
       ),
       inserted AS (
         INSERT INTO location_reports (tracker_id, timestamp, latitude, longitude, confidence, accuracy_m, source, eligible)
@@ -115,9 +114,11 @@ export class LocationsRepository {
              count(*) FILTER (WHERE eligible)::int AS aggregated,
              count(*) FILTER (WHERE confidence < ${MIN_AGGREGATED_CONFIDENCE})::int AS filtered_low_confidence,
              count(*) FILTER (WHERE NOT eligible AND confidence >= ${MIN_AGGREGATED_CONFIDENCE})::int AS filtered_manufacturing_region
-        FROM inserted`,
-      params,
-    );
+        FROM inserted`;
+    const rows = await this.db.transaction(async (m) => {
+      await m.query('SELECT pg_advisory_xact_lock_shared($1)', [LOCATION_WRITES_LOCK_KEY]);
+      return m.query<OutcomeRow[]>(sql, params);
+    });
     const row = rows[0];
     return {
       knownTrackerIds: row.known_tracker_ids,
@@ -204,15 +205,17 @@ export class LocationsRepository {
   /**
    * Recomputes eligibility and both aggregates of some trackers from their raw reports, inside the
    * caller's transaction. `keepPrunedWinners` (raw retention on): rows whose report no longer exists
-   * are kept rather than recomputed from what retention left. Locking the tracker rows first (FOR UPDATE conflicts with the FOR KEY SHARE
-   * that every ingest statement takes on its trackers) makes in-flight ingestion for these trackers
-   * finish before, or wait until after, the rebuild — so no report slips between the delete and the
-   * re-insert. Locks are taken in id order, as ingestion takes them.
+   * are kept rather than recomputed from what retention left. The tracker rows are locked first (in
+   * id order; a concurrent delete of one of them finishes first), then LOCATION_WRITES_LOCK_KEY
+   * exclusively: in-flight batches finish before the rebuild and later ones wait until after it, so
+   * no report slips between the delete and the re-insert. Rows first, then the key — the order a
+   * tracker delete takes them in (its trigger takes the key), so the two cannot deadlock.
    */
   async rebuildTrackers(scope: AccessScope, m: EntityManager, trackerIds: readonly number[], keepPrunedWinners: boolean): Promise<void> {
     const params: unknown[] = [numberArray(trackerIds)];
     const trackerScope = scope.trackerFilter('t.id', params);
     await m.query(`SELECT t.id FROM trackers t WHERE t.id = ANY($1::int[]) AND ${trackerScope} ORDER BY t.id FOR UPDATE OF t`, params);
+    await m.query('SELECT pg_advisory_xact_lock($1)', [LOCATION_WRITES_LOCK_KEY]);
     const ids = [params[0]];
     const eligible = eligibleSql('latitude', 'longitude', 'confidence');
     await m.query(`UPDATE location_reports SET eligible = ${eligible} WHERE tracker_id = ANY($1::int[]) AND eligible IS DISTINCT FROM ${eligible}`, ids);

@@ -3,6 +3,7 @@ import { locationsRebuildCommand } from '../../src/cli/commands/locations-rebuil
 import { filterReason } from '../../src/locations/location-rules.js';
 import { LocationRebuildService } from '../../src/locations/location-rebuild.service.js';
 import { LocationsDemoSeeder } from '../../src/locations/locations-demo.seeder.js';
+import { LOCATION_WRITES_LOCK_KEY } from '../../src/locations/location-writes-lock.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import type { CreatedUser } from '../support/factories.js';
 import { aggregateTables, postReports, rawReports, referenceAggregates, report, type ReportIn } from '../support/locations.js';
@@ -119,23 +120,67 @@ describe('Locations: rebuild from raw and demo reports', () => {
     expect(res.body).toMatchObject({ accepted: 0, rejected: [{ index: 0, detail: 'tracker_id: tracker not found' }] });
   });
 
-  it('a tracker delete waits for an ingest statement holding its lock, then removes what it stored', async () => {
-    const id = (await t.factories.tracker()).id;
+  /** A transaction holding the location-writes lock as an ingest batch does, with one report in it. */
+  async function ingestHoldingTheLock(trackerId: number) {
     const runner = t.db.createQueryRunner();
     await runner.connect();
+    await runner.startTransaction();
+    await runner.query('SELECT pg_advisory_xact_lock_shared($1)', [LOCATION_WRITES_LOCK_KEY]);
+    await runner.query(
+      `INSERT INTO location_reports (tracker_id, timestamp, latitude, longitude, confidence, eligible) VALUES ($1, now(), 1, 1, 2, true)`,
+      [trackerId],
+    );
+    return runner;
+  }
+  const settledWithin = (promise: Promise<unknown>, ms: number) =>
+    Promise.race([promise.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), ms))]);
+
+  it('a tracker delete waits for an ingest batch in flight, then removes what it stored', async () => {
+    const id = (await t.factories.tracker()).id;
+    const runner = await ingestHoldingTheLock(id);
     try {
-      await runner.startTransaction();
-      // The lock the ingest statement takes on its trackers.
-      await runner.query('SELECT id FROM trackers WHERE id = $1 FOR KEY SHARE', [id]);
-      await runner.query(`INSERT INTO location_reports (tracker_id, timestamp, latitude, longitude, confidence, eligible) VALUES ($1, now(), 1, 1, 2, true)`, [id]);
       const deletion = t.db.query('DELETE FROM trackers WHERE id = $1', [id]);
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(await settledWithin(deletion, 300)).toBe(false);
       await runner.commitTransaction();
       await deletion;
     } finally {
       await runner.release();
     }
     expect(await rawReports(t.db, [id])).toEqual([]);
+  });
+
+  it('a batch that starts while a tracker delete is under way sees the tracker gone', async () => {
+    const id = (await t.factories.tracker()).id;
+    const deleter = t.db.createQueryRunner();
+    await deleter.connect();
+    try {
+      await deleter.startTransaction();
+      await deleter.query('DELETE FROM trackers WHERE id = $1', [id]); // its trigger now holds the lock
+      const batch = postReports(t, ingest, [report(id, '2026-05-02T10:00:00Z')]).then((res) => res);
+      expect(await settledWithin(batch, 300)).toBe(false);
+      await deleter.commitTransaction();
+      const res = await batch;
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ accepted: 0, rejected: [{ index: 0, detail: 'tracker_id: tracker not found' }] });
+    } finally {
+      await deleter.release();
+    }
+    expect(await rawReports(t.db, [id])).toEqual([]);
+  });
+
+  it('a rebuild waits for an ingest batch in flight and includes its reports', async () => {
+    const id = (await t.factories.tracker()).id;
+    const runner = await ingestHoldingTheLock(id);
+    try {
+      const rebuilt = rebuild(id);
+      expect(await settledWithin(rebuilt, 300)).toBe(false);
+      await runner.commitTransaction();
+      await rebuilt;
+    } finally {
+      await runner.release();
+    }
+    expect(await aggregateTables(t.db, [id])).toEqual(referenceAggregates(await rawReports(t.db, [id])));
+    expect((await aggregateTables(t.db, [id])).hourly).toHaveLength(1);
   });
 
   it('demo seeder adds trails with low-confidence, in-box and late reports through ingestion', async () => {
