@@ -62,8 +62,9 @@ export async function aggregateTables(db: DataSource, trackerIds?: number[]): Pr
 
 export async function rawReports(db: DataSource, trackerIds?: number[]): Promise<RawRow[]> {
   return db.query<RawRow[]>(
-    `SELECT id::text AS id, tracker_id, ${ISO('timestamp')} AS timestamp, latitude, longitude, confidence, accuracy_m, source, eligible
-       FROM location_reports WHERE $1::int[] IS NULL OR tracker_id = ANY($1::int[]) ORDER BY id`,
+    // ORDER BY the column, not the text alias: as text, id 1000 would sort before 999.
+    `SELECT r.id::text AS id, r.tracker_id, ${ISO('r.timestamp')} AS timestamp, r.latitude, r.longitude, r.confidence, r.accuracy_m, r.source, r.eligible
+       FROM location_reports r WHERE $1::int[] IS NULL OR r.tracker_id = ANY($1::int[]) ORDER BY r.id`,
     [trackerIds ?? null],
   );
 }
