@@ -184,6 +184,8 @@ const history: Scenario = async (ctx) => {
   for (const query of ['', '?granularity=hourly']) {
     const path = `${API}/trackers/${id}/location-history${query}`;
     await probe(ctx.app.base, path, { headers: ctx.auth });
+    // Untimed warm-up: the first seconds of a new route run half-compiled code (V8 tiers it up).
+    await cannon(ctx.app.base, path, { seconds: 2, connections: 1, headers: ctx.auth });
     const r = await underLoad(ctx, () => cannon(ctx.app.base, path, { seconds: ctx.options.sizes.seconds, connections: 1, headers: ctx.auth }));
     figures.push({
       label: `first page${query ? ', granularity=hourly' : ' (auto)'}, ${ctx.options.sizes.historyHours.toLocaleString('en')} hourly points, 1 conn.`,
