@@ -258,6 +258,11 @@ export async function walBytesSince(url: string, lsn: string): Promise<number> {
   return withClient(url, async (c) => Number((await c.query<{ bytes: string }>('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn) AS bytes', [lsn])).rows[0].bytes));
 }
 
+/** VACUUM (ANALYZE) of some tables (fixed names from the bench itself). */
+export async function vacuum(url: string, tables: string[]): Promise<void> {
+  await withClient(url, (c) => c.query(`VACUUM (ANALYZE) ${tables.join(', ')}`));
+}
+
 export async function checkpoint(url: string): Promise<void> {
   await withClient(url, (c) => c.query('CHECKPOINT')).catch(() => undefined);
 }
