@@ -168,7 +168,7 @@ const NOTES = [
   '  index-only scans); imported trackers are deleted again so a kept database stays the same size.',
   '- Ingest starts right after a `CHECKPOINT`: its first window (batches of 10 000 reports, reported without a goal) is the',
   '  worst moment of a checkpoint cycle, when nearly every report touches an index page for the first time since the checkpoint',
-  '  and writes a full-page image (3–5 KB of WAL per report). After an untimed warm-up of the same length, both batch sizes are',
+  '  and writes a full-page image (3–6 KB of WAL per report). After an untimed warm-up of twice that length, both batch sizes are',
   '  measured between checkpoints (~600–700 B of WAL per report), which is what a server with the README\'s 30-minute',
   '  checkpoints sustains for all but the first seconds of each cycle. Each figure shows its WAL bytes per report.',
   '- `--profile` starts the service with `--cpu-prof` (profile in `data/bench-profiles/`, open it in Chrome DevTools); for SQL, run',

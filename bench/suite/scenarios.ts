@@ -79,7 +79,8 @@ const ingest: Scenario = async (ctx) => {
   };
   await checkpoint(ctx.db.url);
   const cold = await run(10_000, seconds);
-  await run(10_000, seconds); // warm-up, not reported: the page-image storm fades over ~20 s
+  // Warm-up, not reported: the page-image storm fades over the first ~20-30 s after a checkpoint.
+  await run(10_000, 2 * seconds);
   const figures = [figure(`HTTP batches of 10,000, 4 in flight, first ${seconds} s after a checkpoint`, cold, false)];
   for (const batch of [10_000, 1_000]) {
     figures.push(figure(`HTTP batches of ${batch.toLocaleString('en')}, 4 in flight, between checkpoints`, await run(batch, seconds), true));
