@@ -64,27 +64,11 @@ export class DailyRowsCountTheirHours1763750000000 implements MigrationInterface
       CREATE TRIGGER location_history_daily_inserted_recount AFTER INSERT ON location_history_daily
         REFERENCING NEW TABLE AS changed_rows
         FOR EACH STATEMENT EXECUTE FUNCTION location_history_daily_recount_hours();
-
-      -- A deleted tracker's daily rows go first, so deleting its hourly rows has no day left to recount.
-      CREATE OR REPLACE FUNCTION trackers_delete_location_rows() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        DELETE FROM location_reports r USING deleted_trackers d WHERE r.tracker_id = d.id;
-        DELETE FROM location_history_daily h USING deleted_trackers d WHERE h.tracker_id = d.id;
-        DELETE FROM location_history_hourly h USING deleted_trackers d WHERE h.tracker_id = d.id;
-        RETURN NULL;
-      END $$;
     `);
   }
 
   async down(q: QueryRunner): Promise<void> {
     await q.query(`
-      CREATE OR REPLACE FUNCTION trackers_delete_location_rows() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        DELETE FROM location_reports r USING deleted_trackers d WHERE r.tracker_id = d.id;
-        DELETE FROM location_history_hourly h USING deleted_trackers d WHERE h.tracker_id = d.id;
-        DELETE FROM location_history_daily h USING deleted_trackers d WHERE h.tracker_id = d.id;
-        RETURN NULL;
-      END $$;
       DROP TRIGGER location_history_daily_inserted_recount ON location_history_daily;
       DROP TRIGGER location_history_hourly_deleted_recount ON location_history_hourly;
       DROP TRIGGER location_history_hourly_inserted_recount ON location_history_hourly;
