@@ -96,7 +96,7 @@ export class LocationsRepository {
                WITH ORDINALITY AS u(tracker_id, timestamp, latitude, longitude, confidence, accuracy_m, source, ord)
       ),
       known AS (
-        SELECT t.id FROM trackers t WHERE t.id IN (SELECT DISTINCT tracker_id FROM input) AND ${trackerScope} ORDER BY t.id
+        SELECT t.id FROM trackers t WHERE t.id IN (SELECT DISTINCT tracker_id FROM input) AND ${trackerScope}
       ),
       inserted AS (
         INSERT INTO location_reports (tracker_id, timestamp, latitude, longitude, confidence, accuracy_m, source, eligible)

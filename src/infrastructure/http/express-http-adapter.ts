@@ -17,10 +17,6 @@ interface ExpressPrototypes {
  * ~0.3 ms; measured in docs/performance.md). Everything else is the stock adapter.
  */
 export class ExpressHttpAdapter extends ExpressAdapter {
-  constructor() {
-    super();
-  }
-
   override initHttpServer(options: NestApplicationOptions): void {
     const classes = expressMessageClasses(this.getInstance<ExpressPrototypes>());
     // The stock server for what this adapter does not reimplement (HTTPS, Nest's closing modes).
