@@ -1,10 +1,9 @@
-import { applyDecorators, Controller, Get, Header, Param, Query, Res } from '@nestjs/common';
+import { applyDecorators, Controller, Get, Header, Query, Res } from '@nestjs/common';
 import {
   ApiInternalServerErrorResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
-  ApiParam,
   ApiProduces,
   ApiServiceUnavailableResponse,
   ApiTags,
@@ -14,7 +13,7 @@ import type { Response } from 'express';
 import { Access } from '../common/auth/access.decorator.js';
 import { CurrentScope } from '../common/auth/current-user.decorator.js';
 import type { AccessScope } from '../common/auth/access-scope.js';
-import { ParseIdPipe } from '../common/http/parse-id.pipe.js';
+import { IdParam } from '../common/http/parse-id.pipe.js';
 import { AnalyticsService } from './analytics.service.js';
 import { AnalyticsCsvQuery, AnalyticsQuery } from './dto/analytics.query.js';
 import {
@@ -26,7 +25,6 @@ import {
 /** Errors shared by the four analytics routes (contract §6). */
 function AnalyticsErrors(): MethodDecorator {
   return applyDecorators(
-    ApiParam({ name: 'id', description: 'Production run id (positive integer)' }),
     ApiNotFoundResponse({ description: 'Run missing or not visible: `{"detail":"Production run not found"}`' }),
     ApiUnprocessableEntityResponse({ description: 'Bad id, `as_of` or other query parameter' }),
     ApiInternalServerErrorResponse({ description: '`{"detail":"Analytics calculation failed"}`' }),
@@ -53,7 +51,7 @@ export class AnalyticsController {
   @AnalyticsErrors()
   // The body is serialized by the service (and cached serialized): large runs are megabytes.
   @Header('Content-Type', 'application/json; charset=utf-8')
-  get(@CurrentScope() scope: AccessScope, @Param('id', ParseIdPipe) id: number, @Query() query: AnalyticsQuery): Promise<string> {
+  get(@CurrentScope() scope: AccessScope, @IdParam() id: number, @Query() query: AnalyticsQuery): Promise<string> {
     return this.analytics.analyticsJson(scope, id, query.as_of);
   }
 
@@ -61,7 +59,7 @@ export class AnalyticsController {
   @ApiOperation({ summary: 'Aggregate metrics of a production run' })
   @ApiOkResponse({ type: AggregateMetricsResponse })
   @AnalyticsErrors()
-  summary(@CurrentScope() scope: AccessScope, @Param('id', ParseIdPipe) id: number, @Query() query: AnalyticsQuery): Promise<AggregateMetricsResponse> {
+  summary(@CurrentScope() scope: AccessScope, @IdParam() id: number, @Query() query: AnalyticsQuery): Promise<AggregateMetricsResponse> {
     return this.analytics.summary(scope, id, query.as_of);
   }
 
@@ -71,7 +69,7 @@ export class AnalyticsController {
   @AnalyticsErrors()
   deliveryPerformance(
     @CurrentScope() scope: AccessScope,
-    @Param('id', ParseIdPipe) id: number,
+    @IdParam() id: number,
     @Query() query: AnalyticsQuery,
   ): Promise<DeliveryLocationPerformanceResponse[]> {
     return this.analytics.deliveryPerformance(scope, id, query.as_of);
@@ -92,7 +90,7 @@ export class AnalyticsController {
   @AnalyticsErrors()
   async csv(
     @CurrentScope() scope: AccessScope,
-    @Param('id', ParseIdPipe) id: number,
+    @IdParam() id: number,
     @Query() query: AnalyticsCsvQuery,
     @Res() res: Response,
   ): Promise<void> {

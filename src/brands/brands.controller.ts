@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
 import {
   ApiConflictResponse,
   ApiCreatedResponse,
@@ -12,7 +12,7 @@ import { AccessScope } from '../common/auth/access-scope.js';
 import { Access } from '../common/auth/access.decorator.js';
 import { CurrentScope } from '../common/auth/current-user.decorator.js';
 import { PageOf, type Page } from '../common/http/pagination.js';
-import { ParseIdPipe } from '../common/http/parse-id.pipe.js';
+import { IdParam } from '../common/http/parse-id.pipe.js';
 import { BrandsService } from './brands.service.js';
 import { CreateBrandDto, ListBrandsQuery, UpdateBrandDto } from './dto/brand.dto.js';
 import { BrandResponse } from './dto/brand.response.js';
@@ -40,7 +40,7 @@ export class BrandsController {
   @ApiOkResponse({ type: BrandResponse })
   @ApiNotFoundResponse({ description: NOT_FOUND })
   @ApiUnprocessableEntityResponse({ description: INVALID })
-  get(@CurrentScope() scope: AccessScope, @Param('id', ParseIdPipe) id: number): Promise<BrandResponse> {
+  get(@CurrentScope() scope: AccessScope, @IdParam() id: number): Promise<BrandResponse> {
     return this.brands.get(scope, id);
   }
 
@@ -61,7 +61,7 @@ export class BrandsController {
   @ApiNotFoundResponse({ description: NOT_FOUND })
   @ApiConflictResponse({ description: 'Name already used by another brand of the client: `{"detail":"Brand \'NAME\' already exists for client ID"}`' })
   @ApiUnprocessableEntityResponse({ description: `${INVALID}; an unknown client_id is \`client_id: client does not exist\`` })
-  update(@CurrentScope() scope: AccessScope, @Param('id', ParseIdPipe) id: number, @Body() body: UpdateBrandDto): Promise<BrandResponse> {
+  update(@CurrentScope() scope: AccessScope, @IdParam() id: number, @Body() body: UpdateBrandDto): Promise<BrandResponse> {
     return this.brands.update(scope, id, body);
   }
 
@@ -73,7 +73,7 @@ export class BrandsController {
   @ApiNotFoundResponse({ description: NOT_FOUND })
   @ApiConflictResponse({ description: 'Production runs still belong to it: `{"detail":"Brand is still referenced by production runs"}`' })
   @ApiUnprocessableEntityResponse({ description: INVALID })
-  delete(@CurrentScope() scope: AccessScope, @Param('id', ParseIdPipe) id: number): Promise<BrandResponse> {
+  delete(@CurrentScope() scope: AccessScope, @IdParam() id: number): Promise<BrandResponse> {
     return this.brands.delete(scope, id);
   }
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
 import {
   ApiConflictResponse,
   ApiCreatedResponse,
@@ -12,7 +12,7 @@ import { AccessScope } from '../common/auth/access-scope.js';
 import { Access } from '../common/auth/access.decorator.js';
 import { CurrentScope } from '../common/auth/current-user.decorator.js';
 import { PageOf, type Page } from '../common/http/pagination.js';
-import { ParseIdPipe } from '../common/http/parse-id.pipe.js';
+import { IdParam } from '../common/http/parse-id.pipe.js';
 import { ClientsService } from './clients.service.js';
 import { CreateClientDto, ListClientsQuery, UpdateClientDto } from './dto/client.dto.js';
 import { ClientResponse } from './dto/client.response.js';
@@ -40,7 +40,7 @@ export class ClientsController {
   @ApiOkResponse({ type: ClientResponse })
   @ApiNotFoundResponse({ description: NOT_FOUND })
   @ApiUnprocessableEntityResponse({ description: INVALID })
-  get(@CurrentScope() scope: AccessScope, @Param('id', ParseIdPipe) id: number): Promise<ClientResponse> {
+  get(@CurrentScope() scope: AccessScope, @IdParam() id: number): Promise<ClientResponse> {
     return this.clients.get(scope, id);
   }
 
@@ -61,7 +61,7 @@ export class ClientsController {
   @ApiNotFoundResponse({ description: NOT_FOUND })
   @ApiConflictResponse({ description: 'Name already used by another client: `{"detail":"Client \'NAME\' already exists"}`' })
   @ApiUnprocessableEntityResponse({ description: INVALID })
-  update(@CurrentScope() scope: AccessScope, @Param('id', ParseIdPipe) id: number, @Body() body: UpdateClientDto): Promise<ClientResponse> {
+  update(@CurrentScope() scope: AccessScope, @IdParam() id: number, @Body() body: UpdateClientDto): Promise<ClientResponse> {
     return this.clients.update(scope, id, body);
   }
 
@@ -73,7 +73,7 @@ export class ClientsController {
   @ApiNotFoundResponse({ description: NOT_FOUND })
   @ApiConflictResponse({ description: 'Brands still belong to it: `{"detail":"Client is still referenced by brands"}`' })
   @ApiUnprocessableEntityResponse({ description: INVALID })
-  delete(@CurrentScope() scope: AccessScope, @Param('id', ParseIdPipe) id: number): Promise<ClientResponse> {
+  delete(@CurrentScope() scope: AccessScope, @IdParam() id: number): Promise<ClientResponse> {
     return this.clients.delete(scope, id);
   }
 }

@@ -22,7 +22,7 @@ import { Access, Public } from '../common/auth/access.decorator.js';
 import { CurrentScope } from '../common/auth/current-user.decorator.js';
 import { RequestValidationException } from '../common/errors/validation.exception.js';
 import { PageOf, type Page } from '../common/http/pagination.js';
-import { ParseIdPipe } from '../common/http/parse-id.pipe.js';
+import { IdParam } from '../common/http/parse-id.pipe.js';
 import { ImageResponse, ImageUploadResponse } from './dto/image.response.js';
 import { ListImagesQuery } from './dto/list-images.query.js';
 import { setImageHeaders, ifNoneMatchHits } from './image-serving.js';
@@ -97,11 +97,10 @@ export class ImagesController {
   @Get(':image_id')
   @Access('admin', 'user')
   @ApiOperation({ summary: 'Image metadata' })
-  @ApiParam({ name: 'image_id', type: Number, description: 'Digits only' })
   @ApiOkResponse({ type: ImageResponse })
   @ApiNotFoundResponse(NOT_FOUND_DOC)
   @ApiUnprocessableEntityResponse({ description: 'image_id is not a positive integer' })
-  get(@CurrentScope() scope: AccessScope, @Param('image_id', ParseIdPipe) id: number): Promise<ImageResponse> {
+  get(@CurrentScope() scope: AccessScope, @IdParam('image_id') id: number): Promise<ImageResponse> {
     return this.images.get(scope, id);
   }
 
@@ -112,7 +111,7 @@ export class ImagesController {
   @ApiOkResponse({ type: ImageResponse, description: 'The deleted image; its file is removed' })
   @ApiNotFoundResponse(NOT_FOUND_DOC)
   @ApiUnprocessableEntityResponse({ description: 'image_id is not a positive integer' })
-  remove(@CurrentScope() scope: AccessScope, @Param('image_id', ParseIdPipe) id: number): Promise<ImageResponse> {
+  remove(@CurrentScope() scope: AccessScope, @IdParam('image_id') id: number): Promise<ImageResponse> {
     return this.images.delete(scope, id);
   }
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, NotFoundException, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, NotFoundException, Post, Query } from '@nestjs/common';
 import {
   ApiBody,
   ApiExtraModels,
@@ -14,7 +14,7 @@ import { AccessScope } from '../common/auth/access-scope.js';
 import type { AuthUser } from '../common/auth/auth-user.js';
 import { CurrentScope, CurrentUser } from '../common/auth/current-user.decorator.js';
 import { PageOf, type Page } from '../common/http/pagination.js';
-import { ParseIdPipe } from '../common/http/parse-id.pipe.js';
+import { IdParam } from '../common/http/parse-id.pipe.js';
 import { IngestResultResponse } from './dto/ingest-result.response.js';
 import { LocationHistoryQuery } from './dto/location-history.query.js';
 import { LocationPointResponse } from './dto/location-point.response.js';
@@ -73,7 +73,7 @@ export class LocationsController {
   @ApiOkResponse({ type: IngestResultResponse })
   @ApiNotFoundResponse({ description: '`{"detail":"Tracker not found"}`' })
   @ApiUnprocessableEntityResponse({ description: `${MALFORMED_BODY}; a path id that is not a positive integer.` })
-  async ingestForTracker(@CurrentUser() user: AuthUser, @Param('id', ParseIdPipe) id: number, @Body() body: unknown): Promise<IngestResult> {
+  async ingestForTracker(@CurrentUser() user: AuthUser, @IdParam() id: number, @Body() body: unknown): Promise<IngestResult> {
     const scope = ingestScope(user);
     const items = reportItems(body, true);
     if (!(await this.repository.trackerVisible(scope, id))) throw new NotFoundException({ detail: TRACKER_NOT_FOUND });
@@ -90,7 +90,7 @@ export class LocationsController {
   @ApiOkResponse({ type: PageOf(LocationPointResponse) })
   @ApiNotFoundResponse({ description: 'Missing or not visible: `{"detail":"Tracker not found"}`' })
   @ApiUnprocessableEntityResponse({ description: 'Bad query value, start_date after end_date, or a bad path id.' })
-  historyPage(@CurrentScope() scope: AccessScope, @Param('id', ParseIdPipe) id: number, @Query() query: LocationHistoryQuery): Promise<Page<LocationPoint>> {
+  historyPage(@CurrentScope() scope: AccessScope, @IdParam() id: number, @Query() query: LocationHistoryQuery): Promise<Page<LocationPoint>> {
     return this.history.page(scope, id, query);
   }
 }

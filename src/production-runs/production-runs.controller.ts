@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
 import {
   ApiConflictResponse,
   ApiCreatedResponse,
@@ -12,7 +12,7 @@ import { AccessScope } from '../common/auth/access-scope.js';
 import { Access } from '../common/auth/access.decorator.js';
 import { CurrentScope } from '../common/auth/current-user.decorator.js';
 import { PageOf, type Page } from '../common/http/pagination.js';
-import { ParseIdPipe } from '../common/http/parse-id.pipe.js';
+import { IdParam } from '../common/http/parse-id.pipe.js';
 import { CreateProductionRunDto, ListProductionRunsQuery, UpdateProductionRunDto } from './dto/production-run.dto.js';
 import { ProductionRunResponse } from './dto/production-run.response.js';
 import { ProductionRunsService } from './production-runs.service.js';
@@ -42,7 +42,7 @@ export class ProductionRunsController {
   @ApiOkResponse({ type: ProductionRunResponse })
   @ApiNotFoundResponse({ description: NOT_FOUND })
   @ApiUnprocessableEntityResponse({ description: INVALID })
-  get(@CurrentScope() scope: AccessScope, @Param('id', ParseIdPipe) id: number): Promise<ProductionRunResponse> {
+  get(@CurrentScope() scope: AccessScope, @IdParam() id: number): Promise<ProductionRunResponse> {
     return this.runs.get(scope, id);
   }
 
@@ -63,7 +63,7 @@ export class ProductionRunsController {
   @ApiUnprocessableEntityResponse({ description: INVALID_WRITE })
   update(
     @CurrentScope() scope: AccessScope,
-    @Param('id', ParseIdPipe) id: number,
+    @IdParam() id: number,
     @Body() body: UpdateProductionRunDto,
   ): Promise<ProductionRunResponse> {
     return this.runs.update(scope, id, body);
@@ -77,7 +77,7 @@ export class ProductionRunsController {
   @ApiNotFoundResponse({ description: NOT_FOUND })
   @ApiConflictResponse({ description: 'Trackers still belong to it: `{"detail":"Production run is still referenced by trackers"}`' })
   @ApiUnprocessableEntityResponse({ description: INVALID })
-  delete(@CurrentScope() scope: AccessScope, @Param('id', ParseIdPipe) id: number): Promise<ProductionRunResponse> {
+  delete(@CurrentScope() scope: AccessScope, @IdParam() id: number): Promise<ProductionRunResponse> {
     return this.runs.delete(scope, id);
   }
 }

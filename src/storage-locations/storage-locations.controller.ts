@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
 import {
   ApiConflictResponse,
   ApiCreatedResponse,
@@ -12,7 +12,7 @@ import { AccessScope } from '../common/auth/access-scope.js';
 import { Access } from '../common/auth/access.decorator.js';
 import { CurrentScope } from '../common/auth/current-user.decorator.js';
 import { PageOf, type Page } from '../common/http/pagination.js';
-import { ParseIdPipe } from '../common/http/parse-id.pipe.js';
+import { IdParam } from '../common/http/parse-id.pipe.js';
 import {
   CreateStorageLocationDto,
   ListStorageLocationsQuery,
@@ -48,7 +48,7 @@ export class StorageLocationsController {
   @ApiOkResponse({ type: StorageLocationResponse })
   @ApiNotFoundResponse({ description: NOT_FOUND })
   @ApiUnprocessableEntityResponse({ description: INVALID })
-  get(@CurrentScope() scope: AccessScope, @Param('id', ParseIdPipe) id: number): Promise<StorageLocationResponse> {
+  get(@CurrentScope() scope: AccessScope, @IdParam() id: number): Promise<StorageLocationResponse> {
     return this.locations.get(scope, id);
   }
 
@@ -69,7 +69,7 @@ export class StorageLocationsController {
   @ApiUnprocessableEntityResponse({ description: INVALID })
   update(
     @CurrentScope() scope: AccessScope,
-    @Param('id', ParseIdPipe) id: number,
+    @IdParam() id: number,
     @Body() body: UpdateStorageLocationDto,
   ): Promise<StorageLocationResponse> {
     return this.locations.update(scope, id, body);
@@ -86,7 +86,7 @@ export class StorageLocationsController {
       'Still used: `{"detail":"Storage location is still referenced by trackers"}` or `{"detail":"Storage location is still referenced by tracker status history"}`',
   })
   @ApiUnprocessableEntityResponse({ description: INVALID })
-  delete(@CurrentScope() scope: AccessScope, @Param('id', ParseIdPipe) id: number): Promise<StorageLocationResponse> {
+  delete(@CurrentScope() scope: AccessScope, @IdParam() id: number): Promise<StorageLocationResponse> {
     return this.locations.delete(scope, id);
   }
 }

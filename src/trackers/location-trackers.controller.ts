@@ -1,10 +1,10 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
+import { Controller, Get, Query } from '@nestjs/common';
 import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Access } from '../common/auth/access.decorator.js';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { CurrentScope } from '../common/auth/current-user.decorator.js';
 import { PageOf, type Page } from '../common/http/pagination.js';
-import { ParseIdPipe } from '../common/http/parse-id.pipe.js';
+import { IdParam } from '../common/http/parse-id.pipe.js';
 import { DeliveryLocationTrackersQuery, LocationTrackersQuery } from './dto/list-trackers.query.js';
 import { TrackerResponse } from './dto/tracker.response.js';
 import { TrackersService } from './trackers.service.js';
@@ -20,7 +20,7 @@ export class LocationTrackersController {
   @ApiOperation({ summary: 'Trackers currently IN_STORAGE at this storage location' })
   @ApiOkResponse({ type: PageOf(TrackerResponse) })
   @ApiNotFoundResponse({ description: '`{"detail":"Storage location not found"}`' })
-  atStorage(@CurrentScope() scope: AccessScope, @Param('id', ParseIdPipe) id: number, @Query() query: LocationTrackersQuery): Promise<Page<TrackerResponse>> {
+  atStorage(@CurrentScope() scope: AccessScope, @IdParam() id: number, @Query() query: LocationTrackersQuery): Promise<Page<TrackerResponse>> {
     return this.trackers.atStorageLocation(scope, id, query);
   }
 
@@ -31,7 +31,7 @@ export class LocationTrackersController {
   @ApiNotFoundResponse({ description: '`{"detail":"Delivery location not found"}`' })
   forDelivery(
     @CurrentScope() scope: AccessScope,
-    @Param('id', ParseIdPipe) id: number,
+    @IdParam() id: number,
     @Query() query: DeliveryLocationTrackersQuery,
   ): Promise<Page<TrackerResponse>> {
     return this.trackers.forDeliveryLocation(scope, id, query);

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query, Req, Res, UseInterceptors } from '@nestjs/common';
 import {
   ApiBody,
   ApiConflictResponse,
@@ -16,7 +16,7 @@ import { Access } from '../common/auth/access.decorator.js';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { CurrentScope } from '../common/auth/current-user.decorator.js';
 import { PageOf, type Page } from '../common/http/pagination.js';
-import { ParseIdPipe } from '../common/http/parse-id.pipe.js';
+import { IdParam } from '../common/http/parse-id.pipe.js';
 import { CsvUploadInterceptor } from './csv-upload.interceptor.js';
 import { ImportTrackersQuery, ListTrackersQuery, StatusCountsQuery } from './dto/list-trackers.query.js';
 import { CreateStatusEntryDto, CreateTrackerDto, UpdateTrackerDto } from './dto/tracker.dto.js';
@@ -108,7 +108,7 @@ export class TrackersController {
   @ApiOperation({ summary: 'Tracker with run, locations, status history, latest location and the newest 100 history points' })
   @ApiOkResponse({ type: TrackerDetailResponse })
   @ApiNotFoundResponse({ description: NOT_FOUND })
-  detail(@CurrentScope() scope: AccessScope, @Param('id', ParseIdPipe) id: number): Promise<TrackerDetailResponse> {
+  detail(@CurrentScope() scope: AccessScope, @IdParam() id: number): Promise<TrackerDetailResponse> {
     return this.trackers.detail(scope, id);
   }
 
@@ -118,7 +118,7 @@ export class TrackersController {
   @ApiOkResponse({ type: TrackerResponse })
   @ApiNotFoundResponse({ description: `${NOT_FOUND}; target run: \`{"detail":"Production run not found"}\`` })
   @ApiConflictResponse({ description: 'Name already used in the (target) run' })
-  update(@CurrentScope() scope: AccessScope, @Param('id', ParseIdPipe) id: number, @Body() dto: UpdateTrackerDto): Promise<TrackerResponse> {
+  update(@CurrentScope() scope: AccessScope, @IdParam() id: number, @Body() dto: UpdateTrackerDto): Promise<TrackerResponse> {
     return this.trackers.update(scope, id, dto);
   }
 
@@ -127,7 +127,7 @@ export class TrackersController {
   @ApiOperation({ summary: 'Delete a tracker with its status entries, reports and history (admin)' })
   @ApiOkResponse({ type: TrackerResponse })
   @ApiNotFoundResponse({ description: NOT_FOUND })
-  remove(@CurrentScope() scope: AccessScope, @Param('id', ParseIdPipe) id: number): Promise<TrackerResponse> {
+  remove(@CurrentScope() scope: AccessScope, @IdParam() id: number): Promise<TrackerResponse> {
     return this.trackers.remove(scope, id);
   }
 
@@ -136,7 +136,7 @@ export class TrackersController {
   @ApiOperation({ summary: 'Status entries ascending by (timestamp, id)' })
   @ApiOkResponse({ type: [StatusEntryResponse] })
   @ApiNotFoundResponse({ description: NOT_FOUND })
-  statusHistory(@CurrentScope() scope: AccessScope, @Param('id', ParseIdPipe) id: number): Promise<StatusEntryResponse[]> {
+  statusHistory(@CurrentScope() scope: AccessScope, @IdParam() id: number): Promise<StatusEntryResponse[]> {
     return this.trackers.statusHistory(scope, id);
   }
 
@@ -150,7 +150,7 @@ export class TrackersController {
   @ApiCreatedResponse({ type: StatusEntryResponse })
   @ApiNotFoundResponse({ description: NOT_FOUND })
   @ApiUnprocessableEntityResponse({ description: 'Timestamp > 5 min ahead; IN_STORAGE without storage_location_id; DELIVERED without any delivery location' })
-  addStatus(@CurrentScope() scope: AccessScope, @Param('id', ParseIdPipe) id: number, @Body() dto: CreateStatusEntryDto): Promise<StatusEntryResponse> {
+  addStatus(@CurrentScope() scope: AccessScope, @IdParam() id: number, @Body() dto: CreateStatusEntryDto): Promise<StatusEntryResponse> {
     return this.trackers.addStatusEntry(scope, id, dto);
   }
 }

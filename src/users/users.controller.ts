@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Patch, Post, Query } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiConflictResponse,
@@ -13,7 +13,7 @@ import { Access } from '../common/auth/access.decorator.js';
 import type { AuthUser } from '../common/auth/auth-user.js';
 import { CurrentUser } from '../common/auth/current-user.decorator.js';
 import { PageOf, PaginationQuery, type Page } from '../common/http/pagination.js';
-import { ParseIdPipe } from '../common/http/parse-id.pipe.js';
+import { IdParam } from '../common/http/parse-id.pipe.js';
 import { CreateUserDto, UpdateMeDto, UpdateUserDto } from './dto/user.dto.js';
 import { UserResponse } from './dto/user.response.js';
 import { UsersService } from './users.service.js';
@@ -69,7 +69,7 @@ export class UsersController {
   @ApiOperation({ summary: 'A user by id (admin)' })
   @ApiOkResponse({ type: UserResponse })
   @ApiNotFoundResponse({ description: NOT_FOUND })
-  get(@Param('id', ParseIdPipe) id: number): Promise<UserResponse> {
+  get(@IdParam() id: number): Promise<UserResponse> {
     return this.users.get(id);
   }
 
@@ -80,7 +80,7 @@ export class UsersController {
   @ApiNotFoundResponse({ description: NOT_FOUND })
   @ApiConflictResponse({ description: `${EMAIL_CONFLICT} or ${LAST_ADMIN_CONFLICT}` })
   @ApiUnprocessableEntityResponse({ description: INVALID })
-  update(@Param('id', ParseIdPipe) id: number, @Body() body: UpdateUserDto): Promise<UserResponse> {
+  update(@IdParam() id: number, @Body() body: UpdateUserDto): Promise<UserResponse> {
     return this.users.update(id, body);
   }
 
@@ -90,7 +90,7 @@ export class UsersController {
   @ApiOkResponse({ type: UserResponse })
   @ApiNotFoundResponse({ description: NOT_FOUND })
   @ApiConflictResponse({ description: LAST_ADMIN_CONFLICT })
-  delete(@Param('id', ParseIdPipe) id: number): Promise<UserResponse> {
+  delete(@IdParam() id: number): Promise<UserResponse> {
     return this.users.delete(id);
   }
 }

@@ -1,25 +1,23 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, Max, Min } from 'class-validator';
 import { MAX_INT4 } from './id-field.js';
+import { IsIntInRange, QueryInt } from './query-transforms.js';
 
 export const DEFAULT_PAGE_LIMIT = 50;
 export const MAX_PAGE_LIMIT = 1000;
 
-/** `skip`/`limit` of every list (contract §0). List query DTOs extend this. */
+/**
+ * `skip`/`limit` of every list (contract §0). List query DTOs extend this. Both are plain digits;
+ * skip is bounded by the largest int4 so every value is one the database takes as an offset.
+ */
 export class PaginationQuery {
-  @ApiPropertyOptional({ minimum: 0, default: 0 })
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  @Max(MAX_INT4)
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_INT4, default: 0 })
+  @QueryInt()
+  @IsIntInRange(0, MAX_INT4)
   skip: number = 0;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE_LIMIT, default: DEFAULT_PAGE_LIMIT })
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_PAGE_LIMIT)
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE_LIMIT, default: DEFAULT_PAGE_LIMIT })
+  @QueryInt()
+  @IsIntInRange(1, MAX_PAGE_LIMIT)
   limit: number = DEFAULT_PAGE_LIMIT;
 }
 

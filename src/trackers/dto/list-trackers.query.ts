@@ -1,10 +1,10 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { ArrayMaxSize, IsBoolean, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { ArrayMaxSize, IsBoolean, IsIn, IsOptional, IsString, MaxLength, ValidateBy } from 'class-validator';
 import { PaginationQuery } from '../../common/http/pagination.js';
 import { QueryBoolean, QueryList } from '../../common/http/query-transforms.js';
 import { TRACKER_STATES, type TrackerStatus } from '../entities/tracker-status.js';
-import { PositiveId } from '../../common/http/id-field.js';
+import { parseIdText, PositiveId } from '../../common/http/id-field.js';
 
 export const TRACKER_SORT_FIELDS = ['id', 'name', 'status', 'created_at', 'updated_at'] as const;
 export type TrackerSortField = (typeof TRACKER_SORT_FIELDS)[number];
@@ -25,7 +25,7 @@ export class ListTrackersQuery extends PaginationQuery {
   @IsOptional()
   @QueryList()
   @ArrayMaxSize(1000)
-  @Matches(/^[1-9]\d{0,9}$/, { each: true, message: 'must be a positive integer or a comma list of them' })
+  @ValidateBy({ name: 'idText', validator: { validate: (v) => parseIdText(v) !== null } }, { each: true, message: 'must be a positive integer or a comma list of them' })
   id?: string[];
 
   @ApiPropertyOptional({ minimum: 1 })

@@ -8,18 +8,15 @@ import {
   IsBoolean,
   IsEmail,
   IsIn,
-  IsInt,
   IsNotEmpty,
   IsOptional,
   IsString,
-  Max,
   MaxLength,
-  Min,
   MinLength,
   ValidateNested,
 } from 'class-validator';
 import { ROLES, type Role } from '../entities/user.entity.js';
-import { MAX_INT4 } from '../../common/http/id-field.js';
+import { PositiveId } from '../../common/http/id-field.js';
 
 export const MIN_PASSWORD_LENGTH = 8;
 
@@ -65,9 +62,7 @@ export class CreateUserDto {
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(10_000)
-  @IsInt({ each: true })
-  @Min(1, { each: true })
-  @Max(MAX_INT4, { each: true })
+  @PositiveId({ each: true })
   client_list?: number[];
 
   @ApiPropertyOptional({ type: NotificationPreferencesDto })
