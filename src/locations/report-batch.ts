@@ -1,5 +1,5 @@
 import { RequestValidationException } from '../common/errors/validation.exception.js';
-import { parseCanonicalUtc, parseIsoTimestamp } from '../common/http/iso-timestamp.js';
+import { DATE_TIME_MESSAGE, parseCanonicalUtc, parseIsoTimestamp } from '../common/http/iso-timestamp.js';
 import { MAX_INT4 } from '../common/http/id-field.js';
 
 /** Contract §5: a batch holds 1..10 000 reports. */
@@ -103,7 +103,7 @@ export function parseReports(items: readonly unknown[], options: { now: number; 
     const rawTimestamp = r.timestamp;
     const canonicalMs = typeof rawTimestamp === 'string' ? parseCanonicalUtc(rawTimestamp) : null;
     const epochMs = canonicalMs ?? parseIsoTimestamp(rawTimestamp);
-    if (epochMs === null) problems.push('timestamp: must be an ISO 8601 date-time (year 1970 or later)');
+    if (epochMs === null) problems.push(`timestamp: ${DATE_TIME_MESSAGE}`);
     else if (epochMs > latestAllowed) problems.push('timestamp: must not be more than 5 minutes in the future');
 
     const latitude = r.latitude;

@@ -368,7 +368,7 @@ describe('Production-run analytics (JSON)', () => {
     it.each(['yesterday', '2026-13-01T00:00:00Z', '2026-02-30T00:00:00Z', '2026-03-01T25:00:00Z', ''])('rejects as_of=%p with 422', async (asOf) => {
       for (const path of ['', '/summary', '/delivery-performance', '/csv']) {
         const res = await t.http().get(`${base()}${path}`).query({ as_of: asOf }).set(admin.auth).expect(422);
-        expect(res.body.errors).toEqual([{ field: 'as_of', message: 'must be an ISO 8601 date-time' }]);
+        expect(res.body.errors).toEqual([{ field: 'as_of', message: 'must be an ISO 8601 date-time (year 1970 or later)' }]);
       }
     });
 

@@ -121,8 +121,8 @@ describe('Locations: GET /trackers/{id}/location-history (contract §5)', () => 
 
     it.each([
       ['?start_date=2026-01-06&end_date=2026-01-05', 'start_date', 'must not be after end_date'],
-      ['?start_date=yesterday', 'start_date', 'must be an ISO 8601 date or date-time'],
-      ['?end_date=2026-13-01', 'end_date', 'must be an ISO 8601 date or date-time'],
+      ['?start_date=yesterday', 'start_date', 'must be an ISO 8601 date-time (year 1970 or later)'],
+      ['?end_date=2026-13-01', 'end_date', 'must be an ISO 8601 date-time (year 1970 or later)'],
       ['?granularity=weekly', 'granularity', undefined],
       ['?order=up', 'order', undefined],
       ['?limit=0', 'limit', undefined],

@@ -1,8 +1,13 @@
 /**
- * Strict ISO 8601 parsing to epoch milliseconds (contract §0: any ISO 8601 date-time; without an
- * offset it means UTC). `Date.parse` is not used because it reads offset-less times as local time
- * and silently rolls invalid dates over (2026-02-30 → 2026-03-02); PostgreSQL would reject those,
- * so they must be caught here. Fractions beyond milliseconds are truncated (the wire precision).
+ * Strict ISO 8601 parsing to epoch milliseconds: the one reading of every date input of the
+ * service (bodies, queries, location reports). Without an offset a time means UTC. `Date.parse`
+ * is not used because it reads offset-less times as local time and silently rolls impossible
+ * dates over (2026-02-30 → 2026-03-02); here they are refused. Fractions beyond milliseconds are
+ * truncated (the wire precision).
+ *
+ * The rule, everywhere: a real calendar date in the years 1970..9999 (leap years honoured), an
+ * optional time with hour 0..23, minute and second 0..59, and an optional offset up to ±23:59.
+ * No surrounding blanks. A bare date means its midnight UTC (location reports need a time).
  */
 // A space in place of the offset sign is read as `+`: an unencoded `+` in a query string arrives
 // as a space, and `…T14:05:00 01:00` has no other sensible meaning.
@@ -11,8 +16,15 @@ const ISO_DATE_TIME =
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
-/** Earliest accepted instant: timestamps before the Unix epoch are treated as bad values. */
+/**
+ * Earliest accepted year: earlier instants are treated as bad values (no tracker, run or report
+ * predates the Unix epoch). The latest is 9999, the last year ISO 8601 writes with four digits.
+ */
 export const MIN_YEAR = 1970;
+const END_OF_YEAR_9999 = Date.UTC(10_000, 0, 1);
+
+/** The one message for a date input that breaks the rule above. */
+export const DATE_TIME_MESSAGE = `must be an ISO 8601 date-time (year ${MIN_YEAR} or later)`;
 
 /** Date-times may be back-dated freely but not lie in the future by more than this (contracts §4, §5). */
 export const FUTURE_TOLERANCE_MS = 5 * 60 * 1000;
@@ -21,9 +33,9 @@ export function isTooFarInFuture(date: Date | number, now = Date.now()): boolean
   return (typeof date === 'number' ? date : date.getTime()) > now + FUTURE_TOLERANCE_MS;
 }
 
-/** The one ISO 8601 parser of the service, as a Date (null when invalid; a bare date is midnight UTC). */
+/** parseIsoTimestamp as a Date, a bare date allowed (null when invalid). */
 export function parseIsoDateTime(value: string): Date | null {
-  const millis = parseIsoTimestamp(value.trim(), { allowDateOnly: true });
+  const millis = parseIsoTimestamp(value, { allowDateOnly: true });
   return millis === null ? null : new Date(millis);
 }
 
@@ -51,7 +63,10 @@ export function parseIsoTimestamp(value: unknown, options: { allowDateOnly?: boo
     if (oh > 23 || om > 59) return null;
     offsetMinutes = (sign === '-' ? -1 : 1) * (oh * 60 + om);
   }
-  return Date.UTC(year, month - 1, day, hour, minute, second, millis) - offsetMinutes * 60_000;
+  const instant = Date.UTC(year, month - 1, day, hour, minute, second, millis) - offsetMinutes * 60_000;
+  // The range holds for the instant too: `1970-01-01T00:30+01:00` is still 1969 in UTC, and a
+  // year past 9999 in UTC would not print in the output format.
+  return instant >= 0 && instant < END_OF_YEAR_9999 ? instant : null;
 }
 
 const ZERO = 48;

@@ -1,17 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { IsDate, IsIn, IsOptional } from 'class-validator';
+import { IsIn, IsOptional } from 'class-validator';
 import { PaginationQuery } from '../../common/http/pagination.js';
-import { parseIsoTimestamp } from '../../common/http/iso-timestamp.js';
+import { IsoDateTime } from '../../common/http/iso-date-time.decorator.js';
 import type { HistoryGranularity } from '../locations.repository.js';
-
-/** ISO 8601 date or date-time (UTC when no offset) → Date; anything else stays a string for @IsDate to reject. */
-function QueryTimestamp(): PropertyDecorator {
-  return Transform(({ value }) => {
-    const ms = parseIsoTimestamp(value, { allowDateOnly: true });
-    return ms === null ? value : new Date(ms);
-  });
-}
 
 export const GRANULARITIES: HistoryGranularity[] = ['auto', 'hourly', 'daily'];
 
@@ -24,8 +15,7 @@ export class LocationHistoryQuery extends PaginationQuery {
     example: '2026-11-01T00:00:00Z',
   })
   @IsOptional()
-  @QueryTimestamp()
-  @IsDate({ message: 'must be an ISO 8601 date or date-time' })
+  @IsoDateTime()
   start_date?: Date;
 
   @ApiPropertyOptional({
@@ -35,8 +25,7 @@ export class LocationHistoryQuery extends PaginationQuery {
     example: '2026-11-21T23:00:00Z',
   })
   @IsOptional()
-  @QueryTimestamp()
-  @IsDate({ message: 'must be an ISO 8601 date or date-time' })
+  @IsoDateTime()
   end_date?: Date;
 
   @ApiPropertyOptional({

@@ -1,12 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsDate, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { PaginationQuery } from '../../common/http/pagination.js';
-import { InputTimestamp } from './input-timestamp.js';
+import { IsoDateTime } from '../../common/http/iso-date-time.decorator.js';
 import { PositiveId } from '../../common/http/id-field.js';
 
 const trim = Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
-const DATE_MESSAGE = { message: 'must be an ISO 8601 date-time' };
 
 export class CreateProductionRunDto {
   @ApiPropertyOptional({ maxLength: 1000, default: '', example: 'Spring 2026 batch' })
@@ -22,14 +21,12 @@ export class CreateProductionRunDto {
 
   @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true, description: 'ISO 8601; without an offset it means UTC.' })
   @IsOptional()
-  @InputTimestamp()
-  @IsDate(DATE_MESSAGE)
+  @IsoDateTime()
   start_date?: Date | null;
 
   @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true, description: 'ISO 8601, not before start_date (else 422).' })
   @IsOptional()
-  @InputTimestamp()
-  @IsDate(DATE_MESSAGE)
+  @IsoDateTime()
   end_date?: Date | null;
 }
 
@@ -52,14 +49,12 @@ export class UpdateProductionRunDto {
 
   @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true })
   @IsOptional()
-  @InputTimestamp()
-  @IsDate(DATE_MESSAGE)
+  @IsoDateTime()
   start_date?: Date | null;
 
   @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true, description: 'Not before the (new or stored) start_date, else 422.' })
   @IsOptional()
-  @InputTimestamp()
-  @IsDate(DATE_MESSAGE)
+  @IsoDateTime()
   end_date?: Date | null;
 }
 
