@@ -12,8 +12,7 @@ export class AnalyticsQuery {
     format: 'date-time',
     description:
       'Evaluate the history as of this instant (ISO 8601; without an offset it means UTC). Only status entries with ' +
-      'timestamp <= as_of count and as_of ends every open interval. Default: now.',
-    example: '2026-03-01T14:05:00Z',
+      'timestamp <= as_of count and as_of ends every open interval, e.g. `2026-03-01T14:05:00Z`. Default: now.',
   })
   @IsOptional()
   @IsoDateTime()

@@ -11,8 +11,9 @@ export class LocationHistoryQuery extends PaginationQuery {
   @ApiPropertyOptional({
     type: String,
     format: 'date-time',
-    description: 'Inclusive lower bound on the bucket start. ISO 8601 date or date-time; without an offset it is UTC.',
-    example: '2026-11-01T00:00:00Z',
+    description:
+      'Inclusive lower bound on the bucket start. ISO 8601 date or date-time; without an offset it is UTC, e.g. `2026-11-01` or ' +
+      '`2026-11-01T00:00:00Z`. Default: no lower bound.',
   })
   @IsOptional()
   @IsoDateTime()
@@ -21,8 +22,9 @@ export class LocationHistoryQuery extends PaginationQuery {
   @ApiPropertyOptional({
     type: String,
     format: 'date-time',
-    description: 'Inclusive upper bound on the bucket start (a bare date means its midnight UTC). Must not be before start_date.',
-    example: '2026-11-21T23:00:00Z',
+    description:
+      'Inclusive upper bound on the bucket start (a bare date means its midnight UTC), e.g. `2026-11-21T23:00:00Z`. Must not be ' +
+      'before start_date. Default: no upper bound.',
   })
   @IsOptional()
   @IsoDateTime()

@@ -21,7 +21,7 @@ export function QueryStatusList(): PropertyDecorator {
 
 /** Query of `GET /trackers` (contract §4). */
 export class ListTrackersQuery extends PaginationQuery {
-  @ApiPropertyOptional({ description: 'One tracker id or a comma list (`1,2,3`)', type: String, example: '1,2,3' })
+  @ApiPropertyOptional({ description: 'One tracker id or a comma list, e.g. `7` or `1,2,3`. Default: every tracker.', type: String })
   @IsOptional()
   @QueryList()
   @ArrayMaxSize(1000)
@@ -33,7 +33,7 @@ export class ListTrackersQuery extends PaginationQuery {
   @PositiveId({ fromQuery: true })
   production_run_id?: number;
 
-  @ApiPropertyOptional({ description: `One state or a comma list of: ${TRACKER_STATES.join(', ')}`, type: String, example: 'IN_TRANSIT,DELIVERED' })
+  @ApiPropertyOptional({ description: `One state or a comma list of: ${TRACKER_STATES.join(', ')}, e.g. \`IN_TRANSIT,DELIVERED\`. Default: every state.`, type: String })
   @IsOptional()
   @QueryStatusList()
   @IsIn(TRACKER_STATES, { each: true, message: `must be one or more of ${TRACKER_STATES.join(', ')}` })
