@@ -5,9 +5,10 @@
  * dates over (2026-02-30 → 2026-03-02); here they are refused. Fractions beyond milliseconds are
  * truncated (the wire precision).
  *
- * The rule, everywhere: a real calendar date in the years 1970..9999 (leap years honoured), an
- * optional time with hour 0..23, minute and second 0..59, and an optional offset up to ±23:59.
- * No surrounding blanks. A bare date means its midnight UTC (location reports need a time).
+ * The rule, everywhere: a real calendar date (leap years honoured), an optional time with hour
+ * 0..23, minute and second 0..59, and an optional offset up to ±23:59; the year as written and
+ * the instant in UTC both within 1970..9999. No surrounding blanks. A bare date means its
+ * midnight UTC (location reports need a time).
  */
 // A space in place of the offset sign is read as `+`: an unencoded `+` in a query string arrives
 // as a space, and `…T14:05:00 01:00` has no other sensible meaning.
