@@ -6,7 +6,7 @@ export const DEFAULT_PAGE_LIMIT = 50;
 export const MAX_PAGE_LIMIT = 1000;
 
 /**
- * `skip`/`limit` of every list (contract §0). List query DTOs extend this. Both are plain digits;
+ * `skip`/`limit` of every list. List query DTOs extend this. Both are plain digits;
  * skip is bounded by the largest int4 so every value is one the database takes as an offset.
  */
 export class PaginationQuery {
