@@ -4,8 +4,10 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import cookieParser from 'cookie-parser';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
+import type { Server } from 'node:http';
 import type { AppConfig } from './common/config/app-config.js';
 import { createValidationPipe } from './common/http/validation.pipe.js';
+import { boundIdleConnections } from './infrastructure/http/connection-timeouts.js';
 import { requestIdMiddleware } from './infrastructure/http/request-id.middleware.js';
 
 export const API_PREFIX = 'api/v1';
@@ -18,6 +20,7 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
   const express = app as NestExpressApplication;
   // First in the stack: every response, including docs, static assets and 404s, carries the id.
   app.use(requestIdMiddleware);
+  boundIdleConnections(app.getHttpServer() as Server, config.httpFirstByteTimeoutMs);
   express.useLogger(app.get(Logger));
   express.set('trust proxy', config.trustProxy ? 1 : false);
   express.disable('x-powered-by');
