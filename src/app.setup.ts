@@ -4,8 +4,11 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import cookieParser from 'cookie-parser';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
+import type { Server } from 'node:http';
 import type { AppConfig } from './common/config/app-config.js';
 import { createValidationPipe } from './common/http/validation.pipe.js';
+import { boundIdleConnections } from './infrastructure/http/connection-timeouts.js';
+import { requestIdMiddleware } from './infrastructure/http/request-id.middleware.js';
 
 export const API_PREFIX = 'api/v1';
 
@@ -15,6 +18,9 @@ export const API_PREFIX = 'api/v1';
  */
 export function configureApp(app: INestApplication, config: AppConfig): void {
   const express = app as NestExpressApplication;
+  // First in the stack: every response, including docs, static assets and 404s, carries the id.
+  app.use(requestIdMiddleware);
+  boundIdleConnections(app.getHttpServer() as Server, config.httpFirstByteTimeoutMs);
   express.useLogger(app.get(Logger));
   express.set('trust proxy', config.trustProxy ? 1 : false);
   express.disable('x-powered-by');
@@ -28,8 +34,18 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
   app.useGlobalPipes(createValidationPipe());
   app.use(
     helmet({
-      // Swagger UI needs inline styles; images set their own stricter CSP.
-      contentSecurityPolicy: { directives: { 'script-src': ["'self'"], 'style-src': ["'self'", "'unsafe-inline'"] } },
+      contentSecurityPolicy: {
+        directives: {
+          // Swagger UI needs inline styles; images set their own stricter CSP.
+          'script-src': ["'self'"],
+          'style-src': ["'self'", "'unsafe-inline'"],
+          // Only when https is the way in: over plain http the browser would rewrite every asset
+          // of /docs to https and load none of them.
+          'upgrade-insecure-requests': config.behindTls ? [] : null,
+        },
+      },
+      // HSTS pins the host to https for a year; only a service reached over TLS may ask for that.
+      strictTransportSecurity: config.behindTls ? { maxAge: 31_536_000, includeSubDomains: true } : false,
     }),
   );
   app.use(cookieParser());

@@ -13,6 +13,7 @@ import {
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Public } from '../common/auth/access.decorator.js';
+import { bearerToken } from '../common/auth/bearer.js';
 import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
 import { toUserResponse } from '../users/dto/user.response.js';
@@ -122,6 +123,7 @@ function cookie(req: Request): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
+/** The access token exactly as the guard reads it, so logout revokes what the guard accepts. */
 function bearer(req: Request): string | undefined {
-  return /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
+  return bearerToken(req.headers.authorization);
 }

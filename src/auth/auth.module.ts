@@ -42,6 +42,6 @@ import { TokenService } from './token.service.js';
     { provide: BEARER_STRATEGY, useExisting: JwtStrategy },
     { provide: APP_GUARD, useClass: AuthGuard },
   ],
-  exports: [TokenService, RevocationService, UsersModule],
+  exports: [TokenService, RevocationService, UsersModule, BEARER_STRATEGY],
 })
 export class AuthModule {}

@@ -33,6 +33,10 @@ export interface AppConfig {
   adminPassword: string | undefined;
   seedDemoData: boolean;
   trustProxy: boolean;
+  /** Clients reach the service only over https: send HSTS and CSP upgrade-insecure-requests. */
+  behindTls: boolean;
+  /** How long a new connection may stay silent before its first request's headers are complete. */
+  httpFirstByteTimeoutMs: number;
   rawRetentionDays: number;
   metricsToken: string | undefined;
   /** Prefix of every cache key, so several deployments (or test apps) can share one Redis. */
@@ -163,6 +167,8 @@ export function loadConfig(env: Env): AppConfig {
     adminPassword,
     seedDemoData: r.bool('SEED_DEMO_DATA', true),
     trustProxy: r.bool('TRUST_PROXY', false),
+    behindTls: r.bool('BEHIND_TLS', false),
+    httpFirstByteTimeoutMs: r.int('HTTP_FIRST_BYTE_TIMEOUT_MS', 30000, 100, 600000),
     rawRetentionDays: r.int('RAW_RETENTION_DAYS', 0, 0, 36500),
     metricsToken: r.optional('METRICS_TOKEN'),
     cachePrefix: r.string('CACHE_PREFIX', 'tps'),

@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { QueryFailedError } from 'typeorm';
+import { describeRequestError } from './request-errors.js';
 
 interface PgError {
   code?: string;
@@ -47,20 +48,9 @@ export class HttpExceptionFilter implements ExceptionFilter {
   }
 
   private describe(exception: unknown): { status: number; body: Record<string, unknown>; headers?: Record<string, string> } {
-    // Express wraps body-parser failures in an HttpException; the cause says what really happened.
-    const bodyParserError = (exception instanceof HttpException ? exception.cause : exception) as { type?: string; status?: number } | undefined;
-    if (bodyParserError?.type === 'entity.parse.failed') {
-      return { status: 422, body: { detail: 'Validation failed: body: malformed JSON', errors: [{ field: 'body', message: 'malformed JSON' }] } };
-    }
-    if (bodyParserError?.type === 'entity.too.large') {
-      return { status: 413, body: { detail: 'Request body too large' } };
-    }
-    if (typeof bodyParserError?.type === 'string' && typeof bodyParserError.status === 'number' && bodyParserError.status < 500) {
-      return {
-        status: bodyParserError.status === 400 ? 422 : bodyParserError.status,
-        body: { detail: 'Validation failed: body: unreadable request body', errors: [{ field: 'body', message: 'unreadable request body' }] },
-      };
-    }
+    // Unreadable bodies, multipart forms and paths: 422 like any validation failure (or 413/415).
+    const requestError = describeRequestError(exception);
+    if (requestError) return requestError;
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       const payload = exception.getResponse();

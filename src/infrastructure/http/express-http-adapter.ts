@@ -26,6 +26,20 @@ export class ExpressHttpAdapter extends ExpressAdapter {
     }
     this.httpServer = createServer(classes, this.getInstance());
   }
+
+  /**
+   * Nest answers unknown paths with its JSON 404 only under the global prefix (and on the excluded
+   * routes' own paths); everything else (`/`, `/api`, `/docs/x`, `POST /foo`) would reach Express's
+   * HTML 404 page. The same handler is mounted once more at the root, last in the stack, so every
+   * unmatched request anywhere goes through the exception filter as `404 {"detail":"Not Found"}`.
+   */
+  override setNotFoundHandler(...args: Parameters<ExpressAdapter['setNotFoundHandler']>): unknown {
+    const [handler, prefix] = args;
+    const result: unknown = super.setNotFoundHandler(...args);
+    // Without a prefix the stock handler is already mounted at the root.
+    if (prefix && prefix.replace(/^\/+|\/+$/g, '') !== '') this.use(handler);
+    return result;
+  }
 }
 
 /**
