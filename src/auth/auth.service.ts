@@ -37,7 +37,7 @@ export class AuthService {
       await this.throttle.failed(ip);
       throw new UnauthorizedException({ detail: INCORRECT_LOGIN });
     }
-    await this.throttle.succeeded(email);
+    await this.throttle.succeeded(email, ip);
     const { password_hash: _hash, ...row } = user;
     return { user: row, ...this.issuePair(row.id) };
   }
