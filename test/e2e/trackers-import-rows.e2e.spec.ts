@@ -89,5 +89,15 @@ describe('POST /trackers/import-csv: rows and their limits', () => {
     expect(res.body.errors).toEqual([{ row: 1501, field: 'notes', message: expect.stringContaining('10000') }]);
     const [{ longest }] = await t.db.query(`SELECT coalesce(max(length(notes)), 0)::int AS longest FROM trackers`);
     expect(longest).toBeLessThanOrEqual(10_000);
+
+    // Without the bad row the file imports, and a list page is bounded by limit × the largest row:
+    // name ≤ 255 and notes ≤ 10 000 characters of at most 3 UTF-8 bytes each, plus fixed fields.
+    const good = lines.slice(0, 1000).join('\n').replace(/z{10000}/g, 'ü'.repeat(10_000));
+    const ok = await uploadCsv(t, w.userA.auth, good, `production_run_id=${run.id}`);
+    expect([ok.status, ok.body.imported]).toEqual([201, 999]);
+    const page = await t.http().get(`${TRACKERS}?production_run_id=${run.id}&limit=1000`).set(w.userA.auth).expect(200);
+    expect(page.body.items).toHaveLength(999);
+    const MAX_ROW_BYTES = 3 * (255 + 10_000) + 1024;
+    expect(Buffer.byteLength(page.text)).toBeLessThanOrEqual(1000 * MAX_ROW_BYTES);
   });
 });
