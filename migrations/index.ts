@@ -5,6 +5,7 @@ import { StatusHistoryCoveringIndex1763730000000 } from './1763730000000-StatusH
 import { AggregateTablesLeaveRoomForHotUpdates1763740000000 } from './1763740000000-AggregateTablesLeaveRoomForHotUpdates.js';
 import { DailyRowsCountTheirHours1763750000000 } from './1763750000000-DailyRowsCountTheirHours.js';
 import { TrackerDeletesWaitForLocationWrites1763760000000 } from './1763760000000-TrackerDeletesWaitForLocationWrites.js';
+import { UserTokensValidAfter1763775000000 } from './1763775000000-UserTokensValidAfter.js';
 
 export const MIGRATIONS = [
   InitialSchema1763700000000,
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   AggregateTablesLeaveRoomForHotUpdates1763740000000,
   DailyRowsCountTheirHours1763750000000,
   TrackerDeletesWaitForLocationWrites1763760000000,
+  UserTokensValidAfter1763775000000,
 ];

@@ -3,7 +3,7 @@ import { UsersRepository, type UserRow } from '../users/users.repository.js';
 import { LoginThrottle } from './login-throttle.service.js';
 import { PasswordService } from './password.service.js';
 import { RevocationService } from './revocation.service.js';
-import { TokenService, type IssuedToken, type TokenClaims } from './token.service.js';
+import { issuedAfterEpoch, TokenService, type IssuedToken, type TokenClaims } from './token.service.js';
 
 export const INCORRECT_LOGIN = 'Incorrect email or password';
 export const INVALID_REFRESH_TOKEN = 'Invalid refresh token';
@@ -37,7 +37,7 @@ export class AuthService {
       await this.throttle.failed(ip);
       throw new UnauthorizedException({ detail: INCORRECT_LOGIN });
     }
-    await this.throttle.succeeded(email);
+    await this.throttle.succeeded(email, ip);
     const { password_hash: _hash, ...row } = user;
     return { user: row, ...this.issuePair(row.id) };
   }
@@ -51,7 +51,7 @@ export class AuthService {
     const claims = refreshToken ? this.tokens.verify(refreshToken, 'refresh') : null;
     if (!claims) throw new UnauthorizedException({ detail: INVALID_REFRESH_TOKEN });
     const user = await this.users.findActiveById(Number(claims.sub));
-    if (!user) throw new UnauthorizedException({ detail: INVALID_REFRESH_TOKEN });
+    if (!user || !issuedAfterEpoch(claims, user.tokens_valid_after_us)) throw new UnauthorizedException({ detail: INVALID_REFRESH_TOKEN });
     if (!(await this.revocations.revokeOnce(claims.jti, expiry(claims)))) {
       throw new UnauthorizedException({ detail: INVALID_REFRESH_TOKEN });
     }

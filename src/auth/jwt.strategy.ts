@@ -10,12 +10,12 @@ import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
 import { UsersRepository } from '../users/users.repository.js';
 import { RevocationService } from './revocation.service.js';
-import { isWellFormed, type TokenClaims } from './token.service.js';
+import { issuedAfterEpoch, isWellFormed, type TokenClaims } from './token.service.js';
 
 /**
  * Bearer access tokens: passport-jwt checks signature, HS256, iss, aud and exp; here we require
- * the claims to be complete, the type to be `access`, the jti not revoked and the user active —
- * loaded fresh so role and client_list changes apply on the next request.
+ * the claims to be complete, the type to be `access`, the jti not revoked, the user active and the
+ * token issued after the user's token epoch (password change, deactivation) — loaded fresh so role and client_list changes apply on the next request.
  */
 @Injectable()
 export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
@@ -41,7 +41,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     if (!isWellFormed(claims, 'access')) throw new UnauthorizedException({ detail: INVALID_CREDENTIALS });
     // Independent reads (cache, database): in parallel, so a request waits for one round trip, not two.
     const [revoked, user] = await Promise.all([this.revocations.isRevoked(claims.jti), this.users.findActiveById(Number(claims.sub))]);
-    if (revoked || !user) throw new UnauthorizedException({ detail: INVALID_CREDENTIALS });
+    if (revoked || !user || !issuedAfterEpoch(claims, user.tokens_valid_after_us)) throw new UnauthorizedException({ detail: INVALID_CREDENTIALS });
     return {
       id: user.id,
       email: user.email,

@@ -24,15 +24,20 @@ interface CounterState {
  * within a fixed 15-minute window → 429 until the window ends. Counters live in the shared cache
  * store (Redis when configured), so every instance sees the same numbers.
  *
- * - Per e-mail (normalized, hashed so no address is stored in Redis): the attempt is counted
- *   *before* the password is checked, so a burst of parallel guesses cannot slip past the limit;
- *   a successful login resets the counter. The 6th attempt within the window is refused whether
- *   its password is right or not — otherwise the limit would not stop guessing.
+ * Both counters are incremented atomically *before* the password is checked, and the attempt is
+ * judged by the count that increment returned: of any number of parallel attempts at most the
+ * limit get past, whichever instance they reach (a read-then-increment would let every attempt in
+ * flight through).
+ *
+ * - Per e-mail (normalized, hashed so no address is stored in Redis): a successful login resets
+ *   the counter. The 6th attempt within the window is refused whether its password is right or
+ *   not — otherwise the limit would not stop guessing.
  * - Per IP (`req.ip`, which honours TRUST_PROXY as exactly one hop, so only the address appended
  *   by our proxy counts and a client-supplied X-Forwarded-For entry changes nothing): only
- *   failures count, so many people behind one NAT can still log in. It is checked before and
- *   incremented after the password check; concurrent requests can overshoot it by the number in
- *   flight, which the per-e-mail limit and the argon2 cost bound.
+ *   failures count, so many people behind one NAT can still log in. The attempt is counted up
+ *   front like any other and handed back (decremented) when it turns out not to be a failed
+ *   password check: a success, or a refusal by either limit. While attempts are in flight their
+ *   reservations count, so more than 20 simultaneous logins from one IP may see a 429 early.
  *
  * Store unavailable: we fail *open to a per-instance counter* rather than closed — refusing every
  * login while Redis is down would lock everyone out, while an in-process counter still limits
@@ -44,55 +49,48 @@ export class LoginThrottle {
 
   constructor(private readonly cache: CacheService) {}
 
-  /** Throws LoginThrottledException when this attempt is over a limit; else counts it for the e-mail. */
+  /** Counts the attempt for the IP and the e-mail; throws LoginThrottledException when over a limit. */
   async begin(email: string, ip: string): Promise<void> {
-    const perIp = await this.read(ipKey(ip));
-    if (perIp.count >= MAX_FAILURES_PER_IP) throw new LoginThrottledException(perIp.ttlSeconds);
-    const perEmail = await this.increment(emailKey(email));
-    if (perEmail.count > MAX_FAILURES_PER_EMAIL) throw new LoginThrottledException(perEmail.ttlSeconds);
+    const perIp = await this.increment(ipKey(ip), 1);
+    if (perIp.count > MAX_FAILURES_PER_IP) {
+      await this.increment(ipKey(ip), -1);
+      throw new LoginThrottledException(perIp.ttlSeconds);
+    }
+    const perEmail = await this.increment(emailKey(email), 1);
+    if (perEmail.count > MAX_FAILURES_PER_EMAIL) {
+      await this.increment(ipKey(ip), -1);
+      throw new LoginThrottledException(perEmail.ttlSeconds);
+    }
   }
 
-  /** The password check failed: the e-mail attempt stays counted, the IP gets one more. */
-  async failed(ip: string): Promise<void> {
-    await this.increment(ipKey(ip));
-  }
+  /** The password check failed: both counts taken by `begin` stand. */
+  async failed(_ip: string): Promise<void> {}
 
-  async succeeded(email: string): Promise<void> {
+  /** The login succeeded: the e-mail counter starts over and the IP gets its attempt back. */
+  async succeeded(email: string, ip?: string): Promise<void> {
     const key = emailKey(email);
     this.fallback.delete(key);
     await this.cache.resetCounter(key);
+    if (ip !== undefined) await this.increment(ipKey(ip), -1);
   }
 
-  private async increment(key: string): Promise<CounterState> {
-    const shared = await this.cache.increment(key, LOGIN_WINDOW_SECONDS);
-    // CacheService already logs the outage (at most once per breaker period).
-    return shared ?? this.incrementLocally(key);
+  private async increment(key: string, by: 1 | -1): Promise<CounterState> {
+    const shared = await this.cache.increment(key, LOGIN_WINDOW_SECONDS, by);
+    // CacheService already logs the outage (at most once per breaker period). While it is down the
+    // local counter takes over; its count is what was counted here since.
+    return shared ?? this.incrementLocally(key, by);
   }
 
-  private async read(key: string): Promise<CounterState> {
-    // counter() answers 0 when the store is down; the local fallback holds what was counted then.
-    const shared = await this.cache.counter(key);
-    const local = this.readLocally(key);
-    return local.count > shared.count ? local : shared;
-  }
-
-  private incrementLocally(key: string): CounterState {
+  private incrementLocally(key: string, by: 1 | -1): CounterState {
     const now = Date.now();
     if (this.fallback.size > 10_000) {
       for (const [k, v] of this.fallback) if (v.expiresAt <= now) this.fallback.delete(k);
     }
     const entry = this.fallback.get(key);
     const live = entry && entry.expiresAt > now ? entry : { count: 0, expiresAt: now + LOGIN_WINDOW_SECONDS * 1000 };
-    live.count += 1;
+    live.count += by;
     this.fallback.set(key, live);
     return { count: live.count, ttlSeconds: Math.max(1, Math.ceil((live.expiresAt - now) / 1000)) };
-  }
-
-  private readLocally(key: string): CounterState {
-    const entry = this.fallback.get(key);
-    const now = Date.now();
-    if (!entry || entry.expiresAt <= now) return { count: 0, ttlSeconds: 0 };
-    return { count: entry.count, ttlSeconds: Math.max(1, Math.ceil((entry.expiresAt - now) / 1000)) };
   }
 }
 

@@ -15,6 +15,32 @@ export interface TokenClaims {
   aud: string;
   jti: string;
   token_type: TokenType;
+  /** Issue time in microseconds since the Unix epoch (`iat` has whole seconds only). */
+  iat_us?: number;
+}
+
+let lastMicros = 0;
+
+/**
+ * The wall clock in microseconds since the Unix epoch, strictly increasing within the process
+ * (values within one millisecond count up by one): a token issued after a token epoch was taken
+ * always carries a later time than the epoch, even within the same millisecond.
+ */
+export function preciseNowMicros(): number {
+  const now = Date.now() * 1000;
+  lastMicros = Math.max(now, lastMicros + 1);
+  return lastMicros;
+}
+
+/**
+ * Whether the token was issued after the user's token epoch (null: none). Tokens carry their
+ * issue time in microseconds; one without it is judged by `iat`, whole seconds rounded down, so a
+ * token from the epoch's own second counts as issued before it.
+ */
+export function issuedAfterEpoch(claims: TokenClaims, epochMicros: number | null): boolean {
+  if (epochMicros === null) return true;
+  const issuedMicros = claims.iat_us ?? claims.iat * 1_000_000;
+  return issuedMicros > epochMicros;
 }
 
 export interface IssuedToken {
@@ -35,8 +61,10 @@ export class TokenService {
     const lifetimeSeconds =
       type === 'access' ? this.config.accessTokenExpireMinutes * 60 : this.config.refreshTokenExpireDays * 86400;
     const jti = randomUUID();
+    const issuedMicros = preciseNowMicros();
     const token = this.jwt.sign(
-      { token_type: type },
+      // `iat` (and so `exp`) from the same instant as `iat_us`, so the two never disagree.
+      { token_type: type, iat: Math.floor(issuedMicros / 1_000_000), iat_us: issuedMicros },
       {
         algorithm: 'HS256',
         subject: String(userId),
@@ -80,6 +108,7 @@ export function isWellFormed(claims: Partial<TokenClaims>, expected: TokenType):
     Number(claims.sub) <= MAX_INT4 &&
     typeof claims.jti === 'string' &&
     UUID.test(claims.jti) &&
+    (claims.iat_us === undefined || Number.isSafeInteger(claims.iat_us)) &&
     claims.token_type === expected
   );
 }

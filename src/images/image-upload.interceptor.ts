@@ -1,7 +1,10 @@
 import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor, PayloadTooLargeException } from '@nestjs/common';
 import type { Request, RequestHandler, Response } from 'express';
 import multer from 'multer';
-import type { Observable } from 'rxjs';
+import { randomUUID } from 'node:crypto';
+import { mkdir, unlink } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { catchError, from, mergeMap, throwError, type Observable } from 'rxjs';
 import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
 import { RequestValidationException } from '../common/errors/validation.exception.js';
@@ -10,18 +13,25 @@ import { pipeThroughHeaderSanitizer } from './multipart-header-sanitizer.js';
 
 export const UPLOAD_FIELD = 'file';
 
-/** The part multer leaves on `req.file` (memory storage). */
+/** The part multer leaves on `req.file` (disk storage): the upload as a temporary file. */
 export interface UploadedImageFile {
   originalname: string;
   mimetype: string;
   size: number;
-  buffer: Buffer;
+  path: string;
 }
 
+/** Temporary upload names: dot-prefixed, so they can never be a stored (servable) name. */
+const temporaryName = () => `.upload-${randomUUID()}.tmp`;
+
 /**
- * Reads the one multipart file field `file` into memory, stopping at IMAGE_MAX_BYTES, and turns
- * multer's errors into the contract's answers: over the limit → 413 with the limit in the detail;
- * a malformed or unexpected multipart body → 422.
+ * Streams the one multipart file field `file` to a temporary file in UPLOAD_DIR, stopping at
+ * IMAGE_MAX_BYTES, so an upload costs a few stream buffers of memory whatever its size and
+ * however many run at once. The service inspects that file and moves it into place (same
+ * directory, so the move is an atomic rename); on any failure the temporary file is deleted
+ * before the answer goes out (multer deletes a partial one itself). Multer's errors become the
+ * contract's answers: over the limit → 413 with the limit in the detail; a malformed or
+ * unexpected multipart body → 422.
  */
 @Injectable()
 export class ImageUploadInterceptor implements NestInterceptor {
@@ -29,8 +39,14 @@ export class ImageUploadInterceptor implements NestInterceptor {
   private readonly tooLarge: string;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    const directory = resolve(config.uploadDir);
     const options: multer.Options & { streamHandler: typeof pipeThroughHeaderSanitizer } = {
-      storage: multer.memoryStorage(),
+      storage: multer.diskStorage({
+        destination: (_req, _file, callback) => {
+          mkdir(directory, { recursive: true }).then(() => callback(null, directory), (error: Error) => callback(error, directory));
+        },
+        filename: (_req, _file, callback) => callback(null, temporaryName()),
+      }),
       // Browsers send UTF-8 file names without declaring a charset.
       defParamCharset: 'utf8',
       // The full client name reaches sanitizeOriginalFilename, the one place that reduces it.
@@ -44,10 +60,16 @@ export class ImageUploadInterceptor implements NestInterceptor {
 
   async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
     const http = context.switchToHttp();
-    await new Promise<void>((resolve, reject) => {
-      this.parse(http.getRequest<Request>(), http.getResponse<Response>(), (error?: unknown) => (error ? reject(this.translate(error)) : resolve()));
+    const request = http.getRequest<Request>();
+    await new Promise<void>((done, reject) => {
+      this.parse(request, http.getResponse<Response>(), (error?: unknown) => (error ? reject(this.translate(error)) : done()));
     });
-    return next.handle();
+    const temporary = (request.file as UploadedImageFile | undefined)?.path;
+    if (temporary === undefined) return next.handle();
+    // A stored upload was renamed away already; anything else leaves its temporary file behind.
+    return next.handle().pipe(
+      catchError((error: unknown) => from(unlink(temporary).catch(() => undefined)).pipe(mergeMap(() => throwError(() => error)))),
+    );
   }
 
   private translate(error: unknown): unknown {

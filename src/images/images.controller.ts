@@ -52,7 +52,7 @@ export class ImagesController {
   @ApiUnprocessableEntityResponse({ description: 'No `file` part, more than one file, or a malformed multipart body' })
   upload(@CurrentScope() scope: AccessScope, @UploadedFile() file: UploadedImageFile | undefined): Promise<ImageUploadResponse> {
     if (!file) throw RequestValidationException.field(UPLOAD_FIELD, 'an image file is required');
-    return this.images.upload(scope, { bytes: file.buffer, declaredType: file.mimetype, originalName: file.originalname });
+    return this.images.upload(scope, { path: file.path, size: file.size, declaredType: file.mimetype, originalName: file.originalname });
   }
 
   @Get()

@@ -1,4 +1,4 @@
-import { BadRequestException, ForbiddenException, Injectable, Logger, NotFoundException } from '@nestjs/common';
+import { BadRequestException, ForbiddenException, Injectable, Logger, NotFoundException, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Readable } from 'node:stream';
 import { AccessScope } from '../common/auth/access-scope.js';
 import { NOT_ENOUGH_PERMISSIONS } from '../common/auth/auth.guard.js';
@@ -11,7 +11,9 @@ import { ImagesRepository, type ImageRow } from './images.repository.js';
 import { ImageStorage } from './storage/image-storage.js';
 
 export interface ImageUpload {
-  bytes: Buffer;
+  /** The upload as a temporary file in the storage's directory; moved into place when accepted. */
+  path: string;
+  size: number;
   declaredType: string | undefined;
   originalName: string | undefined;
 }
@@ -27,8 +29,11 @@ export interface ServableImage {
 
 const notFound = () => new NotFoundException({ detail: IMAGE_NOT_FOUND });
 
+/** A temporary upload file this old belongs to no upload still running (a crash left it). */
+const STALE_TEMPORARY_MS = 60 * 60 * 1000;
+
 @Injectable()
-export class ImagesService {
+export class ImagesService implements OnApplicationBootstrap {
   private readonly logger = new Logger(ImagesService.name);
 
   constructor(
@@ -36,19 +41,27 @@ export class ImagesService {
     private readonly storage: ImageStorage,
   ) {}
 
-  /** Validates, stores the bytes, then records them; a failed insert removes the file again. */
+  /** Sweeps what a crash mid-upload left behind, in the background: boot never waits for the disk. */
+  onApplicationBootstrap(): void {
+    this.storage.removeStaleTemporaryFiles(STALE_TEMPORARY_MS).then(
+      (removed) => removed > 0 && this.logger.warn({ removed }, 'removed stale temporary upload files'),
+      (error: unknown) => this.logger.error({ err: error }, 'could not sweep temporary upload files'),
+    );
+  }
+
+  /** Validates, stores the file, then records it; a failed insert removes the file again. */
   async upload(scope: AccessScope, upload: ImageUpload): Promise<ImageUploadResponse> {
-    const inspected = await inspectImage(upload.bytes, upload.declaredType);
+    const inspected = await inspectImage(upload.path, upload.declaredType);
     if (inspected === null) throw new BadRequestException({ detail: INVALID_FILE_TYPE });
     const originalFilename = sanitizeOriginalFilename(upload.originalName);
     const storageFilename = newStorageFilename(originalFilename, inspected.mimeType);
-    await this.storage.save(storageFilename, upload.bytes);
+    await this.storage.adopt(storageFilename, upload.path);
     try {
       const row = await this.images.insert(scope, {
         original_filename: originalFilename,
         storage_filename: storageFilename,
         mime_type: inspected.mimeType,
-        size: upload.bytes.length,
+        size: upload.size,
         width: inspected.width,
         height: inspected.height,
       });

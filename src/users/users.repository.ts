@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, QueryFailedError, type EntityManager } from 'typeorm';
 import type { Role } from './entities/user.entity.js';
 import { PreparedQueries } from '../infrastructure/database/prepared-queries.js';
+import { preciseNowMicros } from '../auth/token.service.js';
 
 export interface UserRow {
   id: number;
@@ -26,6 +27,9 @@ export interface UserPatch {
   notifyUi?: boolean;
   isActive?: boolean;
 }
+
+/** The row the JWT strategy reads: with the token epoch in microseconds (null: none). */
+export type ActiveUserRow = UserRow & { tokens_valid_after_us: number | null };
 
 /** The data source itself or a transaction's manager. */
 export type Queryable = Pick<EntityManager, 'query'>;
@@ -68,9 +72,15 @@ export class UsersRepository {
   }
 
   /** Read on every authenticated request (contract §1), hence a prepared statement. */
-  async findActiveById(id: number): Promise<UserRow | null> {
-    const rows = await this.prepared.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1 AND is_active`, [id]);
-    return rows[0] ?? null;
+  async findActiveById(id: number): Promise<ActiveUserRow | null> {
+    const rows = await this.prepared.query<UserRow & { tokens_valid_after_us: string | null }>(
+      `SELECT ${USER_COLUMNS}, (extract(epoch FROM tokens_valid_after) * 1000000)::bigint AS tokens_valid_after_us
+         FROM users WHERE id = $1 AND is_active`,
+      [id],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    return { ...row, tokens_valid_after_us: row.tokens_valid_after_us === null ? null : Number(row.tokens_valid_after_us) };
   }
 
   async findByEmailWithHash(email: string): Promise<(UserRow & { password_hash: string }) | null> {
@@ -125,7 +135,11 @@ export class UsersRepository {
     return rows[0];
   }
 
-  /** Applies the given fields; null when the user does not exist; EmailTakenError on a duplicate e-mail. */
+  /**
+   * Applies the given fields; null when the user does not exist; EmailTakenError on a duplicate
+   * e-mail. A new password or a deactivation also moves the token epoch to now: every token
+   * issued to the user before is refused from then on (the one that made the change included).
+   */
   async update(id: number, patch: UserPatch, q: Queryable = this.db): Promise<UserRow | null> {
     const params: unknown[] = [id];
     const sets = (Object.keys(PATCH_COLUMNS) as (keyof UserPatch)[])
@@ -134,6 +148,10 @@ export class UsersRepository {
         params.push(patch[field]);
         return `${PATCH_COLUMNS[field]} = $${params.length}`;
       });
+    if (patch.passwordHash !== undefined || patch.isActive === false) {
+      params.push(String(preciseNowMicros()));
+      sets.push(`tokens_valid_after = 'epoch'::timestamptz + $${params.length}::bigint * interval '1 microsecond'`);
+    }
     try {
       const rows = await q.query<[UserRow[], number]>(
         `UPDATE users SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $1 RETURNING ${USER_COLUMNS}`,

@@ -50,11 +50,14 @@ describe('Auth: login, refresh, logout (contract §2)', () => {
         sub: String(user.id),
         token_type: 'access',
         iat: expect.any(Number),
+        // The issue time in microseconds (for the per-user token epoch), within the `iat` second.
+        iat_us: expect.any(Number),
         exp: (access.payload.iat as number) + 30 * 60,
         iss: 'tracker-pipeline',
         aud: 'tracker-pipeline-api',
         jti: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
       });
+      expect(Math.floor((access.payload.iat_us as number) / 1e6)).toBe(access.payload.iat);
       const refresh = decode(cookie!.value);
       expect(refresh.payload).toMatchObject({ sub: String(user.id), token_type: 'refresh' });
       expect(refresh.payload.exp).toBe((refresh.payload.iat as number) + 7 * 86400);

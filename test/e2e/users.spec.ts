@@ -185,13 +185,16 @@ describe('Users (contract §2)', () => {
       expect(res.body).toEqual({ detail: 'Not enough permissions' });
     });
 
-    it('deactivation: 401 on the next request, and login refused; reactivation restores access', async () => {
+    it('deactivation: 401 on the next request, and login refused; reactivation restores logging in, not the old tokens', async () => {
       const target = await t.factories.user();
       await t.http().patch(`${USERS}/${target.id}`).set(admin.auth).send({ is_active: false }).expect(200);
       expect((await t.http().get(ME).set(target.auth).expect(401)).body).toEqual({ detail: 'Could not validate credentials' });
       await t.http().post('/api/v1/auth/login/json').send({ email: target.email, password: target.password }).expect(401);
       await t.http().patch(`${USERS}/${target.id}`).set(admin.auth).send({ is_active: true }).expect(200);
-      await t.http().get(ME).set(target.auth).expect(200);
+      // A deactivation revokes every token issued before it: the account is back, its old tokens are not.
+      expect((await t.http().get(ME).set(target.auth).expect(401)).body).toEqual({ detail: 'Could not validate credentials' });
+      const { access } = await loginJson(t, target.email, target.password);
+      await t.http().get(ME).set({ Authorization: `Bearer ${access}` }).expect(200);
     });
 
     it('client_list change: a real scoped route (GET /clients/{id}) follows the new list with the old token', async () => {

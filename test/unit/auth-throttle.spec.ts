@@ -6,9 +6,9 @@ import type { CacheService } from '../../src/infrastructure/cache/cache.service.
 class FakeStore {
   up = true;
   readonly counters = new Map<string, number>();
-  async increment(key: string): Promise<{ count: number; ttlSeconds: number } | null> {
+  async increment(key: string, _windowSeconds: number, by = 1): Promise<{ count: number; ttlSeconds: number } | null> {
     if (!this.up) return null;
-    const count = (this.counters.get(key) ?? 0) + 1;
+    const count = (this.counters.get(key) ?? 0) + by;
     this.counters.set(key, count);
     return { count, ttlSeconds: 900 };
   }

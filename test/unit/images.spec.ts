@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IncomingMessage } from 'node:http';
@@ -228,5 +228,23 @@ describe('LocalImageStorage', () => {
       await expect(storage.open(name)).rejects.toThrow('unsafe storage name');
     }
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('adopts a temporary file from its own directory by renaming it, and sweeps only stale temporary files', async () => {
+    const storage = new LocalImageStorage(dir);
+    writeFileSync(join(dir, '.upload-a.tmp'), 'upload');
+    await storage.adopt('kept.png', join(dir, '.upload-a.tmp'));
+    expect(readdirSync(dir)).toEqual(['kept.png']);
+    expect(readFileSync(join(dir, 'kept.png')).toString()).toBe('upload');
+    writeFileSync(join(dir, 'elsewhere.tmp'), 'x');
+    await expect(storage.adopt('x.png', join(tmpdir(), 'elsewhere.tmp'))).rejects.toThrow('outside the storage directory');
+
+    writeFileSync(join(dir, '.upload-old.tmp'), 'old');
+    writeFileSync(join(dir, '.upload-new.tmp'), 'new');
+    const hourAgo = new Date(Date.now() - 2 * 3600_000);
+    utimesSync(join(dir, '.upload-old.tmp'), hourAgo, hourAgo);
+    expect(await storage.removeStaleTemporaryFiles(3600_000)).toBe(1);
+    expect(readdirSync(dir).sort()).toEqual(['.upload-new.tmp', 'elsewhere.tmp', 'kept.png']);
+    expect(await new LocalImageStorage(join(dir, 'missing')).removeStaleTemporaryFiles(0)).toBe(0);
   });
 });

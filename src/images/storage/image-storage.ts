@@ -9,8 +9,17 @@ export abstract class ImageStorage {
   /** Stores `bytes` under `name` atomically: readers see the whole file or nothing. */
   abstract save(name: string, bytes: Buffer): Promise<void>;
 
+  /**
+   * Moves the complete temporary file at `temporaryPath` (written by the upload into this
+   * storage's directory) to `name` atomically, durably on disk; the temporary file is gone after.
+   */
+  abstract adopt(name: string, temporaryPath: string): Promise<void>;
+
   /** The stored bytes as a stream, or null when nothing is stored under `name`. */
   abstract open(name: string): Promise<Readable | null>;
+
+  /** Deletes temporary files older than `olderThanMs` (left by a crash mid-upload); returns how many. */
+  abstract removeStaleTemporaryFiles(olderThanMs: number): Promise<number>;
 
   /** Removes `name`; removing a missing name is not an error. */
   abstract remove(name: string): Promise<void>;

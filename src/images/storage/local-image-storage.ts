@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, rename, unlink } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { assertPlainName, ImageStorage } from './image-storage.js';
 
@@ -34,6 +34,36 @@ export class LocalImageStorage extends ImageStorage {
       await unlink(temporary).catch(() => undefined);
       throw error;
     }
+  }
+
+  async adopt(name: string, temporaryPath: string): Promise<void> {
+    const target = this.path(name);
+    if (dirname(resolve(temporaryPath)) !== this.directory) throw new Error('refusing a temporary file outside the storage directory');
+    const handle = await open(temporaryPath, 'r+');
+    try {
+      await handle.chmod(0o640);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temporaryPath, target);
+  }
+
+  async removeStaleTemporaryFiles(olderThanMs: number): Promise<number> {
+    const names = await readdir(this.directory).catch((error: unknown) => {
+      if (isMissing(error)) return [] as string[];
+      throw error;
+    });
+    let removed = 0;
+    for (const name of names.filter((n) => n.startsWith('.') && n.endsWith('.tmp'))) {
+      const path = join(this.directory, name);
+      const info = await stat(path).catch(() => null);
+      if (info?.isFile() && Date.now() - info.mtimeMs > olderThanMs) {
+        await unlink(path).catch(() => undefined);
+        removed++;
+      }
+    }
+    return removed;
   }
 
   async open(name: string): Promise<Readable | null> {

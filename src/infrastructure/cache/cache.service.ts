@@ -92,22 +92,23 @@ export class CacheService implements OnModuleDestroy {
   }
 
   /**
-   * Atomic counter with a window (login throttling). Returns the new count and the seconds left
-   * in the window, or null when the store is unavailable (callers decide how to degrade).
+   * Atomic counter with a window (login throttling), changed by `by` (a negative step hands a
+   * count back). Returns the new count and the seconds left in the window, or null when the store
+   * is unavailable (callers decide how to degrade).
    */
-  async increment(relativeKey: string, windowSeconds: number): Promise<{ count: number; ttlSeconds: number } | null> {
+  async increment(relativeKey: string, windowSeconds: number, by = 1): Promise<{ count: number; ttlSeconds: number } | null> {
     const key = this.k(relativeKey);
     if (!this.redis) {
       const now = Date.now();
       const entry = this.memoryCounters.get(key);
       const live = entry && entry.expiresAt > now ? entry : { value: 0, expiresAt: now + windowSeconds * 1000 };
-      live.value += 1;
+      live.value += by;
       this.memoryCounters.set(key, live);
       return { count: live.value, ttlSeconds: Math.ceil((live.expiresAt - now) / 1000) };
     }
     const redis = this.redis;
     return this.guard(async () => {
-      const [count, ttl] = (await redis.multi().incr(key).expire(key, windowSeconds, 'NX').ttl(key).exec()) as unknown as [
+      const [count, ttl] = (await redis.multi().incrBy(key, by).expire(key, windowSeconds, 'NX').ttl(key).exec()) as unknown as [
         number,
         number,
         number,

@@ -1,14 +1,13 @@
-import Papa from 'papaparse';
 import { isUtf8 } from 'node:buffer';
-import { Readable } from 'node:stream';
-import { TRACKER_STATES, type TrackerStatus } from '../entities/tracker-status.js';
-import { MAX_INT4 } from '../../common/http/id-field.js';
+import { StringDecoder } from 'node:string_decoder';
+import { CsvRecordReader } from './csv-records.js';
+import { validateRow, type CsvField, type CsvRowError, type CsvTrackerRow } from './tracker-row.js';
+
+export { normalizeStatus, type CsvField, type CsvRowError, type CsvTrackerRow } from './tracker-row.js';
 
 /** Contract §4: at most this many data rows per import. */
 export const IMPORT_MAX_ROWS = 100_000;
 const STREAM_CHUNK_BYTES = 64 * 1024;
-
-export type CsvField = 'name' | 'production_run_id' | 'status' | 'delivery_location_id' | 'storage_location_id' | 'notes';
 
 /**
  * Accepted header spellings (contract §4), compared after normalizeHeader. storage_location_id is
@@ -22,23 +21,6 @@ const HEADER_ALIASES: Record<CsvField, string[]> = {
   storage_location_id: ['storage_location_id', 'storage_location'],
   notes: ['notes', 'note', 'comment'],
 };
-
-export interface CsvTrackerRow {
-  /** 1-based line number of the row's first line in the file (header = 1). */
-  row: number;
-  name: string;
-  productionRunId: number | null;
-  status: TrackerStatus;
-  deliveryLocationId: number | null;
-  storageLocationId: number | null;
-  notes: string | null;
-}
-
-export interface CsvRowError {
-  row: number;
-  field: string;
-  message: string;
-}
 
 /** The file as a whole is unusable (empty, no header, no name column): 422 with this detail. */
 export class CsvFormatError extends Error {}
@@ -64,12 +46,6 @@ export function resolveColumns(header: string[]): Partial<Record<CsvField, numbe
   return columns;
 }
 
-/** `in transit`, `In-Transit`, `in_transit` → IN_TRANSIT; null when not a state. */
-export function normalizeStatus(value: string): TrackerStatus | null {
-  const candidate = value.trim().toUpperCase().replace(/[\s-]+/g, '_');
-  return (TRACKER_STATES as readonly string[]).includes(candidate) ? (candidate as TrackerStatus) : null;
-}
-
 /** `;` when the header line has more semicolons than commas outside quotes, else `,`. */
 export function detectDelimiter(firstLine: string): ',' | ';' {
   let commas = 0;
@@ -83,23 +59,19 @@ export function detectDelimiter(firstLine: string): ',' | ';' {
   return semicolons > commas ? ';' : ',';
 }
 
-/**
- * The file in chunks, one per event-loop turn: papaparse parses each chunk as it arrives, so a big
- * file never blocks the loop for long (timers, health probes and other requests keep running).
- */
-async function* chunks(buffer: Buffer): AsyncGenerator<Buffer> {
-  for (let start = 0; start < buffer.length; start += STREAM_CHUNK_BYTES) {
-    yield buffer.subarray(start, start + STREAM_CHUNK_BYTES);
-    await new Promise<void>((resolve) => setImmediate(resolve));
-  }
-}
-
 const isBlank = (cells: string[]) => cells.every((cell) => cell.trim() === '');
 
+/** The header line: everything before the first line break of any kind. */
+function firstLine(text: string): string {
+  const end = text.search(/[\r\n]/);
+  return end === -1 ? text : text.slice(0, end);
+}
+
 /**
- * Parses and validates a tracker CSV with papaparse in streaming step mode (one row at a time,
- * never the whole file split into lines). Returns the valid rows and every row error; the run
- * default, existence/visibility and duplicates are the import service's (set-based) concern.
+ * Parses and validates a tracker CSV one record at a time, a chunk per event-loop turn, so a big
+ * file never blocks the loop for long (timers, health probes and other requests keep running).
+ * Returns the valid rows and every row error; the run default, existence/visibility and duplicates
+ * are the import service's (set-based) concern.
  */
 export async function parseTrackerCsv(
   file: Buffer,
@@ -108,97 +80,49 @@ export async function parseTrackerCsv(
   const maxRows = options.maxRows ?? IMPORT_MAX_ROWS;
   const body = file[0] === 0xef && file[1] === 0xbb && file[2] === 0xbf ? file.subarray(3) : file;
   if (!isUtf8(body)) throw new CsvFormatError('CSV file is not valid UTF-8');
-  if (body.toString('utf8').trim() === '') throw new CsvFormatError('CSV file is empty');
-  const newline = body.indexOf(0x0a);
-  const delimiter = detectDelimiter(body.subarray(0, newline === -1 ? body.length : newline).toString('utf8'));
+  const head = body.subarray(0, Math.min(body.length, STREAM_CHUNK_BYTES)).toString('utf8');
+  if (head.trim() === '' && body.toString('utf8').trim() === '') throw new CsvFormatError('CSV file is empty');
+  const delimiter = detectDelimiter(firstLine(head));
 
   const rows: CsvTrackerRow[] = [];
   const errors: CsvRowError[] = [];
-  // Mutated by the step callback (kept in an object so the type checker does not narrow it away).
-  const state: { columns: Partial<Record<CsvField, number>> | null; failure: Error | null; line: number; dataRows: number } = {
-    columns: null,
-    failure: null,
-    line: 1,
-    dataRows: 0,
-  };
+  let columns: Partial<Record<CsvField, number>> | null = null;
+  let failure: Error | null = null;
+  let dataRows = 0;
 
-  await new Promise<void>((resolve, reject) => {
-    const input = Readable.from(chunks(body)).setEncoding('utf8');
-    Papa.parse<string[]>(input, {
-      delimiter,
-      skipEmptyLines: false,
-      step: (result, parser) => {
-        const cells = result.data;
-        const row = state.line;
-        // The next row starts after this one's line break plus any quoted line breaks inside it.
-        state.line += 1 + cells.reduce((n, cell) => n + (cell.match(/\n/g)?.length ?? 0), 0);
-        if (isBlank(cells)) return;
-        if (state.columns === null) {
-          const columns = resolveColumns(cells);
-          state.columns = columns;
-          if (Object.keys(columns).length === 0) {
-            state.failure = new CsvFormatError('CSV header row is missing: no recognised column (expected at least a name column)');
-          } else if (columns.name === undefined) {
-            state.failure = new CsvFormatError('CSV header has no name column (expected one of: name, tracker_name, tracker)');
-          }
-          if (state.failure) parser.abort();
-          return;
-        }
-        if (++state.dataRows > maxRows) {
-          state.failure = new CsvTooManyRowsError(`Too many rows: the maximum is ${maxRows} data rows`);
-          parser.abort();
-          return;
-        }
-        for (const error of result.errors) errors.push({ row, field: 'row', message: `malformed CSV: ${error.message}` });
-        const parsed = validateRow(row, cells, state.columns, errors);
-        if (parsed) rows.push(parsed);
-      },
-      complete: () => resolve(),
-      error: (error: Error) => reject(error),
-    });
-  });
-  if (state.failure) throw state.failure;
-  if (state.columns === null) throw new CsvFormatError('CSV file is empty');
-  if (state.dataRows === 0) throw new CsvFormatError('CSV file has a header but no data rows');
-  return { rows, errors };
-}
-
-function validateRow(row: number, cells: string[], columns: Partial<Record<CsvField, number>>, errors: CsvRowError[]): CsvTrackerRow | null {
-  const before = errors.length;
-  const cell = (field: CsvField) => {
-    const index = columns[field];
-    return index === undefined ? '' : (cells[index] ?? '').trim();
-  };
-  const fail = (field: CsvField, message: string) => errors.push({ row, field, message });
-  const id = (field: CsvField): number | null => {
-    const value = cell(field);
-    if (value === '') return null;
-    if (!/^\d{1,10}$/.test(value) || Number(value) < 1 || Number(value) > MAX_INT4) {
-      fail(field, `must be a positive integer (got "${value.slice(0, 50)}")`);
-      return null;
+  const reader = new CsvRecordReader(delimiter, ({ line, cells, malformed }) => {
+    if (failure || isBlank(cells)) return;
+    if (columns === null) {
+      columns = resolveColumns(cells);
+      if (Object.keys(columns).length === 0) {
+        failure = new CsvFormatError('CSV header row is missing: no recognised column (expected at least a name column)');
+      } else if (columns.name === undefined) {
+        failure = new CsvFormatError('CSV header has no name column (expected one of: name, tracker_name, tracker)');
+      }
+      return;
     }
-    return Number(value);
-  };
-
-  const name = cell('name');
-  if (name === '') fail('name', 'is required');
-  else if (name.length > 255) fail('name', 'must be at most 255 characters');
-  const productionRunId = id('production_run_id');
-  const statusText = cell('status');
-  const status = statusText === '' ? 'CREATED' : normalizeStatus(statusText);
-  if (status === null) fail('status', `must be one of ${TRACKER_STATES.join(', ')} (got "${statusText.slice(0, 50)}")`);
-  const deliveryLocationId = id('delivery_location_id');
-  const storageLocationId = id('storage_location_id');
-  if (status === 'IN_STORAGE' && storageLocationId === null && cell('storage_location_id') === '') {
-    fail('storage_location_id', 'is required when status is IN_STORAGE');
+    if (++dataRows > maxRows) {
+      failure = new CsvTooManyRowsError(`Too many rows: the maximum is ${maxRows} data rows`);
+      return;
+    }
+    if (malformed) {
+      errors.push({ row: line, field: 'row', message: `malformed CSV: ${malformed}` });
+      return;
+    }
+    const parsed = validateRow(line, cells, columns, errors);
+    if (parsed) rows.push(parsed);
+  });
+  const decoder = new StringDecoder('utf8');
+  for (let start = 0; start < body.length && !failure; start += STREAM_CHUNK_BYTES) {
+    reader.push(decoder.write(body.subarray(start, start + STREAM_CHUNK_BYTES)));
+    await new Promise<void>((resolve) => setImmediate(resolve));
   }
-  if (status !== null && status !== 'IN_STORAGE' && storageLocationId !== null) {
-    fail('storage_location_id', 'is only allowed when status is IN_STORAGE');
+  if (!failure) {
+    reader.push(decoder.end());
+    reader.end();
   }
-  if (status === 'DELIVERED' && deliveryLocationId === null && cell('delivery_location_id') === '') {
-    fail('delivery_location_id', 'is required when status is DELIVERED');
-  }
-  if (errors.length > before || status === null) return null;
-  const notes = cell('notes');
-  return { row, name, productionRunId, status, deliveryLocationId, storageLocationId, notes: notes === '' ? null : notes };
+  if (failure) throw failure as Error;
+  if (columns === null) throw new CsvFormatError('CSV file is empty');
+  if (dataRows === 0) throw new CsvFormatError('CSV file has a header but no data rows');
+  return { rows, errors };
 }

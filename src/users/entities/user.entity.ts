@@ -14,6 +14,8 @@ export class UserEntity {
   @Column('boolean', { name: 'notify_email' }) notifyEmail: boolean;
   @Column('boolean', { name: 'notify_ui' }) notifyUi: boolean;
   @Column('boolean', { name: 'is_active' }) isActive: boolean;
+  /** Tokens issued at or before this instant are refused (password change, deactivation). */
+  @Column('timestamptz', { name: 'tokens_valid_after', nullable: true, select: false }) tokensValidAfter: Date | null;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' }) updatedAt: Date;
 }
