@@ -4,6 +4,7 @@ import { IsDate, IsOptional, IsString, MaxLength, ValidateIf } from 'class-valid
 import { PaginationQuery } from '../../common/http/pagination.js';
 import { InputTimestamp } from './input-timestamp.js';
 import { PositiveId } from '../../common/http/id-field.js';
+import { MultilineText } from '../../common/http/text-input.js';
 
 const trim = Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
 const DATE_MESSAGE = { message: 'must be an ISO 8601 date-time' };
@@ -14,6 +15,7 @@ export class CreateProductionRunDto {
   @trim
   @IsString()
   @MaxLength(1000)
+  @MultilineText()
   description?: string;
 
   @ApiProperty({ description: 'The run\'s brand; its client becomes the run\'s client_id. An unknown brand is 422.' })
@@ -43,6 +45,7 @@ export class UpdateProductionRunDto {
   @trim
   @IsString()
   @MaxLength(1000)
+  @MultilineText()
   description?: string;
 
   @ApiPropertyOptional({ description: 'Moving a run to another brand moves it (and its trackers) to that brand\'s client.' })
