@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { Access } from '../../src/common/auth/access.decorator.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import type { CreatedUser } from '../support/factories.js';
+import { countRows, uploadCsv } from '../support/trackers.js';
 
 /**
  * Text PostgreSQL cannot store reaches the database only on a path that skips the request text
@@ -41,5 +42,15 @@ describe('unstorable text that reaches PostgreSQL (production mode)', () => {
       detail: 'Validation failed: request: contains characters that cannot be stored',
       errors: [{ field: 'request', message: 'contains characters that cannot be stored' }],
     });
+  });
+
+  it('a NUL in a CSV cell is 422 with a detail, and nothing is imported', async () => {
+    const run = await t.factories.run();
+    for (const csv of [`name,production_run_id,notes\nNUL-1,${run.id},a\u0000b\n`, `name,production_run_id\nNUL\u0000-2,${run.id}\n`]) {
+      const res = await uploadCsv(t, admin.auth, csv);
+      expect(res.status).toBe(422);
+      expect(typeof res.body.detail).toBe('string');
+    }
+    expect(await countRows(t.db, 'trackers', 'production_run_id = $1', [run.id])).toBe(0);
   });
 });
