@@ -60,6 +60,17 @@ describe('text and shape of incoming input (production mode)', () => {
       expect(res.body).toEqual({ detail: 'Invalid refresh token' });
     });
 
+    it('a credential checked by its handler keeps the handler\'s answer; a new password with a NUL is 422', async () => {
+      const user = await t.factories.user();
+      const wrong = await t.http().patch(`${API}/users/me`).set(user.auth).send({ password: 'new-password-1', current_password: `${user.password}\u0000` });
+      expect(wrong.status).toBe(400);
+      expect(wrong.body).toEqual({ detail: 'Current password is incorrect' });
+      const nul = await t.http().patch(`${API}/users/me`).set(user.auth).send({ password: 'new\u0000password', current_password: user.password });
+      expect422(nul, [{ field: 'password', message: CONTROL }]);
+      const login = await t.http().post(`${API}/auth/login/json`).send({ email: user.email, password: user.password });
+      expect(login.status).toBe(200);
+    });
+
     it('every list refuses ?name=%00 with 422 naming the parameter', async () => {
       for (const list of ['trackers', 'clients', 'brands', 'storage-locations', 'delivery-locations']) {
         const res = await t.http().get(`${API}/${list}?name=%00`).set(w.admin.auth);

@@ -20,6 +20,7 @@ import {
 } from 'class-validator';
 import { ROLES, type Role } from '../entities/user.entity.js';
 import { MAX_INT4 } from '../../common/http/id-field.js';
+import { OpaqueText } from '../../common/http/text-input.js';
 
 export const MIN_PASSWORD_LENGTH = 8;
 
@@ -115,5 +116,6 @@ export class UpdateMeDto {
   @IsOptional()
   @IsString()
   @MaxLength(1024)
+  @OpaqueText()
   current_password?: string;
 }
