@@ -27,6 +27,8 @@ const SINGLE_LINE_FORBIDDEN = /[\u0000-\u001f\u007f-\u009f]/;
 // eslint-disable-next-line no-control-regex -- as above, minus tab, line feed and carriage return
 const MULTI_LINE_FORBIDDEN = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
 
+// eslint-disable-next-line no-control-regex -- any character one of the rules below looks at
+const SUSPECT = /[\u0000-\u001f\u007f-\u009f\ud800-\udfff]/;
 // With the `u` flag a surrogate pair is one code point, so this matches only unpaired halves.
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
@@ -38,6 +40,7 @@ export const MESSAGES = {
 
 /** Why `value` is not acceptable text of this kind, or null when it is. */
 export function textProblem(value: string, kind: TextKind = 'single-line'): string | null {
+  if (!SUSPECT.test(value)) return null;
   if (LONE_SURROGATE.test(value)) return MESSAGES.malformed;
   const forbidden = kind === 'multi-line' ? MULTI_LINE_FORBIDDEN : SINGLE_LINE_FORBIDDEN;
   return forbidden.test(value) ? MESSAGES[kind] : null;
@@ -97,40 +100,60 @@ function isDto(type: unknown): type is DtoClass {
  * (dotted paths); a value nested too deeply yields only the depth error, at `root`.
  */
 export function inspectInput(value: unknown, dto: DtoClass | undefined, root: string): FieldError[] {
-  if (exceedsDepth(value, MAX_INPUT_DEPTH)) return [{ field: root, message: TOO_DEEP }];
-  const errors: FieldError[] = [];
-  walk(value, isDto(dto) ? dto : undefined, '', 'single-line', errors, root);
-  return errors;
+  const state: WalkState = { errors: [], path: [], root, tooDeep: false };
+  walk(value, isDto(dto) ? dto : undefined, 'single-line', 1, state);
+  return state.tooDeep ? [{ field: root, message: TOO_DEEP }] : state.errors;
 }
 
-function exceedsDepth(value: unknown, limit: number): boolean {
-  if (value === null || typeof value !== 'object') return false;
-  if (limit === 0) return true;
-  const children = Array.isArray(value) ? value : Object.values(value);
-  return children.some((child) => exceedsDepth(child, limit - 1));
+interface WalkState {
+  errors: FieldError[];
+  /** Keys from the root to the value being walked; joined only when an error is reported. */
+  path: (string | number)[];
+  root: string;
+  tooDeep: boolean;
 }
 
-function walk(value: unknown, dto: DtoClass | undefined, path: string, kind: TextKind | 'opaque', errors: FieldError[], root: string): void {
-  const at = (key: string | number) => (path ? `${path}.${key}` : String(key));
+function report(state: WalkState, message: string): void {
+  state.errors.push({ field: state.path.length ? state.path.join('.') : state.root, message });
+}
+
+/** One pass; recursion never goes deeper than MAX_INPUT_DEPTH containers. */
+function walk(value: unknown, dto: DtoClass | undefined, kind: TextKind | 'opaque', depth: number, state: WalkState): void {
   if (typeof value === 'string') {
     const problem = kind === 'opaque' ? null : textProblem(value, kind);
-    if (problem) errors.push({ field: path || root, message: problem });
+    if (problem) report(state, problem);
     return;
   }
-  if (value === null || typeof value !== 'object') return;
+  if (value === null || typeof value !== 'object' || state.tooDeep) return;
+  if (depth > MAX_INPUT_DEPTH) {
+    state.tooDeep = true;
+    return;
+  }
   if (Array.isArray(value)) {
-    value.forEach((item, index) => walk(item, dto, at(index), kind, errors, root));
+    for (let index = 0; index < value.length && !state.tooDeep; index++) {
+      state.path.push(index);
+      walk(value[index], dto, kind, depth + 1, state);
+      state.path.pop();
+    }
     return;
   }
   const declared = dto ? declaredProperties(dto) : undefined;
   for (const key of Object.keys(value)) {
+    const child = (value as Record<string, unknown>)[key];
+    // Without a DTO, numbers, booleans and nulls have nothing to check.
+    if (!declared && (child === null || (typeof child !== 'string' && typeof child !== 'object'))) continue;
+    state.path.push(key);
     if (declared && !declared.has(key)) {
-      errors.push({ field: at(key), message: 'should not exist' });
-      continue;
+      report(state, 'should not exist');
+    } else if (dto) {
+      const nested: unknown = Reflect.getMetadata('design:type', dto.prototype, key);
+      const childKind = marked(OPAQUE_KEY, dto, key) ? 'opaque' : marked(MULTILINE_KEY, dto, key) ? 'multi-line' : 'single-line';
+      walk(child, isDto(nested) ? nested : undefined, childKind, depth + 1, state);
+    } else {
+      walk(child, undefined, 'single-line', depth + 1, state);
     }
-    const nested: unknown = dto ? Reflect.getMetadata('design:type', dto.prototype, key) : undefined;
-    const childKind = marked(OPAQUE_KEY, dto, key) ? 'opaque' : marked(MULTILINE_KEY, dto, key) ? 'multi-line' : 'single-line';
-    walk((value as Record<string, unknown>)[key], isDto(nested) ? nested : undefined, at(key), childKind, errors, root);
+    state.path.pop();
+    if (state.tooDeep) return;
   }
 }
 
