@@ -9,6 +9,7 @@ import type { AppConfig } from './common/config/app-config.js';
 import { createValidationPipe } from './common/http/validation.pipe.js';
 import { boundIdleConnections } from './infrastructure/http/connection-timeouts.js';
 import { requestIdMiddleware } from './infrastructure/http/request-id.middleware.js';
+import { verifyUtf8Json } from './common/http/text-input.js';
 
 export const API_PREFIX = 'api/v1';
 
@@ -54,7 +55,9 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
     credentials: true,
     exposedHeaders: ['X-Request-ID', 'X-Cache', 'Content-Disposition', 'Retry-After'],
   });
-  express.useBodyParser('json', { limit: '8mb' });
+  // Nest's option type leaves `verify` out (it uses it for rawBody, which is off) but passes it on.
+  const jsonOptions = { limit: '8mb', verify: verifyUtf8Json };
+  express.useBodyParser('json', jsonOptions);
   express.useBodyParser('urlencoded', { extended: false, limit: '64kb' });
 
   const document = SwaggerModule.createDocument(

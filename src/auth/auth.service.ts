@@ -1,4 +1,5 @@
 import { Injectable, UnauthorizedException } from '@nestjs/common';
+import { textProblem } from '../common/http/text-input.js';
 import { UsersRepository, type UserRow } from '../users/users.repository.js';
 import { LoginThrottle } from './login-throttle.service.js';
 import { PasswordService } from './password.service.js';
@@ -31,7 +32,8 @@ export class AuthService {
    */
   async login(email: string, password: string, ip: string): Promise<TokenPair & { user: UserRow }> {
     await this.throttle.begin(email, ip);
-    const user = await this.users.findByEmailWithHash(email.trim());
+    // An e-mail that is not acceptable text (NUL, control characters) cannot belong to a user.
+    const user = textProblem(email) ? null : await this.users.findByEmailWithHash(email.trim());
     const passwordOk = user ? await this.passwords.verify(user.password_hash, password) : await this.passwords.dummyVerify(password);
     if (!user || !passwordOk || !user.is_active) {
       await this.throttle.failed(ip);

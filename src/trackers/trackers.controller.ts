@@ -98,7 +98,7 @@ export class TrackersController {
   @ApiCreatedResponse({ type: TrackerResponse })
   @ApiNotFoundResponse({ description: 'Missing or invisible run: `{"detail":"Production run not found"}`; unknown location' })
   @ApiConflictResponse({ description: "`{\"detail\":\"Tracker 'NAME' already exists in production run ID\"}`" })
-  @ApiUnprocessableEntityResponse({ description: 'Invalid body, storage_location_id not matching IN_STORAGE, future status_timestamp' })
+  @ApiUnprocessableEntityResponse({ description: 'Invalid body, storage_location_id without IN_STORAGE (or missing with it), DELIVERED without delivery_location_id, future status_timestamp' })
   create(@CurrentScope() scope: AccessScope, @Body() dto: CreateTrackerDto): Promise<TrackerResponse> {
     return this.trackers.create(scope, dto);
   }
@@ -149,7 +149,7 @@ export class TrackersController {
   })
   @ApiCreatedResponse({ type: StatusEntryResponse })
   @ApiNotFoundResponse({ description: NOT_FOUND })
-  @ApiUnprocessableEntityResponse({ description: 'Timestamp > 5 min ahead; IN_STORAGE without storage_location_id; DELIVERED without any delivery location' })
+  @ApiUnprocessableEntityResponse({ description: 'Timestamp > 5 min ahead; IN_STORAGE without storage_location_id; DELIVERED without any delivery location; storage_location_id for any status but IN_STORAGE or delivery_location_id for any but DELIVERED' })
   addStatus(@CurrentScope() scope: AccessScope, @IdParam() id: number, @Body() dto: CreateStatusEntryDto): Promise<StatusEntryResponse> {
     return this.trackers.addStatusEntry(scope, id, dto);
   }

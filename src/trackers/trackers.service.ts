@@ -21,6 +21,7 @@ import {
   type TrackerResponse,
 } from './dto/tracker.response.js';
 import { TrackersRepository, type Sql, type TrackerFilter } from './trackers.repository.js';
+import { assertStatusLocations } from './status-locations.js';
 import { DELIVERY_LOCATION_NOT_FOUND } from '../delivery-locations/delivery-locations.service.js';
 import { STORAGE_LOCATION_NOT_FOUND } from '../storage-locations/storage-locations.service.js';
 
@@ -158,15 +159,8 @@ export class TrackersService {
     const status = dto.status ?? 'CREATED';
     const storageLocationId = dto.storage_location_id ?? null;
     const deliveryLocationId = dto.delivery_location_id ?? null;
-    if (status === 'IN_STORAGE' && storageLocationId === null) {
-      throw RequestValidationException.field('storage_location_id', 'is required when status is IN_STORAGE');
-    }
-    if (status !== 'IN_STORAGE' && storageLocationId !== null) {
-      throw RequestValidationException.field('storage_location_id', 'is only allowed when status is IN_STORAGE');
-    }
-    if (status === 'DELIVERED' && deliveryLocationId === null) {
-      throw RequestValidationException.field('delivery_location_id', 'is required when status is DELIVERED');
-    }
+    // delivery_location_id is the tracker's destination; the first entry carries it only when DELIVERED.
+    assertStatusLocations(status, { storageLocationId, deliveryLocationId: status === 'DELIVERED' ? deliveryLocationId : null });
     if (dto.status_timestamp && isTooFarInFuture(dto.status_timestamp)) {
       throw RequestValidationException.field('status_timestamp', 'must not be more than 5 minutes in the future');
     }
@@ -203,15 +197,12 @@ export class TrackersService {
       if (runId !== current.production_run_id && !(await this.trackers.isRunVisible(m, scope, runId))) throw runNotFound();
       const statusChanged = dto.status !== undefined && dto.status !== current.status;
       const storageLocationId = dto.storage_location_id ?? null;
-      if (storageLocationId !== null && !(statusChanged && dto.status === 'IN_STORAGE')) {
+      if (storageLocationId !== null && !statusChanged) {
         throw RequestValidationException.field('storage_location_id', 'is only accepted with a change of status to IN_STORAGE');
       }
-      if (statusChanged && dto.status === 'IN_STORAGE' && storageLocationId === null) {
-        throw RequestValidationException.field('storage_location_id', 'is required when status is IN_STORAGE');
-      }
       const destination = dto.delivery_location_id !== undefined ? dto.delivery_location_id : current.delivery_location_id;
-      if (statusChanged && dto.status === 'DELIVERED' && destination === null) {
-        throw RequestValidationException.field('delivery_location_id', 'is required when status is DELIVERED');
+      if (statusChanged) {
+        assertStatusLocations(dto.status as TrackerStatus, { storageLocationId, deliveryLocationId: dto.status === 'DELIVERED' ? destination : null });
       }
       await this.requireLocations(m, storageLocationId, dto.delivery_location_id ?? null);
       if ((name !== current.name || runId !== current.production_run_id) && (await this.trackers.nameTaken(m, scope, runId, name, id))) {
@@ -258,19 +249,11 @@ export class TrackersService {
     const timestamp = dto.timestamp ?? new Date();
     if (isTooFarInFuture(timestamp)) throw RequestValidationException.field('timestamp', 'must not be more than 5 minutes in the future');
     const storageLocationId = dto.storage_location_id ?? null;
-    if (dto.status === 'IN_STORAGE' && storageLocationId === null) {
-      throw RequestValidationException.field('storage_location_id', 'is required when status is IN_STORAGE');
-    }
     const { entry, runId } = await this.db.transaction(async (m) => {
       const tracker = await this.trackers.lockVisible(m, scope, trackerId);
       if (!tracker) throw trackerNotFound();
-      let deliveryLocationId = dto.delivery_location_id ?? null;
-      if (dto.status === 'DELIVERED') {
-        deliveryLocationId ??= tracker.delivery_location_id;
-        if (deliveryLocationId === null) {
-          throw RequestValidationException.field('delivery_location_id', "is required for DELIVERED when the tracker has no destination");
-        }
-      }
+      const deliveryLocationId = dto.delivery_location_id ?? (dto.status === 'DELIVERED' ? tracker.delivery_location_id : null);
+      assertStatusLocations(dto.status, { storageLocationId, deliveryLocationId }, 'is required for DELIVERED when the tracker has no destination');
       await this.requireLocations(m, storageLocationId, dto.delivery_location_id ?? null);
       const appended = await this.trackers.appendStatusEntry(m, scope, trackerId, {
         status: dto.status,

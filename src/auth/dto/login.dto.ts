@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { OpaqueText } from '../../common/http/text-input.js';
 
 /**
  * OAuth2 password form (`application/x-www-form-urlencoded`; JSON and multipart accepted too).
@@ -11,12 +12,14 @@ export class LoginFormDto {
   @IsString()
   @IsNotEmpty()
   @MaxLength(320)
+  @OpaqueText()
   username: string;
 
   @ApiProperty({ format: 'password' })
   @IsString()
   @IsNotEmpty()
   @MaxLength(1024)
+  @OpaqueText()
   password: string;
 
   @ApiPropertyOptional({ example: 'password' }) @IsOptional() @IsString() @MaxLength(64) grant_type?: string;
@@ -30,12 +33,14 @@ export class LoginJsonDto {
   @IsString()
   @IsNotEmpty()
   @MaxLength(320)
+  @OpaqueText()
   email: string;
 
   @ApiProperty({ format: 'password' })
   @IsString()
   @IsNotEmpty()
   @MaxLength(1024)
+  @OpaqueText()
   password: string;
 }
 
@@ -44,5 +49,6 @@ export class RefreshDto {
   @IsString()
   @IsNotEmpty()
   @MaxLength(4096)
+  @OpaqueText()
   refresh_token: string;
 }

@@ -18,6 +18,16 @@ const UNAVAILABLE_MESSAGES = [
   /ECONNRESET/,
   /connect ETIMEDOUT/,
 ];
+/**
+ * Text PostgreSQL refuses to store: 22021 "invalid byte sequence" (a NUL byte in text) and 22P05
+ * "untranslatable character" (\u0000 in jsonb). The request text rule rejects these first; this
+ * is the backstop for any path that reaches the database without it.
+ */
+const UNSTORABLE_TEXT_CODES = new Set(['22021', '22P05']);
+const UNSTORABLE_TEXT = {
+  detail: 'Validation failed: request: contains characters that cannot be stored',
+  errors: [{ field: 'request', message: 'contains characters that cannot be stored' }],
+};
 const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300', '08000', '08003', '08006', '08001', '08004', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT']);
 
 /**
@@ -65,6 +75,7 @@ export class HttpExceptionFilter implements ExceptionFilter {
       if (pg?.code === '23505') return { status: 409, body: { detail: 'Resource already exists' } };
       if (pg?.code === '23503') return { status: 409, body: { detail: 'Resource is still referenced' } };
       if (pg?.code === '57014') return { status: 503, body: { detail: 'Service temporarily unavailable' } };
+      if (pg?.code && UNSTORABLE_TEXT_CODES.has(pg.code)) return { status: 422, body: UNSTORABLE_TEXT };
     }
     if (isDatabaseUnavailable(exception)) {
       return { status: 503, body: { detail: 'Service temporarily unavailable' }, headers: { 'Retry-After': '1' } };

@@ -4,6 +4,7 @@ import { IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { PaginationQuery } from '../../common/http/pagination.js';
 import { IsoDateTime } from '../../common/http/iso-date-time.decorator.js';
 import { PositiveId } from '../../common/http/id-field.js';
+import { MultilineText } from '../../common/http/text-input.js';
 
 const trim = Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
 
@@ -13,6 +14,7 @@ export class CreateProductionRunDto {
   @trim
   @IsString()
   @MaxLength(1000)
+  @MultilineText()
   description?: string;
 
   @ApiProperty({ description: 'The run\'s brand; its client becomes the run\'s client_id. An unknown brand is 422.' })
@@ -40,6 +42,7 @@ export class UpdateProductionRunDto {
   @trim
   @IsString()
   @MaxLength(1000)
+  @MultilineText()
   description?: string;
 
   @ApiPropertyOptional({ description: 'Moving a run to another brand moves it (and its trackers) to that brand\'s client.' })

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsNumber, IsOptional, IsString, Length, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 import { PaginationQuery } from '../../common/http/pagination.js';
+import { MultilineText } from '../../common/http/text-input.js';
 
 /**
  * Bodies and queries shared by storage and delivery locations ("same as storage location",
@@ -21,6 +22,7 @@ export class CreatePlaceDto {
   @IsOptional()
   @IsString()
   @MaxLength(1000)
+  @MultilineText()
   address?: string | null;
 
   @ApiPropertyOptional({ type: Number, nullable: true, minimum: -90, maximum: 90, example: 51.95 })
@@ -51,6 +53,7 @@ export class UpdatePlaceDto {
   @IsOptional()
   @IsString()
   @MaxLength(1000)
+  @MultilineText()
   address?: string | null;
 
   @ApiPropertyOptional({ type: Number, nullable: true, minimum: -90, maximum: 90 })

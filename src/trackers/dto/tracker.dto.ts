@@ -4,6 +4,7 @@ import { IsIn, IsOptional, IsString, Length, MaxLength, ValidateIf } from 'class
 import { TRACKER_STATES, type TrackerStatus } from '../entities/tracker-status.js';
 import { IsoDateTime } from '../../common/http/iso-date-time.decorator.js';
 import { PositiveId } from '../../common/http/id-field.js';
+import { MultilineText } from '../../common/http/text-input.js';
 
 const trim = () => Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
 const statusMessage = { message: `must be one of ${TRACKER_STATES.join(', ')}` };
@@ -39,6 +40,7 @@ export class CreateTrackerDto {
   @IsOptional()
   @IsString()
   @MaxLength(10_000)
+  @MultilineText()
   notes?: string | null;
 
   @ApiPropertyOptional({ type: String, format: 'date-time', description: 'Time of the first status entry (default now; at most 5 minutes ahead)' })
@@ -84,6 +86,7 @@ export class UpdateTrackerDto {
   @IsOptional()
   @IsString()
   @MaxLength(10_000)
+  @MultilineText()
   notes?: string | null;
 }
 
@@ -112,5 +115,6 @@ export class CreateStatusEntryDto {
   @IsOptional()
   @IsString()
   @MaxLength(10_000)
+  @MultilineText()
   notes?: string | null;
 }

@@ -17,6 +17,7 @@ import {
 } from 'class-validator';
 import { ROLES, type Role } from '../entities/user.entity.js';
 import { PositiveId } from '../../common/http/id-field.js';
+import { OpaqueText } from '../../common/http/text-input.js';
 
 export const MIN_PASSWORD_LENGTH = 8;
 
@@ -110,5 +111,6 @@ export class UpdateMeDto {
   @IsOptional()
   @IsString()
   @MaxLength(1024)
+  @OpaqueText()
   current_password?: string;
 }
