@@ -62,7 +62,7 @@ describe('Images: memory stays bounded under parallel uploads (the built service
     });
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    await waitFor(async () => (await call(base, 'GET', '/metrics', { timeoutMs: 1000 })).status === 200, 60_000).catch((error: Error) => {
+    await waitFor(async () => (await call(base, 'GET', '/openapi.json', { timeoutMs: 1000 })).status === 200, 60_000).catch((error: Error) => {
       throw new Error(`service did not start: ${error.message}\n${output}`);
     });
   }, 180_000);
