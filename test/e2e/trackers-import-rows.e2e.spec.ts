@@ -57,6 +57,25 @@ describe('POST /trackers/import-csv: rows and their limits', () => {
     expect(await stored(run.id)).toHaveLength(3);
   });
 
+  it('cells obey the text rule of JSON bodies: NUL and control characters name their row and field', async () => {
+    const run = await t.factories.run({ clientId: w.clientA.id });
+    const csv = 'name,notes\nok,"tab\tand\nbreak"\nNUL\u0000,n\nBELL,a\u0007b\nTAB\tNAME,n\n';
+    const res = await uploadCsv(t, w.userA.auth, csv, `production_run_id=${run.id}`);
+    expect([res.status, res.body]).toEqual([
+      422,
+      {
+        detail: 'Import failed: 3 errors',
+        imported: 0,
+        errors: [
+          { row: 4, field: 'name', message: 'must not contain control characters' },
+          { row: 5, field: 'notes', message: 'must not contain control characters other than tab and line breaks' },
+          { row: 6, field: 'name', message: 'must not contain control characters' },
+        ],
+      },
+    ]);
+    expect(await stored(run.id)).toEqual([]);
+  });
+
   it('a row the API would refuse is refused by the import too, with the same message', async () => {
     const run = await t.factories.run({ clientId: w.clientA.id });
     const longNotes = 'x'.repeat(10_001);

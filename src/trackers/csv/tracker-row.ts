@@ -2,6 +2,7 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { flattenValidationErrors } from '../../common/errors/validation.exception.js';
 import { MAX_INT4 } from '../../common/http/id-field.js';
+import { textProblem } from '../../common/http/text-input.js';
 import { CreateTrackerDto } from '../dto/tracker.dto.js';
 import { TRACKER_STATES, type TrackerStatus } from '../entities/tracker-status.js';
 
@@ -24,12 +25,8 @@ export interface CsvRowError {
   message: string;
 }
 
-/**
- * Checks applied to every cell of every row before anything else (a message, or null when the
- * cell is fine). Rules every text input of the service obeys belong here, so an imported cell is
- * held to the same standard as a JSON body field.
- */
-export const CSV_CELL_CHECKS: ((value: string) => string | null)[] = [];
+/** CSV columns holding multi-line text (tab and line breaks allowed), as `@MultilineText()` marks them in the DTO. */
+const MULTI_LINE_FIELDS: ReadonlySet<CsvField> = new Set(['notes']);
 
 /** `in transit`, `In-Transit`, `in_transit` → IN_TRANSIT; null when not a state. */
 export function normalizeStatus(value: string): TrackerStatus | null {
@@ -51,11 +48,10 @@ export function validateRow(row: number, cells: string[], columns: Partial<Recor
     const index = columns[field];
     return index === undefined ? '' : (cells[index] ?? '');
   };
+  // The text rule every body and query obeys (NUL, control characters, lone surrogates).
   for (const field of Object.keys(columns) as CsvField[]) {
-    for (const check of CSV_CELL_CHECKS) {
-      const problem = check(raw(field));
-      if (problem !== null) fail(field, problem);
-    }
+    const problem = textProblem(raw(field), MULTI_LINE_FIELDS.has(field) ? 'multi-line' : 'single-line');
+    if (problem !== null) fail(field, problem);
   }
   if (errors.length > before) return null;
 
