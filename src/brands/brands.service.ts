@@ -1,10 +1,10 @@
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { RequestValidationException } from '../common/errors/validation.exception.js';
 import { toPage, type Page } from '../common/http/pagination.js';
 import { analyticsRunCacheArea } from '../analytics/analytics-cache.js';
 import { CacheService } from '../infrastructure/cache/cache.service.js';
+import { Db } from '../infrastructure/database/db.js';
 import { BrandsRepository } from './brands.repository.js';
 import type { CreateBrandDto, ListBrandsQuery, UpdateBrandDto } from './dto/brand.dto.js';
 import { toBrandResponse, type BrandResponse } from './dto/brand.response.js';
@@ -15,7 +15,7 @@ export const BRAND_NOT_FOUND = 'Brand not found';
 @Injectable()
 export class BrandsService {
   constructor(
-    private readonly db: DataSource,
+    private readonly db: Db,
     private readonly brands: BrandsRepository,
     private readonly cache: CacheService,
   ) {}
@@ -32,10 +32,10 @@ export class BrandsService {
   }
 
   async create(scope: AccessScope, body: CreateBrandDto): Promise<BrandResponse> {
-    return this.db.transaction(async (m) => {
-      if (!(await this.brands.clientExists(scope, body.client_id, m))) throw unknownClient();
-      if (await this.brands.nameTaken(scope, body.client_id, body.name, null, m)) throw duplicateName(body.name, body.client_id);
-      return toBrandResponse(await this.brands.insert(scope, { name: body.name, clientId: body.client_id }, m));
+    return this.db.transaction(async () => {
+      if (!(await this.brands.clientExists(scope, body.client_id))) throw unknownClient();
+      if (await this.brands.nameTaken(body.client_id, body.name, null)) throw duplicateName(body.name, body.client_id);
+      return toBrandResponse(await this.brands.insert({ name: body.name, clientId: body.client_id }));
     });
   }
 
@@ -45,16 +45,16 @@ export class BrandsService {
    * invalidated — after the commit, so no instance can re-cache the old state.
    */
   async update(scope: AccessScope, id: number, body: UpdateBrandDto): Promise<BrandResponse> {
-    const { row, movedRunIds } = await this.db.transaction(async (m) => {
-      const current = await this.brands.findById(scope, id, m, true);
+    const { row, movedRunIds } = await this.db.transaction(async () => {
+      const current = await this.brands.findById(scope, id, true);
       if (!current) throw new NotFoundException({ detail: BRAND_NOT_FOUND });
       const clientId = body.client_id ?? current.client_id;
       const name = body.name ?? current.name;
       const moved = clientId !== current.client_id;
-      if (moved && !(await this.brands.clientExists(scope, clientId, m))) throw unknownClient();
-      if ((moved || body.name !== undefined) && (await this.brands.nameTaken(scope, clientId, name, id, m))) throw duplicateName(name, clientId);
-      const runIds = moved ? await this.brands.runIds(scope, id, m) : [];
-      const updated = await this.brands.update(scope, id, { name: body.name, clientId: body.client_id }, m);
+      if (moved && !(await this.brands.clientExists(scope, clientId))) throw unknownClient();
+      if ((moved || body.name !== undefined) && (await this.brands.nameTaken(clientId, name, id))) throw duplicateName(name, clientId);
+      const runIds = moved ? await this.brands.runIds(scope, id) : [];
+      const updated = await this.brands.update(scope, id, { name: body.name, clientId: body.client_id });
       return { row: updated!, movedRunIds: moved ? runIds : null };
     });
     if (movedRunIds) await this.cache.bump('trackers', ...movedRunIds.map(analyticsRunCacheArea));
@@ -63,12 +63,12 @@ export class BrandsService {
 
   /** The row is locked first, so no run can start referencing it between the check and the delete. */
   async delete(scope: AccessScope, id: number): Promise<BrandResponse> {
-    return this.db.transaction(async (m) => {
-      if (!(await this.brands.findById(scope, id, m, true))) throw new NotFoundException({ detail: BRAND_NOT_FOUND });
-      if ((await this.brands.references(scope, id, m)).productionRuns) {
+    return this.db.transaction(async () => {
+      if (!(await this.brands.findById(scope, id, true))) throw new NotFoundException({ detail: BRAND_NOT_FOUND });
+      if ((await this.brands.references(id)).productionRuns) {
         throw new ConflictException({ detail: 'Brand is still referenced by production runs' });
       }
-      return toBrandResponse((await this.brands.delete(scope, id, m))!);
+      return toBrandResponse((await this.brands.delete(scope, id))!);
     });
   }
 }

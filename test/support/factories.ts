@@ -70,7 +70,7 @@ export class Factories {
 
   async brand(clientId?: number, name = unique('brand')): Promise<{ id: number; name: string; client_id: number }> {
     const client = clientId ?? (await this.client()).id;
-    const row = await this.app.get(BrandsRepository).insert(ADMIN, { name, clientId: client });
+    const row = await this.app.get(BrandsRepository).insert({ name, clientId: client });
     return { id: row.id, name: row.name, client_id: row.client_id };
   }
 

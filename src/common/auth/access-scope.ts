@@ -1,3 +1,4 @@
+import { raw, sql, type Sql } from '../../infrastructure/database/db.js';
 import type { AuthUser } from './auth-user.js';
 import { isAdmin } from './auth-user.js';
 
@@ -27,6 +28,24 @@ export class AccessScope {
 
   static of(user: AuthUser): AccessScope {
     return isAdmin(user) ? AccessScope.admin(user.id) : AccessScope.clients(user.clientIds, user.id);
+  }
+
+  /** Condition that the client id in `clientIdColumn` (e.g. `pr.client_id`) is visible. */
+  visibleClient(clientIdColumn: string): Sql {
+    return this.all ? raw('TRUE') : sql`${raw(clientIdColumn)} = ANY(${this.clientIds}::int[])`;
+  }
+
+  /** Condition that the production run in `runIdColumn` is visible. */
+  visibleRun(runIdColumn: string): Sql {
+    if (this.all) return raw('TRUE');
+    return sql`EXISTS (SELECT 1 FROM production_runs scope_pr WHERE scope_pr.id = ${raw(runIdColumn)} AND scope_pr.client_id = ANY(${this.clientIds}::int[]))`;
+  }
+
+  /** Condition that the tracker in `trackerIdColumn` is visible. */
+  visibleTracker(trackerIdColumn: string): Sql {
+    if (this.all) return raw('TRUE');
+    return sql`EXISTS (SELECT 1 FROM trackers scope_t JOIN production_runs scope_pr ON scope_pr.id = scope_t.production_run_id
+      WHERE scope_t.id = ${raw(trackerIdColumn)} AND scope_pr.client_id = ANY(${this.clientIds}::int[]))`;
   }
 
   /**

@@ -5,6 +5,7 @@ import { APP_CONFIG } from '../../common/config/config.module.js';
 import { dataSourceOptions } from './data-source-options.js';
 import { DatabaseGuard } from './database-guard.js';
 import { DatabasePool } from './database-pool.js';
+import { Db } from './db.js';
 import { PreparedQueries } from './prepared-queries.js';
 
 /** TypeORM on `pg`. Migrations run at start (never synchronize). The URL is resolved in main.ts. */
@@ -19,7 +20,7 @@ import { PreparedQueries } from './prepared-queries.js';
       },
     }),
   ],
-  providers: [DatabasePool, DatabaseGuard, PreparedQueries],
-  exports: [DatabasePool, DatabaseGuard, PreparedQueries],
+  providers: [Db, DatabasePool, DatabaseGuard, PreparedQueries],
+  exports: [Db, DatabasePool, DatabaseGuard, PreparedQueries],
 })
 export class DatabaseModule {}
