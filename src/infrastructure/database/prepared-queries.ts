@@ -4,6 +4,7 @@ import { DataSource, QueryFailedError } from 'typeorm';
 import type { AppConfig } from '../../common/config/app-config.js';
 import { APP_CONFIG } from '../../common/config/config.module.js';
 import { pgPool } from './database-pool.js';
+import type { Sql } from './db.js';
 
 /** Distinct statement texts kept named per process; beyond this, queries run unnamed (still correct). */
 const MAX_NAMED_STATEMENTS = 1000;
@@ -27,6 +28,11 @@ export class PreparedQueries {
     private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  /** Rows of a `sql` statement, run as a named prepared statement on the pool. */
+  rows<T>(statement: Sql): Promise<T[]> {
+    return this.query<T>(statement.text, statement.values);
+  }
 
   async query<T>(sql: string, params: unknown[]): Promise<T[]> {
     try {
