@@ -1,14 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { Db, empty, raw, sql, type PagedRows, type Sql } from '../infrastructure/database/db.js';
+import type { Tables } from '../infrastructure/database/schema.js';
 
-export interface BrandRow {
-  id: number;
-  name: string;
-  client_id: number;
-  created_at: Date;
-  updated_at: Date;
-}
+export type BrandRow = Tables['brands'];
 
 const BRAND_COLUMNS = raw('b.id, b.name, b.client_id, b.created_at, b.updated_at');
 
