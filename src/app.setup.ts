@@ -6,12 +6,12 @@ import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import type { Server } from 'node:http';
 import type { AppConfig } from './common/config/app-config.js';
+import { API_PREFIX } from './common/http/api-prefix.js';
 import { createValidationPipe } from './common/http/validation.pipe.js';
 import { boundIdleConnections } from './infrastructure/http/connection-timeouts.js';
 import { requestIdMiddleware } from './infrastructure/http/request-id.middleware.js';
 import { verifyUtf8Json } from './common/http/text-input.js';
 
-export const API_PREFIX = 'api/v1';
 
 /**
  * Everything about the HTTP app that is not a module: prefix, pipes, security headers, CORS,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, QueryFailedError, type EntityManager } from 'typeorm';
-import type { Role } from './entities/user.entity.js';
+import type { Role } from '../common/auth/roles.js';
 import { PreparedQueries } from '../infrastructure/database/prepared-queries.js';
 import { preciseNowMicros } from '../auth/token.service.js';
 

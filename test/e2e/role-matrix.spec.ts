@@ -1,4 +1,4 @@
-import type { Role } from '../../src/users/entities/user.entity.js';
+import type { Role } from '../../src/common/auth/roles.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import type { CreatedUser } from '../support/factories.js';
 import {

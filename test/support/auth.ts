@@ -9,7 +9,7 @@ import { configureApp } from '../../src/app.setup.js';
 import { Access } from '../../src/common/auth/access.decorator.js';
 import { AccessScope } from '../../src/common/auth/access-scope.js';
 import { CurrentScope } from '../../src/common/auth/current-user.decorator.js';
-import type { Role } from '../../src/users/entities/user.entity.js';
+import type { Role } from '../../src/common/auth/roles.js';
 import { TEST_JWT_SECRET, type TestApp } from './app.js';
 
 /** Test helpers for auth: forged tokens, cookies, logins, and the role-matrix row type. */

@@ -8,7 +8,7 @@ import { AccessScope } from '../../src/common/auth/access-scope.js';
 import { DeliveryLocationsRepository } from '../../src/delivery-locations/delivery-locations.repository.js';
 import { ProductionRunsRepository } from '../../src/production-runs/production-runs.repository.js';
 import { StorageLocationsRepository } from '../../src/storage-locations/storage-locations.repository.js';
-import type { Role } from '../../src/users/entities/user.entity.js';
+import type { Role } from '../../src/common/auth/roles.js';
 import { UsersRepository } from '../../src/users/users.repository.js';
 
 let seq = 0;

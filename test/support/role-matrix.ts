@@ -1,4 +1,4 @@
-import type { Role } from '../../src/users/entities/user.entity.js';
+import type { Role } from '../../src/common/auth/roles.js';
 import type { TestApp } from './app.js';
 import type { CreatedUser } from './factories.js';
 import { bilevelPng } from './images.js';

@@ -1,6 +1,6 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiBearerAuth, ApiForbiddenResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
-import type { Role } from '../../users/entities/user.entity.js';
+import type { Role } from './roles.js';
 
 export const ACCESS_ROLES = 'access:roles';
 export const PUBLIC_ROUTE = 'access:public';

@@ -1,4 +1,4 @@
-import type { Role } from '../../users/entities/user.entity.js';
+import type { Role } from './roles.js';
 
 /** The caller, as loaded fresh from the users table on every request (never from token claims). */
 export interface AuthUser {

@@ -2,7 +2,7 @@ import { CanActivate, ExecutionContext, ForbiddenException, Inject, Injectable, 
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import type { Strategy } from 'passport';
-import type { Role } from '../../users/entities/user.entity.js';
+import type { Role } from './roles.js';
 import { ACCESS_ROLES, PUBLIC_ROUTE } from './access.decorator.js';
 import type { AuthUser } from './auth-user.js';
 import { parseBearer } from './bearer.js';

@@ -15,7 +15,7 @@ import {
   MinLength,
   ValidateNested,
 } from 'class-validator';
-import { ROLES, type Role } from '../entities/user.entity.js';
+import { ROLES, type Role } from '../../common/auth/roles.js';
 import { PositiveId } from '../../common/http/id-field.js';
 import { OpaqueText } from '../../common/http/text-input.js';
 

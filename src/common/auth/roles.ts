@@ -1,0 +1,3 @@
+/** The roles a user can hold. */
+export type Role = 'admin' | 'user' | 'ingest';
+export const ROLES: readonly Role[] = ['admin', 'user', 'ingest'];
