@@ -91,8 +91,13 @@ export async function parseTrackerCsv(
   let dataRows = 0;
 
   const reader = new CsvRecordReader(delimiter, ({ line, cells, malformed }) => {
-    if (failure || isBlank(cells)) return;
+    // Broken quoting is always reported, also on a line that holds nothing else.
+    if (failure || (malformed === undefined && isBlank(cells))) return;
     if (columns === null) {
+      if (malformed) {
+        failure = new CsvFormatError(`CSV header is malformed: ${malformed}`);
+        return;
+      }
       columns = resolveColumns(cells);
       if (Object.keys(columns).length === 0) {
         failure = new CsvFormatError('CSV header row is missing: no recognised column (expected at least a name column)');
