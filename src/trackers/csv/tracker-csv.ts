@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { StringDecoder } from 'node:string_decoder';
-import { CsvRecordReader } from './csv-records.js';
+import { csvRecordReader } from './csv-lines.js';
 import { validateRow, type CsvField, type CsvRowError, type CsvTrackerRow } from './tracker-row.js';
 
 export { normalizeStatus, type CsvField, type CsvRowError, type CsvTrackerRow } from './tracker-row.js';
@@ -68,8 +68,9 @@ function firstLine(text: string): string {
 }
 
 /**
- * Parses and validates a tracker CSV one record at a time, a chunk per event-loop turn, so a big
- * file never blocks the loop for long (timers, health probes and other requests keep running).
+ * Parses (papaparse reads the cells, see csvRecordReader) and validates a tracker CSV a chunk per
+ * event-loop turn, so a big file never blocks the loop for long (timers, health probes and other
+ * requests keep running).
  * Returns the valid rows and every row error; the run default, existence/visibility and duplicates
  * are the import service's (set-based) concern.
  */
@@ -90,9 +91,14 @@ export async function parseTrackerCsv(
   let failure: Error | null = null;
   let dataRows = 0;
 
-  const reader = new CsvRecordReader(delimiter, ({ line, cells, malformed }) => {
-    if (failure || isBlank(cells)) return;
+  const reader = csvRecordReader(delimiter, ({ line, cells, malformed }) => {
+    // Broken quoting is always reported, also on a line that holds nothing else.
+    if (failure || (malformed === undefined && isBlank(cells))) return;
     if (columns === null) {
+      if (malformed) {
+        failure = new CsvFormatError(`CSV header is malformed: ${malformed}`);
+        return;
+      }
       columns = resolveColumns(cells);
       if (Object.keys(columns).length === 0) {
         failure = new CsvFormatError('CSV header row is missing: no recognised column (expected at least a name column)');
