@@ -81,7 +81,7 @@ describe('POST /trackers/import-csv (contract §4)', () => {
       `bad-status,${run.id},LOST,`, // line 4
       'bad-run,abc,,', // line 5
       `"multi`,
-      `line",${run.id},,x`, // lines 6-7: bad delivery id (reported at line 6)
+      `line",${run.id},,x`, // lines 6-7: a line break in a name (reported at line 6, before the bad delivery id)
       '', // line 8: blank, skipped
       `hidden-run,${w.runB.id},,`, // line 9: run invisible to the user
       'unknown-run,999999,,', // line 10
@@ -99,7 +99,7 @@ describe('POST /trackers/import-csv (contract §4)', () => {
         { row: 3, field: 'name', message: 'is required' },
         { row: 4, field: 'status', message: 'must be one of CREATED, IN_TRANSIT, IN_STORAGE, DELIVERED (got "LOST")' },
         { row: 5, field: 'production_run_id', message: 'must be a positive integer (got "abc")' },
-        { row: 6, field: 'delivery_location_id', message: 'must be a positive integer (got "x")' },
+        { row: 6, field: 'name', message: 'must not contain control characters' },
         { row: 9, field: 'production_run_id', message: 'Production run not found' },
         { row: 10, field: 'production_run_id', message: 'Production run not found' },
         { row: 11, field: 'delivery_location_id', message: 'is required when status is DELIVERED' },
