@@ -40,7 +40,7 @@ export default async function globalSetup() {
       console.error(`\n[tests] cannot start: ${error.message}`);
       process.exit(1);
     }
-    console.log(`[tests] embedded PostgreSQL on 127.0.0.1:${port} (set DATABASE_URL to use another server)`);
+    console.log('[tests] (set DATABASE_URL to use another server)');
   }
   if (!process.env.REDIS_URL) {
     console.log('[tests] REDIS_URL not set: Redis-backed cache tests are skipped (in-process cache used)');
