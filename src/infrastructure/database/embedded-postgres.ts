@@ -108,7 +108,7 @@ async function launch(placement: Placement, options: EmbeddedPostgresOptions): P
   const args = ['-D', clusterDir, '-p', String(options.port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', ...(options.flags ?? [])];
   // Its own process group: Ctrl-C in a terminal reaches only the service, which drains its requests
   // first and then stops PostgreSQL itself.
-  const child = spawn(binaries.postgres, args, { ...spawnOptions(placement), stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  const child = spawn(binaries.postgres, args, { ...spawnOptions(placement), stdio: ['ignore', 'ignore', 'pipe'], detached: true, windowsHide: true });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stderrClosed = new Promise<void>((resolve) => child.stderr.once('close', () => resolve()));
   // A service that exits without stop() (process.exit on a failure) still takes PostgreSQL along.
