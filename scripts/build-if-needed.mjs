@@ -1,5 +1,5 @@
 // Builds dist/ when it is missing or older than any source file, so `npm start` works on a fresh clone.
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { execSync } from 'node:child_process';
 
@@ -17,4 +17,7 @@ const sources = Math.max(newest('src'), newest('migrations'), newest('bench'), s
 if (!existsSync(marker) || statSync(marker).mtimeMs < sources) {
   console.log('Building…');
   execSync('npx nest build', { stdio: 'inherit' });
+  // The incremental build rewrites only changed files: mark the build itself as fresh.
+  const now = new Date();
+  utimesSync(marker, now, now);
 }

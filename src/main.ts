@@ -6,17 +6,34 @@ import { AppModule } from './app.module.js';
 import { configureApp } from './app.setup.js';
 import { ExpressHttpAdapter } from './infrastructure/http/express-http-adapter.js';
 import { FirstStartService } from './seed/first-start.service.js';
+import type { EmbeddedDatabase } from './infrastructure/database/embedded-postgres.js';
 import { loadConfigOrExit, prepareRuntime } from './runtime.js';
+import { errnoCode, StartupError } from './startup-error.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
+let embedded: EmbeddedDatabase | null = null;
+let shuttingDown = false;
+
+/** A signal before the service is up: stop what was started and leave. */
+function abortStart(signal: string): void {
+  if (shuttingDown) return;
+  shuttingDown = true;
+  console.log(`${signal} received while starting: stopping`);
+  void (embedded?.stop() ?? Promise.resolve()).finally(() => process.exit(1));
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
-  const { config, embedded } = await prepareRuntime(loadConfigOrExit(), (m) => console.log(m));
+  process.on('SIGTERM', abortStart);
+  process.on('SIGINT', abortStart);
+  const runtime = await prepareRuntime(loadConfigOrExit(), (m) => console.log(m));
+  const { config } = runtime;
+  embedded = runtime.embedded;
+  if (shuttingDown) return;
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), new ExpressHttpAdapter(), { bufferLogs: true });
   configureApp(app, config);
 
-  let shuttingDown = false;
   const shutdown = async (signal: string) => {
     if (shuttingDown) return;
     shuttingDown = true;
@@ -38,16 +55,23 @@ async function main(): Promise<void> {
       process.exit(1);
     }
   };
-  // embedded-postgres (loaded by runtime.ts when used) installs async-exit-hook, whose SIGTERM/SIGINT
-  // handlers stop PostgreSQL and call process.exit(143) at once, cutting in-flight requests. This
-  // handler drains first and stops the embedded database itself, so it must be the only one.
+  // From here on a signal drains requests first and then stops the embedded database: this
+  // handler must be the only one. It stays installed, so that a second signal (Ctrl-C reaches both
+  // npm, which forwards it, and the service) cannot kill the process midway through the drain.
   process.removeAllListeners('SIGTERM');
   process.removeAllListeners('SIGINT');
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
 
   const firstStart = await app.get(FirstStartService).run();
-  await app.listen(config.port, '0.0.0.0');
+  try {
+    await app.listen(config.port, '0.0.0.0');
+  } catch (error) {
+    const code = errnoCode(error);
+    if (code === 'EADDRINUSE') throw new StartupError(`port ${config.port} is already in use: stop the program using it, or set PORT to a free port`);
+    if (code === 'EACCES') throw new StartupError(`port ${config.port} needs privileges this user lacks: set PORT to 1024 or above`);
+    throw error;
+  }
   const base = `http://localhost:${config.port}`;
   const lines = [`Tracker Pipeline Service ready in ${Date.now() - started} ms`, `  API docs:  ${base}/docs`, `  OpenAPI:   ${base}/openapi.json`];
   if (firstStart.adminCreated) {
@@ -58,7 +82,10 @@ async function main(): Promise<void> {
   console.log(lines.join('\n'));
 }
 
-main().catch((error: unknown) => {
-  console.error('Failed to start:', error instanceof Error ? error.message : error);
+main().catch(async (error: unknown) => {
+  const message = error instanceof Error ? error.message : String(error);
+  // One line: the cause and (for a StartupError) the fix; never a stack.
+  console.error(`Failed to start: ${error instanceof StartupError ? message : message.split('\n')[0]}`);
+  await embedded?.stop().catch(() => undefined);
   process.exit(1);
 });

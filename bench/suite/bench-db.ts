@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import cliProgress from 'cli-progress';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
@@ -41,7 +40,7 @@ async function serverUrl(log: (m: string) => void): Promise<{ adminUrl: string; 
   const configured = process.env.BENCH_PG_URL ?? process.env.DATABASE_URL;
   if (configured) return { adminUrl: withDatabase(configured, 'postgres'), embedded: null };
   log(`no BENCH_PG_URL/DATABASE_URL: starting embedded PostgreSQL on 127.0.0.1:${EMBEDDED_BENCH_PORT}`);
-  const embedded = await startEmbeddedPostgres(join('data', 'bench-postgres'), EMBEDDED_BENCH_PORT, 'postgres', log);
+  const embedded = await startEmbeddedPostgres({ dataDir: 'data', name: 'bench-postgres', port: EMBEDDED_BENCH_PORT, runtimeDir: process.env.EMBEDDED_PG_RUNTIME_DIR, log });
   return { adminUrl: embedded.url, embedded };
 }
 

@@ -28,4 +28,8 @@ async function main(): Promise<void> {
   process.exit(code);
 }
 
-void main();
+main().catch((error: unknown) => {
+  // A start that cannot work (embedded PostgreSQL's port taken, say): its one line, no stack.
+  console.error(`Failed to start: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+  process.exit(1);
+});

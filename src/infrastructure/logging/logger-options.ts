@@ -1,0 +1,47 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Params } from 'nestjs-pino';
+import type { Logger, LogFn } from 'pino';
+import type { AppConfig } from '../../common/config/app-config.js';
+import { serializeError } from './error-serializer.js';
+import { createPrettyStream } from './pretty-stream.js';
+import { requestId } from './request-id.js';
+
+/** Nest's start-up chatter (a line per module and per route): kept, but at debug. */
+const BOOT_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer']);
+const INFO = 30;
+
+/**
+ * The logger: pino JSON lines on stdout, except in development on a terminal, where each line is
+ * written human-readable. Credentials are redacted wherever they could appear; errors go through
+ * serializeError (no SQL parameters).
+ */
+export function loggerParams(config: Pick<AppConfig, 'logLevel' | 'nodeEnv'>, stdoutIsTTY: boolean, stdout: { write(text: string): unknown } = process.stdout): Params {
+  const options = {
+    level: config.logLevel,
+    genReqId: requestId,
+    serializers: { err: serializeError },
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]', '*.password', '*.current_password', '*.refresh_token', '*.access_token'],
+      censor: '[redacted]',
+    },
+    hooks: {
+      logMethod(this: Logger, args: Parameters<LogFn>, method: LogFn, level: number) {
+        const context = (args[0] as { context?: unknown } | null)?.context;
+        if (level === INFO && typeof context === 'string' && BOOT_CONTEXTS.has(context)) {
+          this.debug(...args);
+          return;
+        }
+        method.apply(this, args);
+      },
+    },
+    customLogLevel: (_req: IncomingMessage, res: ServerResponse, err?: Error) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+    autoLogging: { ignore: (req: IncomingMessage) => req.url === '/api/v1/health/basic' },
+  } satisfies Exclude<Params['pinoHttp'], unknown[] | undefined>;
+  if (usePretty(config, stdoutIsTTY)) return { pinoHttp: [options, createPrettyStream(stdout, !process.env.NO_COLOR)] };
+  return { pinoHttp: options };
+}
+
+/** Human-readable lines only for a person at a terminal in development; JSON everywhere else. */
+export function usePretty(config: Pick<AppConfig, 'nodeEnv'>, stdoutIsTTY: boolean): boolean {
+  return config.nodeEnv === 'development' && stdoutIsTTY;
+}

@@ -1,0 +1,99 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { TEST_JWT_SECRET } from '../support/app.js';
+import { createTestDatabase, databaseUrl, dropTestDatabase } from '../support/database.js';
+import { call } from '../support/reliability.js';
+import { buildIfNeeded, freePort, spawnService, type ServiceProcess } from '../support/service-process.js';
+
+/**
+ * The built service in production (a child process, stdout captured): its log is JSON lines, Nest's
+ * route mapping is not at info, and a failed user insert is logged without the statement's data —
+ * not the new password hash, not the e-mail address.
+ */
+const ADMIN = { email: 'logging-admin@example.com', password: 'logging-admin-pass' };
+const MARKER = { email: 'marker-7f3a@example.com', password: 'marker-password-7f3a', name: 'refuse-me 7f3a' };
+const BANNER = /^(Tracker Pipeline Service ready in \d+ ms| {2}\S.*|SIGTERM received: .*)$/;
+
+describe('Logging of the running service (production)', () => {
+  let database: string;
+  let dataDir: string;
+  let service: ServiceProcess;
+  let base: string;
+  let lines: string[];
+  let logged: Array<Record<string, unknown>>;
+
+  beforeAll(async () => {
+    buildIfNeeded();
+    database = await createTestDatabase();
+    // Every insert of a user named "refuse-me…" fails (SQLSTATE P0001) with the whole row, hash
+    // included, in the error's detail — as a not-null or check violation reports it.
+    const client = new pg.Client({ connectionString: databaseUrl(database) });
+    await client.connect();
+    await client.query(`
+      CREATE FUNCTION test_refuse_user() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.name LIKE 'refuse-me%' THEN
+          RAISE EXCEPTION 'refused by the test trigger' USING ERRCODE = 'P0001', DETAIL = 'row: ' || NEW::text;
+        END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER test_refuse_user BEFORE INSERT ON users FOR EACH ROW EXECUTE FUNCTION test_refuse_user();`);
+    await client.end();
+    dataDir = mkdtempSync(join(tmpdir(), 'tps-logging-'));
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    service = spawnService({
+      NODE_ENV: 'production',
+      PORT: String(port),
+      DATABASE_URL: databaseUrl(database),
+      JWT_SECRET: TEST_JWT_SECRET,
+      DATA_DIR: dataDir,
+      ADMIN_EMAIL: ADMIN.email,
+      ADMIN_PASSWORD: ADMIN.password,
+      SEED_DEMO_DATA: 'false',
+      LOG_LEVEL: 'info',
+    });
+    await service.waitForOutput(/Tracker Pipeline Service ready in \d+ ms/, 60_000);
+
+    const login = await call(base, 'POST', '/api/v1/auth/login/json', { body: ADMIN });
+    const token = (login.body as { access_token: string }).access_token;
+    const refused = await call(base, 'POST', '/api/v1/users', { token, body: MARKER });
+    expect(refused).toEqual({ status: 500, body: { detail: 'Internal server error' } });
+    // A NUL in a name: whatever the answer, the name is not logged either.
+    await call(base, 'POST', '/api/v1/users', { token, body: { ...MARKER, email: 'nul-9c1e@example.com', name: 'nul\u0000 9c1e' } });
+    await service.stop('SIGTERM');
+    lines = service.stdout().split('\n').filter(Boolean);
+    logged = lines.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+  }, 120_000);
+
+  afterAll(async () => {
+    await service?.cleanup();
+    if (database) await dropTestDatabase(database);
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('stdout is JSON log lines, apart from the start banner', () => {
+    expect(lines.filter((line) => !line.startsWith('{') && !BANNER.test(line))).toEqual([]);
+    expect(logged).toContainEqual(expect.objectContaining({ level: 30, context: 'NestApplication', msg: 'Nest application successfully started' }));
+  });
+
+  it("Nest's route mapping and module lines are not logged at info", () => {
+    const chatter = logged.filter((entry) => ['RoutesResolver', 'RouterExplorer', 'InstanceLoader'].includes(String(entry.context)));
+    expect(chatter).toEqual([]);
+  });
+
+  it('the failed insert is logged with SQLSTATE, message and statement, and none of its values', () => {
+    const failure = logged.find((entry) => entry.msg === 'request failed with 500' && (entry.err as { code?: string })?.code === 'P0001');
+    expect(failure?.err).toMatchObject({
+      type: 'QueryFailedError',
+      code: 'P0001',
+      message: 'refused by the test trigger',
+      operation: 'INSERT INTO users',
+      statement: expect.stringMatching(/^q_[0-9a-f]{20}$/),
+    });
+    const output = service.stdout() + service.stderr();
+    for (const secret of ['argon2id', MARKER.email, MARKER.password, '9c1e', 'row: ']) expect(output).not.toContain(secret);
+  });
+});
