@@ -1,8 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { isoUtc } from '../../common/http/timestamps.js';
+import type { StatusEntryRow, TrackerDetailRow, TrackerRow } from '../trackers.rows.js';
 import { toLocationPoint, type LocationPoint } from '../../locations/location-point.js';
 import { TRACKER_STATES, type TrackerStatus } from '../entities/tracker-status.js';
-import type { StatusEntryRow, TrackerDetailRow, TrackerRow } from '../trackers.rows.js';
 
 /** LocationPoint of contract §5 (OpenAPI schema; the mapper lives in src/locations). */
 export class TrackerLocationPoint implements LocationPoint {
