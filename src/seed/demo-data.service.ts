@@ -1,9 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { AccessScope } from '../common/auth/access-scope.js';
+import { Db, sql } from '../infrastructure/database/db.js';
 import { LocationsDemoSeeder } from '../locations/locations-demo.seeder.js';
 import type { TrackerStatus } from '../trackers/entities/tracker-status.js';
-import { TrackersRepository, type NewStatusEntry, type NewTracker } from '../trackers/trackers.repository.js';
+import { TrackerBulkRepository } from '../trackers/tracker-bulk.repository.js';
+import type { NewStatusEntry } from '../trackers/tracker-status.repository.js';
+import type { NewTracker } from '../trackers/trackers.repository.js';
 import { TrackersService } from '../trackers/trackers.service.js';
 
 const DAY_MS = 86_400_000;
@@ -19,9 +21,9 @@ interface DemoReferenceData {
 }
 
 /**
- * Demo data (contract §9): clients, brands, runs, locations, a few hundred trackers in every state
+ * Demo data: clients, brands, runs, locations, a few hundred trackers in every state
  * with status histories (storage visits, deliveries), and location reports. Reference rows are a
- * handful of set-based inserts; trackers and their histories go through TrackersRepository's bulk
+ * handful of set-based inserts; trackers and their histories go through TrackerBulkRepository's
  * (UNNEST) methods, the reports through the real ingestion path (LocationsDemoSeeder).
  */
 @Injectable()
@@ -29,29 +31,27 @@ export class DemoDataService {
   private readonly logger = new Logger(DemoDataService.name);
 
   constructor(
-    private readonly db: DataSource,
-    private readonly trackers: TrackersRepository,
+    private readonly db: Db,
+    private readonly trackers: TrackerBulkRepository,
     private readonly trackersService: TrackersService,
     private readonly locations: LocationsDemoSeeder,
   ) {}
 
   async seed(trackersPerRun = 40, now: Date = new Date()): Promise<{ trackers: number }> {
     const scope = AccessScope.admin();
-    const { runIds, count } = await this.db.transaction(async (m) => {
-      const reference = await this.insertReferenceData(m);
+    const { runIds, count } = await this.db.transaction(async () => {
+      const reference = await this.insertReferenceData();
       const trackers = demoTrackers(reference, trackersPerRun, now);
-      const inserted = await this.trackers.insertMany(m, scope, trackers, null);
-      const ids = await m.query<{ id: number; name: string; production_run_id: number }[]>(
-        'SELECT id, name, production_run_id FROM trackers WHERE production_run_id = ANY($1::int[]) ORDER BY id',
-        [reference.runIds],
+      const inserted = await this.trackers.insertMany(scope, trackers, null);
+      const ids = await this.db.rows<{ id: number; name: string; production_run_id: number }>(
+        sql`SELECT id, name, production_run_id FROM trackers WHERE production_run_id = ANY(${reference.runIds}::int[]) ORDER BY id`,
       );
       const specs = new Map(trackers.map((t) => [`${t.productionRunId}:${t.name}`, t]));
       const entries = ids.flatMap((row, index) =>
         demoHistory(row.id, index, specs.get(`${row.production_run_id}:${row.name}`) as DemoTracker, reference, now),
       );
-      await this.trackers.insertStatusEntries(m, scope, entries);
+      await this.trackers.insertStatusEntries(scope, entries);
       await this.trackers.syncStatusFromHistory(
-        m,
         scope,
         ids.map((row) => row.id),
       );
@@ -64,12 +64,12 @@ export class DemoDataService {
   }
 
   /** 3 clients × 2 brands × 2 runs, 4 storage and 5 delivery locations (suffixed when seeded again). */
-  private async insertReferenceData(m: { query: DataSource['query'] }): Promise<DemoReferenceData> {
-    const [{ n }] = await m.query<{ n: number }[]>('SELECT count(*)::int AS n FROM clients');
+  private async insertReferenceData(): Promise<DemoReferenceData> {
+    const { n } = await this.db.one<{ n: number }>(sql`SELECT count(*)::int AS n FROM clients`);
     const suffix = n === 0 ? '' : ` #${n + 1}`;
-    const runs = await m.query<{ id: number }[]>(
-      `WITH c AS (
-         INSERT INTO clients (name) SELECT name || $1 FROM unnest(ARRAY['Acme Logistics', 'Borealis Foods', 'Cobalt Devices']) AS name
+    const runs = await this.db.rows<{ id: number }>(
+      sql`WITH c AS (
+         INSERT INTO clients (name) SELECT name || ${suffix} FROM unnest(ARRAY['Acme Logistics', 'Borealis Foods', 'Cobalt Devices']) AS name
          RETURNING id, name
        ), b AS (
          INSERT INTO brands (name, client_id)
@@ -80,28 +80,25 @@ export class DemoDataService {
        SELECT b.name || ' run ' || n, b.id, now() - make_interval(days => 60 + n * 10), CASE WHEN n = 1 THEN now() - interval '20 days' END
          FROM b CROSS JOIN generate_series(1, 2) AS n ORDER BY b.id, n
        RETURNING id`,
-      [suffix],
     );
-    const storage = await m.query<{ id: number }[]>(
-      `INSERT INTO storage_locations (name, address, latitude, longitude)
-       SELECT name || $1, address, lat, lon FROM (VALUES
+    const storage = await this.db.rows<{ id: number }>(
+      sql`INSERT INTO storage_locations (name, address, latitude, longitude)
+       SELECT name || ${suffix}, address, lat, lon FROM (VALUES
          ('Rotterdam Hub', 'Maasvlakte 1, Rotterdam', 51.95, 4.05),
          ('Hamburg Warehouse', 'Am Hafen 5, Hamburg', 53.54, 9.98),
          ('Chicago Depot', '200 W Lake St, Chicago', 41.88, -87.63),
          ('Singapore Cold Store', '1 Jurong Port Rd', 1.30, 103.72)) AS v(name, address, lat, lon)
        RETURNING id`,
-      [suffix],
     );
-    const delivery = await m.query<{ id: number }[]>(
-      `INSERT INTO delivery_locations (name, address, latitude, longitude)
-       SELECT name || $1, address, lat, lon FROM (VALUES
+    const delivery = await this.db.rows<{ id: number }>(
+      sql`INSERT INTO delivery_locations (name, address, latitude, longitude)
+       SELECT name || ${suffix}, address, lat, lon FROM (VALUES
          ('Berlin Store', 'Alexanderplatz 1, Berlin', 52.52, 13.41),
          ('Paris Store', 'Rue de Rivoli 10, Paris', 48.86, 2.35),
          ('New York Store', '5th Ave 100, New York', 40.74, -73.99),
          ('London Store', 'Oxford St 1, London', 51.51, -0.14),
          ('Madrid Store', 'Gran Via 1, Madrid', 40.42, -3.70)) AS v(name, address, lat, lon)
        RETURNING id`,
-      [suffix],
     );
     return { runIds: runs.map((r) => r.id), storageIds: storage.map((r) => r.id), deliveryIds: delivery.map((r) => r.id) };
   }

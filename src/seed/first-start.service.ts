@@ -14,7 +14,7 @@ export interface FirstStartResult {
   demoData: boolean;
 }
 
-/** On an empty database: the bootstrap admin and, unless disabled, demo data (contract §9). */
+/** On an empty database: the bootstrap admin and, unless disabled, demo data. */
 @Injectable()
 export class FirstStartService {
   constructor(

@@ -30,3 +30,11 @@ export function assertStatusLocations(status: TrackerStatus, entry: EntryLocatio
     throw RequestValidationException.field('delivery_location_id', 'is only allowed when status is DELIVERED');
   }
 }
+
+/**
+ * The locations of an entry recording `status` for a tracker headed to `destination`: the
+ * destination is where a DELIVERED entry was delivered and is carried by no other entry.
+ */
+export function entryLocations(status: TrackerStatus, storageLocationId: number | null, destination: number | null): EntryLocations {
+  return { storageLocationId, deliveryLocationId: status === 'DELIVERED' ? destination : null };
+}

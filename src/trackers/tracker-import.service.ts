@@ -1,10 +1,12 @@
 import { ConflictException, Injectable, PayloadTooLargeException, UnprocessableEntityException } from '@nestjs/common';
-import { DataSource, QueryFailedError } from 'typeorm';
+import { QueryFailedError } from 'typeorm';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { CsvFormatError, CsvTooManyRowsError, parseTrackerCsv, type CsvRowError, type CsvTrackerRow } from './csv/tracker-csv.js';
 import type { ImportTrackersQuery } from './dto/list-trackers.query.js';
 import type { ImportDuplicate, ImportResultResponse } from './dto/tracker.response.js';
-import { pairKey, TrackersRepository } from './trackers.repository.js';
+import { Db } from '../infrastructure/database/db.js';
+import { pairKey, TrackerBulkRepository } from './tracker-bulk.repository.js';
+import { TrackerReferencesRepository } from './tracker-references.repository.js';
 import { TrackersService } from './trackers.service.js';
 import { DELIVERY_LOCATION_NOT_FOUND } from '../delivery-locations/delivery-locations.service.js';
 import { STORAGE_LOCATION_NOT_FOUND } from '../storage-locations/storage-locations.service.js';
@@ -13,14 +15,15 @@ import { STORAGE_LOCATION_NOT_FOUND } from '../storage-locations/storage-locatio
 const MAX_LISTED_PROBLEMS = 1000;
 
 /**
- * `POST /trackers/import-csv` (contract §4): parse and validate every row, check runs, locations
+ * `POST /trackers/import-csv` (see docs/api.md): parse and validate every row, check runs, locations
  * and duplicates set-based, then insert everything in one transaction — or nothing.
  */
 @Injectable()
 export class TrackerImportService {
   constructor(
-    private readonly db: DataSource,
-    private readonly trackers: TrackersRepository,
+    private readonly db: Db,
+    private readonly bulk: TrackerBulkRepository,
+    private readonly references: TrackerReferencesRepository,
     private readonly service: TrackersService,
   ) {}
 
@@ -78,9 +81,9 @@ export class TrackerImportService {
     const distinct = (pick: (row: CsvTrackerRow) => number | null) =>
       [...new Set(rows.map(pick).filter((id): id is number => id !== null))];
     const [runs, deliveries, storages] = await Promise.all([
-      this.trackers.visibleRunIds(scope, distinct((r) => r.productionRunId)),
-      this.trackers.existingLocationIds('delivery', distinct((r) => r.deliveryLocationId)),
-      this.trackers.existingLocationIds('storage', distinct((r) => r.storageLocationId)),
+      this.references.visibleRunIds(scope, distinct((r) => r.productionRunId)),
+      this.references.existingLocationIds('delivery', distinct((r) => r.deliveryLocationId)),
+      this.references.existingLocationIds('storage', distinct((r) => r.storageLocationId)),
     ]);
     for (const row of rows) {
       if (row.productionRunId !== null && !runs.has(row.productionRunId)) {
@@ -109,7 +112,7 @@ export class TrackerImportService {
         firsts.push(row);
       }
     }
-    const stored = await this.trackers.existingPairs(
+    const stored = await this.bulk.existingPairs(
       scope,
       firsts.map((row) => ({ productionRunId: row.productionRunId as number, name: row.name })),
     );
@@ -120,9 +123,8 @@ export class TrackerImportService {
 
   private async insert(scope: AccessScope, rows: CsvTrackerRow[]): Promise<void> {
     try {
-      await this.db.transaction(async (m) => {
-        const inserted = await this.trackers.insertMany(
-          m,
+      await this.db.transaction(async () => {
+        const inserted = await this.bulk.insertMany(
           scope,
           rows.map((row) => ({
             name: row.name,

@@ -1,5 +1,5 @@
 import { ConflictException, Inject, Injectable, NotFoundException } from '@nestjs/common';
-import { DataSource, QueryFailedError } from 'typeorm';
+import { QueryFailedError } from 'typeorm';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
@@ -7,6 +7,7 @@ import { RequestValidationException } from '../common/errors/validation.exceptio
 import { toPage, type Page } from '../common/http/pagination.js';
 import { analyticsRunCacheArea } from '../analytics/analytics-cache.js';
 import { CacheService } from '../infrastructure/cache/cache.service.js';
+import { Db } from '../infrastructure/database/db.js';
 import { TRACKER_STATES, type TrackerStatus } from './entities/tracker-status.js';
 import { isTooFarInFuture } from '../common/http/iso-timestamp.js';
 import type { DeliveryLocationTrackersQuery, ListTrackersQuery, LocationTrackersQuery } from './dto/list-trackers.query.js';
@@ -20,16 +21,17 @@ import {
   type TrackerDetailResponse,
   type TrackerResponse,
 } from './dto/tracker.response.js';
-import { TrackersRepository, type Sql, type TrackerFilter } from './trackers.repository.js';
-import { assertStatusLocations } from './status-locations.js';
+import { TrackerReferencesRepository } from './tracker-references.repository.js';
+import { TrackerStatusRepository } from './tracker-status.repository.js';
+import { TrackersRepository, type TrackerFilter } from './trackers.repository.js';
+import { assertStatusLocations, entryLocations } from './status-locations.js';
 import { DELIVERY_LOCATION_NOT_FOUND } from '../delivery-locations/delivery-locations.service.js';
 import { STORAGE_LOCATION_NOT_FOUND } from '../storage-locations/storage-locations.service.js';
 
 export type CacheOutcome = 'HIT' | 'MISS';
 
-/** Cache area of tracker lists and counts; every tracker write bumps it (contract §4). */
+/** Cache area of tracker lists and counts; every tracker write bumps it. */
 export const TRACKERS_CACHE_AREA = 'trackers';
-/** Cache area of one run's analytics (read by the analytics module). */
 
 export const trackerNotFound = () => new NotFoundException({ detail: 'Tracker not found' });
 export const runNotFound = () => new NotFoundException({ detail: 'Production run not found' });
@@ -45,8 +47,10 @@ export const trackerNameTaken = (name: string, runId: number) =>
 @Injectable()
 export class TrackersService {
   constructor(
-    private readonly db: DataSource,
+    private readonly db: Db,
     private readonly trackers: TrackersRepository,
+    private readonly statuses: TrackerStatusRepository,
+    private readonly references: TrackerReferencesRepository,
     private readonly cache: CacheService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -111,22 +115,22 @@ export class TrackersService {
     });
     const cached = await this.cache.get<StatusCountsResponse>(key);
     if (cached) return { counts: cached, cache: 'HIT' };
-    const byStatus = await this.trackers.statusCounts(scope, productionRunId);
+    const byStatus = await this.statuses.statusCounts(scope, productionRunId);
     const counts = Object.fromEntries(TRACKER_STATES.map((s) => [s, byStatus[s] ?? 0])) as Record<TrackerStatus, number>;
     const result: StatusCountsResponse = { ...counts, total: TRACKER_STATES.reduce((sum, s) => sum + counts[s], 0) };
     await this.cache.set(key, result, this.config.cacheTtlSeconds);
     return { counts: result, cache: 'MISS' };
   }
 
-  /** Trackers currently IN_STORAGE at a storage location (contract §3), with latest locations. */
+  /** Trackers currently IN_STORAGE at a storage location, with latest locations. */
   async atStorageLocation(scope: AccessScope, locationId: number, query: LocationTrackersQuery): Promise<Page<TrackerResponse>> {
-    if (!(await this.trackers.locationExists('storage', locationId))) throw storageLocationNotFound();
+    if (!(await this.references.locationExists('storage', locationId))) throw storageLocationNotFound();
     return this.page(scope, { storageLocationId: locationId, statuses: ['IN_STORAGE'] }, query);
   }
 
-  /** Trackers whose destination is a delivery location (contract §3), with latest locations. */
+  /** Trackers whose destination is a delivery location, with latest locations. */
   async forDeliveryLocation(scope: AccessScope, locationId: number, query: DeliveryLocationTrackersQuery): Promise<Page<TrackerResponse>> {
-    if (!(await this.trackers.locationExists('delivery', locationId))) throw deliveryLocationNotFound();
+    if (!(await this.references.locationExists('delivery', locationId))) throw deliveryLocationNotFound();
     return this.page(scope, { deliveryLocationId: locationId, statuses: query.status?.length ? query.status : undefined }, query);
   }
 
@@ -150,7 +154,7 @@ export class TrackersService {
   }
 
   async statusHistory(scope: AccessScope, id: number): Promise<StatusEntryResponse[]> {
-    const rows = await this.trackers.statusHistory(scope, id);
+    const rows = await this.statuses.statusHistory(scope, id);
     if (!rows) throw trackerNotFound();
     return rows.map(toStatusEntryResponse);
   }
@@ -160,15 +164,14 @@ export class TrackersService {
     const storageLocationId = dto.storage_location_id ?? null;
     const deliveryLocationId = dto.delivery_location_id ?? null;
     // delivery_location_id is the tracker's destination; the first entry carries it only when DELIVERED.
-    assertStatusLocations(status, { storageLocationId, deliveryLocationId: status === 'DELIVERED' ? deliveryLocationId : null });
+    assertStatusLocations(status, entryLocations(status, storageLocationId, deliveryLocationId));
     if (dto.status_timestamp && isTooFarInFuture(dto.status_timestamp)) {
       throw RequestValidationException.field('status_timestamp', 'must not be more than 5 minutes in the future');
     }
-    const row = await this.db.transaction(async (m) => {
-      if (!(await this.trackers.isRunVisible(m, scope, dto.production_run_id))) throw runNotFound();
-      await this.requireLocations(m, storageLocationId, deliveryLocationId);
+    const row = await this.db.transaction(async () => {
+      if (!(await this.references.isRunVisible(scope, dto.production_run_id))) throw runNotFound();
+      await this.requireLocations(storageLocationId, deliveryLocationId);
       const created = await this.trackers.insert(
-        m,
         scope,
         {
           name: dto.name,
@@ -189,42 +192,40 @@ export class TrackersService {
   }
 
   async update(scope: AccessScope, id: number, dto: UpdateTrackerDto): Promise<TrackerResponse> {
-    const { row, runIds } = await this.db.transaction(async (m) => {
-      const current = await this.trackers.lockVisible(m, scope, id);
+    const { row, runIds } = await this.db.transaction(async () => {
+      const current = await this.trackers.findVisible(scope, id, true);
       if (!current) throw trackerNotFound();
       const runId = dto.production_run_id ?? current.production_run_id;
       const name = dto.name ?? current.name;
-      if (runId !== current.production_run_id && !(await this.trackers.isRunVisible(m, scope, runId))) throw runNotFound();
+      if (runId !== current.production_run_id && !(await this.references.isRunVisible(scope, runId))) throw runNotFound();
       const statusChanged = dto.status !== undefined && dto.status !== current.status;
       const storageLocationId = dto.storage_location_id ?? null;
       if (storageLocationId !== null && !statusChanged) {
         throw RequestValidationException.field('storage_location_id', 'is only accepted with a change of status to IN_STORAGE');
       }
       const destination = dto.delivery_location_id !== undefined ? dto.delivery_location_id : current.delivery_location_id;
-      if (statusChanged) {
-        assertStatusLocations(dto.status as TrackerStatus, { storageLocationId, deliveryLocationId: dto.status === 'DELIVERED' ? destination : null });
-      }
-      await this.requireLocations(m, storageLocationId, dto.delivery_location_id ?? null);
-      if ((name !== current.name || runId !== current.production_run_id) && (await this.trackers.nameTaken(m, scope, runId, name, id))) {
+      const locations = statusChanged ? entryLocations(dto.status as TrackerStatus, storageLocationId, destination) : null;
+      if (locations) assertStatusLocations(dto.status as TrackerStatus, locations);
+      await this.requireLocations(storageLocationId, dto.delivery_location_id ?? null);
+      if ((name !== current.name || runId !== current.production_run_id) && (await this.trackers.nameTaken(scope, runId, name, id))) {
         throw trackerNameTaken(name, runId);
       }
       let updated = await this.trackers
-        .update(m, scope, id, { name: dto.name, productionRunId: dto.production_run_id, deliveryLocationId: dto.delivery_location_id, notes: dto.notes })
+        .update(scope, id, { name: dto.name, productionRunId: dto.production_run_id, deliveryLocationId: dto.delivery_location_id, notes: dto.notes })
         .catch((error: unknown) => {
           // The same name taken concurrently since nameTaken() looked: same answer as if it had been there.
           if (isUniqueViolation(error)) throw trackerNameTaken(name, runId);
           throw error;
         });
-      if (statusChanged) {
-        await this.trackers.appendStatusEntry(m, scope, id, {
+      if (locations) {
+        await this.statuses.appendStatusEntry(scope, id, {
           status: dto.status as TrackerStatus,
           timestamp: new Date(),
-          storageLocationId,
-          deliveryLocationId: dto.status === 'DELIVERED' ? destination : null,
+          ...locations,
           notes: null,
           createdBy: scope.userId,
         });
-        updated = await this.trackers.findVisible(scope, id, m);
+        updated = await this.trackers.findVisible(scope, id);
       }
       if (!updated) throw trackerNotFound();
       return { row: updated, runIds: [current.production_run_id, updated.production_run_id] };
@@ -243,19 +244,19 @@ export class TrackersService {
   /**
    * Adds a status entry (any state may follow any state). The tracker row is locked first so
    * concurrent entries for one tracker serialize; the insert and the move of the tracker's
-   * current status are one statement (TrackersRepository.appendStatusEntry).
+   * current status are one statement (TrackerStatusRepository.appendStatusEntry).
    */
   async addStatusEntry(scope: AccessScope, trackerId: number, dto: CreateStatusEntryDto): Promise<StatusEntryResponse> {
     const timestamp = dto.timestamp ?? new Date();
     if (isTooFarInFuture(timestamp)) throw RequestValidationException.field('timestamp', 'must not be more than 5 minutes in the future');
     const storageLocationId = dto.storage_location_id ?? null;
-    const { entry, runId } = await this.db.transaction(async (m) => {
-      const tracker = await this.trackers.lockVisible(m, scope, trackerId);
+    const { entry, runId } = await this.db.transaction(async () => {
+      const tracker = await this.trackers.findVisible(scope, trackerId, true);
       if (!tracker) throw trackerNotFound();
       const deliveryLocationId = dto.delivery_location_id ?? (dto.status === 'DELIVERED' ? tracker.delivery_location_id : null);
       assertStatusLocations(dto.status, { storageLocationId, deliveryLocationId }, 'is required for DELIVERED when the tracker has no destination');
-      await this.requireLocations(m, storageLocationId, dto.delivery_location_id ?? null);
-      const appended = await this.trackers.appendStatusEntry(m, scope, trackerId, {
+      await this.requireLocations(storageLocationId, dto.delivery_location_id ?? null);
+      const appended = await this.statuses.appendStatusEntry(scope, trackerId, {
         status: dto.status,
         timestamp,
         storageLocationId,
@@ -275,9 +276,9 @@ export class TrackersService {
     await this.cache.bump(TRACKERS_CACHE_AREA, ...[...new Set(runIds)].map(analyticsRunCacheArea));
   }
 
-  private async requireLocations(sql: Sql, storageLocationId: number | null, deliveryLocationId: number | null): Promise<void> {
-    if (storageLocationId !== null && !(await this.trackers.locationExists('storage', storageLocationId, sql))) throw storageLocationNotFound();
-    if (deliveryLocationId !== null && !(await this.trackers.locationExists('delivery', deliveryLocationId, sql))) throw deliveryLocationNotFound();
+  private async requireLocations(storageLocationId: number | null, deliveryLocationId: number | null): Promise<void> {
+    if (storageLocationId !== null && !(await this.references.locationExists('storage', storageLocationId))) throw storageLocationNotFound();
+    if (deliveryLocationId !== null && !(await this.references.locationExists('delivery', deliveryLocationId))) throw deliveryLocationNotFound();
   }
 }
 

@@ -1,33 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { isoUtc } from '../../common/http/timestamps.js';
-import { toLocationPoint, type LocationPoint, type LocationPointRow } from '../../locations/location-point.js';
+import type { StatusEntryRow, TrackerDetailRow, TrackerRow } from '../trackers.rows.js';
+import { toLocationPoint, type LocationPoint } from '../../locations/location-point.js';
 import { TRACKER_STATES, type TrackerStatus } from '../entities/tracker-status.js';
-
-/** A `trackers` row as the repository returns it. */
-export interface TrackerRow {
-  id: number;
-  name: string;
-  production_run_id: number;
-  status: TrackerStatus;
-  storage_location_id: number | null;
-  delivery_location_id: number | null;
-  notes: string | null;
-  created_at: Date | string;
-  updated_at: Date | string;
-}
-
-/** A `tracker_status_history` row (bigint ids arrive as strings from pg). */
-export interface StatusEntryRow {
-  id: string | number;
-  tracker_id: number;
-  status: TrackerStatus;
-  timestamp: Date | string;
-  storage_location_id: number | null;
-  delivery_location_id: number | null;
-  notes: string | null;
-  created_by: number | null;
-  created_at: Date | string;
-}
 
 /** LocationPoint of contract §5 (OpenAPI schema; the mapper lives in src/locations). */
 export class TrackerLocationPoint implements LocationPoint {
@@ -145,18 +120,6 @@ export function toStatusEntryResponse(row: StatusEntryRow): StatusEntryResponse 
     created_by: row.created_by === null ? null : Number(row.created_by),
     created_at: isoUtc(row.created_at) as string,
   };
-}
-
-/** Detail row: the tracker plus JSON aggregates built by one query (see TrackersRepository.findDetail). */
-export interface TrackerDetailRow extends TrackerRow {
-  run_description: string;
-  run_brand_id: number;
-  run_client_id: number;
-  storage_location_name: string | null;
-  delivery_location_name: string | null;
-  latest_location: LocationPointRow | null;
-  status_history: StatusEntryRow[];
-  location_history: LocationPointRow[];
 }
 
 export function toTrackerDetailResponse(row: TrackerDetailRow): TrackerDetailResponse {

@@ -1,0 +1,81 @@
+import { Injectable } from '@nestjs/common';
+import type { AccessScope } from '../common/auth/access-scope.js';
+import { Db, and, sql, type Sql } from '../infrastructure/database/db.js';
+import type { TrackerStatus } from './entities/tracker-status.js';
+import { ENTRY_COLUMNS, type StatusEntryRow } from './trackers.rows.js';
+
+export interface NewStatusEntry {
+  status: TrackerStatus;
+  timestamp: Date;
+  storageLocationId: number | null;
+  deliveryLocationId: number | null;
+  notes: string | null;
+  createdBy: number | null;
+}
+
+/** SQL for trackers' status histories and status counts, scoped like TrackersRepository. */
+@Injectable()
+export class TrackerStatusRepository {
+  constructor(private readonly db: Db) {}
+
+  /**
+   * Appends a status entry and, in the same statement, moves the tracker to it when it is the
+   * entry with the greatest (timestamp, id): a back-dated entry never overwrites a newer state.
+   * Callers hold the tracker's row lock (TrackersRepository.findVisible with lock), so concurrent
+   * appends serialize and each compares against every committed entry. A DELIVERED entry that
+   * becomes current also sets the destination when the tracker had none.
+   */
+  appendStatusEntry(scope: AccessScope, trackerId: number, entry: NewStatusEntry): Promise<StatusEntryRow | null> {
+    return this.db.first<StatusEntryRow>(
+      sql`WITH entry AS (
+            INSERT INTO tracker_status_history (tracker_id, status, timestamp, storage_location_id, delivery_location_id, notes, created_by)
+            SELECT t.id, ${entry.status}::text, ${entry.timestamp.toISOString()}::timestamptz, ${entry.storageLocationId}::int,
+                   ${entry.deliveryLocationId}::int, ${entry.notes}::text, ${entry.createdBy}::int FROM trackers t
+             WHERE t.id = ${trackerId} AND ${scope.visibleTracker('t.id')}
+            RETURNING ${ENTRY_COLUMNS}
+          ), newer AS (
+            SELECT 1 FROM tracker_status_history h JOIN entry e ON h.tracker_id = e.tracker_id
+             WHERE (h.timestamp, h.id) > (e.timestamp, e.id)
+             LIMIT 1
+          ), moved AS (
+            UPDATE trackers t
+               SET status = e.status,
+                   storage_location_id = CASE WHEN e.status = 'IN_STORAGE' THEN e.storage_location_id END,
+                   delivery_location_id = CASE WHEN e.status = 'DELIVERED' THEN COALESCE(t.delivery_location_id, e.delivery_location_id)
+                                               ELSE t.delivery_location_id END,
+                   updated_at = now()
+              FROM entry e
+             WHERE t.id = e.tracker_id AND NOT EXISTS (SELECT 1 FROM newer)
+            RETURNING t.id
+          )
+          SELECT e.*, (SELECT count(*) FROM moved)::int AS moved FROM entry e`,
+    );
+  }
+
+  /** Ascending by (timestamp, id); null when the tracker is missing or invisible. */
+  async statusHistory(scope: AccessScope, id: number): Promise<StatusEntryRow[] | null> {
+    const rows = await this.db.rows<StatusEntryRow & { visible_id: number }>(
+      sql`SELECT t.id AS visible_id, h.id, h.tracker_id, h.status, h.timestamp, h.storage_location_id, h.delivery_location_id,
+                 h.notes, h.created_by, h.created_at
+            FROM trackers t
+            JOIN production_runs pr ON pr.id = t.production_run_id
+            LEFT JOIN tracker_status_history h ON h.tracker_id = t.id
+           WHERE t.id = ${id} AND ${scope.visibleClient('pr.client_id')}
+           ORDER BY h.timestamp, h.id`,
+    );
+    if (rows.length === 0) return null;
+    return rows.filter((r) => r.id !== null);
+  }
+
+  async statusCounts(scope: AccessScope, productionRunId?: number): Promise<Partial<Record<TrackerStatus, number>>> {
+    const where: Sql[] = [scope.visibleClient('pr.client_id')];
+    if (productionRunId !== undefined) where.push(sql`t.production_run_id = ${productionRunId}`);
+    const rows = await this.db.rows<{ status: TrackerStatus; n: number }>(
+      sql`SELECT t.status, count(*)::int AS n
+            FROM trackers t JOIN production_runs pr ON pr.id = t.production_run_id
+           WHERE ${and(where)}
+           GROUP BY t.status`,
+    );
+    return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+  }
+}

@@ -1,0 +1,52 @@
+import type { LocationPointRow } from '../locations/location-point.js';
+import { raw } from '../infrastructure/database/db.js';
+import type { TrackerStatus } from './entities/tracker-status.js';
+
+/** A `trackers` row as the repositories return it. */
+export interface TrackerRow {
+  id: number;
+  name: string;
+  production_run_id: number;
+  status: TrackerStatus;
+  storage_location_id: number | null;
+  delivery_location_id: number | null;
+  notes: string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+/** A `tracker_status_history` row (bigint ids arrive as strings from pg). */
+export interface StatusEntryRow {
+  id: string | number;
+  tracker_id: number;
+  status: TrackerStatus;
+  timestamp: Date | string;
+  storage_location_id: number | null;
+  delivery_location_id: number | null;
+  notes: string | null;
+  created_by: number | null;
+  created_at: Date | string;
+}
+
+/** Detail row: the tracker plus JSON aggregates built by one query (see TrackersRepository.findDetail). */
+export interface TrackerDetailRow extends TrackerRow {
+  run_description: string;
+  run_brand_id: number;
+  run_client_id: number;
+  storage_location_name: string | null;
+  delivery_location_name: string | null;
+  latest_location: LocationPointRow | null;
+  status_history: StatusEntryRow[];
+  location_history: LocationPointRow[];
+}
+
+/** Select list of a TrackerRow from `trackers t`. */
+export const TRACKER_COLUMNS = raw(
+  't.id, t.name, t.production_run_id, t.status, t.storage_location_id, t.delivery_location_id, t.notes, t.created_at, t.updated_at',
+);
+
+/** Select list of a StatusEntryRow from `tracker_status_history` (unaliased). */
+export const ENTRY_COLUMNS = raw('id, tracker_id, status, timestamp, storage_location_id, delivery_location_id, notes, created_by, created_at');
+
+/** Bulk statements go in chunks so one statement's parameter arrays stay moderate. */
+export const INSERT_CHUNK = 10_000;
