@@ -8,7 +8,7 @@ import { ExpressHttpAdapter } from './infrastructure/http/express-http-adapter.j
 import { FirstStartService } from './seed/first-start.service.js';
 import type { EmbeddedDatabase } from './infrastructure/database/embedded-postgres.js';
 import { loadConfigOrExit, prepareRuntime } from './runtime.js';
-import { errnoCode, StartupError } from './startup-error.js';
+import { errnoCode, StartupError } from './common/errors/startup-error.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 

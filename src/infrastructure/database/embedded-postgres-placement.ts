@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { arch, platform, userInfo } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { errnoCode, StartupError } from '../../startup-error.js';
+import { errnoCode, StartupError } from '../../common/errors/startup-error.js';
 
 /** Where a root start keeps what the database user must reach when the checkout is closed to it. */
 export const DEFAULT_RUNTIME_DIR = '/var/lib/tracker-pipeline-service';

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { chownSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import pg from 'pg';
-import { errnoCode, StartupError } from '../../startup-error.js';
+import { errnoCode, StartupError } from '../../common/errors/startup-error.js';
 import { DEFAULT_RUNTIME_DIR, placeCluster, prepareClusterDir, type Placement } from './embedded-postgres-placement.js';
 
 const SUPERUSER = 'postgres';
