@@ -3,7 +3,7 @@ import type { Params } from 'nestjs-pino';
 import type { Logger, LogFn } from 'pino';
 import type { AppConfig } from '../../common/config/app-config.js';
 import { serializeError } from './error-serializer.js';
-import { createPrettyStream } from './pretty-stream.js';
+import { prettyFactory } from 'pino-pretty';
 import { requestId } from './request-id.js';
 
 /** Nest's start-up chatter (a line per module and per route): kept, but at debug. */
@@ -37,11 +37,32 @@ export function loggerParams(config: Pick<AppConfig, 'logLevel' | 'nodeEnv'>, st
     customLogLevel: (_req: IncomingMessage, res: ServerResponse, err?: Error) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
     autoLogging: { ignore: (req: IncomingMessage) => req.url === '/api/v1/health/basic' },
   } satisfies Exclude<Params['pinoHttp'], unknown[] | undefined>;
-  if (usePretty(config, stdoutIsTTY)) return { pinoHttp: [options, createPrettyStream(stdout, !process.env.NO_COLOR)] };
+  if (usePretty(config, stdoutIsTTY)) return { pinoHttp: [options, prettyStream(stdout)] };
   return { pinoHttp: options };
 }
 
 /** Human-readable lines only for a person at a terminal in development; JSON everywhere else. */
 export function usePretty(config: Pick<AppConfig, 'nodeEnv'>, stdoutIsTTY: boolean): boolean {
   return config.nodeEnv === 'development' && stdoutIsTTY;
+}
+
+/**
+ * pino-pretty's formatter writing to `out`, line by line: `14:02:15.004 INFO (NestApplication): …`, a request
+ * as `GET /api/v1/clients 200 4 ms`, an error with its stack below.
+ */
+function prettyStream(out: { write(text: string): unknown }): { write(line: string): void } {
+  const format = prettyFactory({
+    colorize: !process.env.NO_COLOR,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname,context,req,res,responseTime',
+    messageKey: 'msg',
+    messageFormat: (log, messageKey) => {
+      const context = typeof log.context === 'string' ? `[${log.context}] ` : '';
+      const req = log.req as { method?: string; url?: string } | undefined;
+      const res = log.res as { statusCode?: number } | undefined;
+      const request = req?.method ? `${req.method} ${req.url} ${res?.statusCode ?? ''} ${String(log.responseTime ?? '')} ms ` : '';
+      return `${context}${request}${String(log[messageKey] ?? '')}`;
+    },
+  });
+  return { write: (line) => void out.write(format(line)) };
 }
