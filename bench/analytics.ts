@@ -20,8 +20,9 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { aggregatesQuery, fullAnalyticsQuery, trackerRowsQuery } from '../src/analytics/analytics.repository.js';
+import { aggregatesQuery, fullAnalyticsQuery, trackerRowsQuery } from '../src/analytics/analytics.sql.js';
 import { AccessScope } from '../src/common/auth/access-scope.js';
+import type { Sql } from '../src/infrastructure/database/db.js';
 import {
   BENCH_ADMIN_URL,
   BENCH_SECRET,
@@ -105,9 +106,9 @@ function percentiles(values: number[]): { p50: number; p95: number; min: number 
 }
 
 /** Server-side execution time, with the service's session settings (jit off, work_mem). */
-async function explainMs(db: pg.Client, query: { sql: string; params: unknown[] }): Promise<number> {
+async function explainMs(db: pg.Client, query: Sql): Promise<number> {
   await db.query(`SET jit = off; SET work_mem = '32MB'`);
-  const { rows } = await db.query<{ 'QUERY PLAN': [{ 'Execution Time': number }] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${query.sql}`, query.params);
+  const { rows } = await db.query<{ 'QUERY PLAN': [{ 'Execution Time': number }] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${query.text}`, query.values);
   return Math.round(rows[0]['QUERY PLAN'][0]['Execution Time'] * 10) / 10;
 }
 

@@ -2,7 +2,7 @@ import { csvRow, fileTimestamp, formatCsvDate, safeFileNamePart, CSV_LINE_END, t
 import type { AggregatesRow, AnalyticsRunRow, TrackerAnalyticsRow } from './analytics.repository.js';
 import { JOURNEY_COMPLETION_PERCENT, toAggregateMetricsResponse, toDeliveryPerformanceResponse } from './analytics.mapper.js';
 
-/** The CSV layout of contract §6, as pure functions of the rows (the writer streams them). */
+/** The analytics CSV layout (docs/api.md), as pure functions of the rows (the writer streams them). */
 
 export const TRACKER_ANALYTICS_HEADER = [
   'Tracker Name',

@@ -59,7 +59,7 @@ class ResponseSink {
   }
 }
 
-/** Streams the analytics CSV of contract §6. Returns false when the client went away midway. */
+/** Streams the analytics CSV. Returns false when the client went away midway. */
 export async function writeAnalyticsCsv(res: Response, source: AnalyticsExport, options: AnalyticsCsvOptions): Promise<boolean> {
   const sink = new ResponseSink(res);
   res.status(200);

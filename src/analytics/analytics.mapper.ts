@@ -7,7 +7,7 @@ import type { AggregatesRow, DeliveryPerformanceRow, StoragePerformanceRow } fro
  * the JSON result is written by the SQL itself (fullAnalyticsQuery).
  */
 
-/** Journey completion per state (interface.md "States and transitions"); fixed values, not rounded. */
+/** Journey completion per tracker state (docs/api.md); fixed values, not rounded. */
 export const JOURNEY_COMPLETION_PERCENT: Readonly<Record<string, number>> = {
   CREATED: 0,
   IN_TRANSIT: 33.3,

@@ -3,7 +3,7 @@ import { AnalyticsController } from './analytics.controller.js';
 import { AnalyticsRepository } from './analytics.repository.js';
 import { AnalyticsService } from './analytics.service.js';
 
-/** Production-run analytics (contract §6): JSON, summary, delivery performance, streamed CSV. */
+/** Production-run analytics: JSON, summary, delivery performance, streamed CSV. */
 @Module({
   controllers: [AnalyticsController],
   providers: [AnalyticsService, AnalyticsRepository],

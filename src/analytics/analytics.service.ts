@@ -56,7 +56,7 @@ export function toAnalyticsError(error: unknown, logger?: Logger): unknown {
 }
 
 /**
- * Production-run analytics (contract §6): visibility, caching and the response shapes. The run is
+ * Production-run analytics: visibility, caching and the response shapes. The run is
  * looked up on every request (fresh visibility, description and dates); only the computed part is
  * cached, per run, scope, as_of and kind, under the run's invalidation area.
  */
@@ -158,8 +158,8 @@ export class AnalyticsService {
     if (hit !== undefined) return hit;
     const value = await compute(asOf ?? new Date());
     const ttl = asOf ? this.config.cacheTtlSeconds : Math.min(NOW_RESULT_TTL_SECONDS, this.config.cacheTtlSeconds);
-    // Stored after the response is on its way: the store serializes synchronously (≈ 30 ms for a
-    // 10 000-tracker result) and set() never throws, so nobody needs to wait for it.
+    // Stored after the response is on its way: the store serializes synchronously (slow for a
+    // large run) and set() never throws, so nobody needs to wait for it.
     setImmediate(() => void this.cache.set(key, value, ttl));
     return value;
   }

@@ -1,5 +1,5 @@
 /**
- * Derived health statuses (interface.md "Derived status values", Limits). Pure functions so the
+ * Derived health statuses and their limits (docs/api.md, health). Pure functions so the
  * thresholds are unit-tested on their own, independent of what the checks find.
  */
 export type BasicStatus = 'healthy' | 'unhealthy';

@@ -7,11 +7,12 @@ import { HealthController } from './health.controller.js';
 import { HealthService } from './health.service.js';
 import { CacheStoreHealthIndicator } from './indicators/cache-store.health.js';
 import { DatabaseHealthIndicator } from './indicators/database.health.js';
+import { AggregateChecksRepository } from './pipeline/aggregate-checks.repository.js';
 import { PipelineChecksRepository } from './pipeline/pipeline-checks.repository.js';
 import { PipelineSteps } from './pipeline/pipeline-steps.js';
 import { PipelineHealthService } from './pipeline/pipeline.service.js';
 
-/** Health monitoring (interface.md "Health", contract §8) on @nestjs/terminus indicators. */
+/** Health monitoring on @nestjs/terminus indicators. */
 @Module({
   // Terminus' own logger is off: HealthService logs failures through the app's (pino) logger.
   imports: [TerminusModule.forRoot({ logger: false }), DatabaseModule],
@@ -23,6 +24,7 @@ import { PipelineHealthService } from './pipeline/pipeline.service.js';
     PipelineHealthService,
     PipelineSteps,
     PipelineChecksRepository,
+    AggregateChecksRepository,
   ],
 })
 export class HealthModule implements NestModule {

@@ -22,7 +22,7 @@ import { elapsed } from './pipeline/pipeline-steps.js';
 const COMPONENTS = ['database', 'cache_store'] as const;
 
 /**
- * Health results of interface.md / contract §8. Checks that ran always produce a result (with
+ * Health results (docs/api.md, health). Checks that ran always produce a result (with
  * `unhealthy` inside); anything that prevents a check from running is a failure of the health
  * machinery → 500 `Health check failed: <cause>`.
  */

@@ -30,7 +30,7 @@ export class LocationHistoryService {
   }
 
   /**
-   * `latest_location` of each visible tracker among `trackerIds` (contract §5); trackers without an
+   * `latest_location` of each visible tracker among `trackerIds`; trackers without an
    * eligible report are absent from the map. One query for the whole list.
    */
   async latestLocations(scope: AccessScope, trackerIds: readonly number[]): Promise<Map<number, LocationPoint>> {

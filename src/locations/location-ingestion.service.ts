@@ -5,7 +5,7 @@ import { MetricsService } from '../metrics/metrics.service.js';
 import { LocationsRepository } from './locations.repository.js';
 import { parseReports, type RejectedReport, type ReportColumns } from './report-batch.js';
 
-/** Response of both report routes (contract §5). */
+/** Response of both report routes (docs/api.md, location reports). */
 export interface IngestResult {
   accepted: number;
   duplicates: number;

@@ -1,6 +1,6 @@
 import { isoUtcSql } from '../common/http/timestamps.js';
 
-/** LocationPoint of contract §5: one aggregated bucket (or the latest eligible report). */
+/** LocationPoint of the API: one aggregated bucket (or the latest eligible report). */
 export interface LocationPoint {
   timestamp: string;
   latitude: number;

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
+import { Db } from '../infrastructure/database/db.js';
 import { LocationsRepository } from './locations.repository.js';
 
 export interface RebuildProgress {
@@ -22,7 +22,7 @@ const TRACKERS_PER_BATCH = 200;
 @Injectable()
 export class LocationRebuildService {
   constructor(
-    private readonly db: DataSource,
+    private readonly db: Db,
     private readonly repository: LocationsRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -39,7 +39,7 @@ export class LocationRebuildService {
     options.progress?.start?.(ids.length);
     for (let from = 0; from < ids.length; from += TRACKERS_PER_BATCH) {
       const batch = ids.slice(from, from + TRACKERS_PER_BATCH);
-      await this.db.transaction((m) => this.repository.rebuildTrackers(scope, m, batch, keepPrunedWinners));
+      await this.db.transaction(() => this.repository.rebuildTrackers(scope, batch, keepPrunedWinners));
       options.progress?.advance?.(Math.min(from + TRACKERS_PER_BATCH, ids.length));
     }
     return ids.length;

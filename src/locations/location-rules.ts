@@ -1,7 +1,10 @@
+import { raw, sql, type Sql } from '../infrastructure/database/db.js';
+
 /**
- * The location aggregation rules of interface.md / contract §5, in one place for both sides:
- * the SQL expression the database evaluates at insert (and on rebuild) and the TypeScript
- * predicate used by tests and tools. Both read the same constants.
+ * The location aggregation rules (docs/api.md, location reports), in one place for every side:
+ * the SQL conditions the database evaluates at insert, on rebuild and in the pipeline health
+ * check, and the TypeScript predicate used by tests and tools. All read the same constants, which
+ * go into the SQL as literal text (not parameters), so the statements keep one plan.
  */
 
 /** Reports below this confidence are stored but never aggregated (rule 1). */
@@ -29,15 +32,20 @@ export function isEligible(report: { latitude: number; longitude: number; confid
 }
 
 /** SQL for "inside the manufacturing region" over the given column expressions (float8 comparisons). */
-export function inManufacturingRegionSql(latitude: string, longitude: string): string {
+export function inManufacturingRegionSql(latitude: string, longitude: string): Sql {
   const box = MANUFACTURING_REGION;
-  return `(${longitude} BETWEEN ${box.minLongitude}::float8 AND ${box.maxLongitude}::float8
-           AND ${latitude} BETWEEN ${box.minLatitude}::float8 AND ${box.maxLatitude}::float8)`;
+  return raw(`(${longitude} BETWEEN ${box.minLongitude}::float8 AND ${box.maxLongitude}::float8
+           AND ${latitude} BETWEEN ${box.minLatitude}::float8 AND ${box.maxLatitude}::float8)`);
+}
+
+/** SQL for "below the aggregation confidence" over the given column expression. */
+export function belowMinConfidenceSql(confidence: string): Sql {
+  return raw(`(${confidence} < ${MIN_AGGREGATED_CONFIDENCE})`);
 }
 
 /** SQL for the eligibility verdict stored in location_reports.eligible. */
-export function eligibleSql(latitude: string, longitude: string, confidence: string): string {
-  return `(${confidence} >= ${MIN_AGGREGATED_CONFIDENCE} AND NOT ${inManufacturingRegionSql(latitude, longitude)})`;
+export function eligibleSql(latitude: string, longitude: string, confidence: string): Sql {
+  return sql`(${raw(`${confidence} >= ${MIN_AGGREGATED_CONFIDENCE}`)} AND NOT ${inManufacturingRegionSql(latitude, longitude)})`;
 }
 
 export const HOUR_MS = 3_600_000;

@@ -8,8 +8,7 @@
  *   batches in flight finish first and their rows go too, and later batches see the tracker gone;
  * - a rebuild takes it exclusively after locking its trackers, so no report slips between its
  *   delete and its re-insert.
- * It replaced a FOR KEY SHARE lock on every tracker of a batch, which wrote a lock into up to
- * ~9 500 tracker rows per batch (≈ 13 % of ingest throughput). Migration 1763760000000 uses the same
- * literal.
+ * A lock on every tracker of a batch (FOR KEY SHARE) would write a lock into each tracker row a
+ * batch touches, a cost that grows with the batch. Migration 1763760000000 uses the same literal.
  */
 export const LOCATION_WRITES_LOCK_KEY = 727_276;

@@ -1,9 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { AccessScope } from '../common/auth/access-scope.js';
 import { LocationIngestionService } from './location-ingestion.service.js';
 import { HOUR_MS, DAY_MS, hourBucket } from './location-rules.js';
 import { MAX_REPORTS_PER_BATCH } from './report-batch.js';
+import { Db, sql } from '../infrastructure/database/db.js';
 
 interface DemoReport {
   tracker_id: number;
@@ -36,7 +36,7 @@ const ORIGINS = [
 ];
 
 /**
- * Demo location reports for the trackers already in the database (contract §9): a trail per
+ * Demo location reports for the trackers already in the database (the demo seed): a trail per
  * tracker with hourly points for the last days and daily points before, plus low-confidence
  * reports, reports inside the manufacturing-region box, and late, out-of-order reports sent in a
  * second pass (which must not move the history). Everything goes through the real ingestion path.
@@ -46,12 +46,12 @@ export class LocationsDemoSeeder {
   private readonly logger = new Logger(LocationsDemoSeeder.name);
 
   constructor(
-    private readonly db: DataSource,
+    private readonly db: Db,
     private readonly ingestion: LocationIngestionService,
   ) {}
 
   async seed(now: Date = new Date()): Promise<{ reports: number }> {
-    const trackers = await this.db.query<{ id: number }[]>('SELECT id FROM trackers ORDER BY id');
+    const trackers = await this.db.rows<{ id: number }>(sql`SELECT id FROM trackers ORDER BY id`);
     const onTime: DemoReport[] = [];
     const late: DemoReport[] = [];
     const end = hourBucket(now.getTime());

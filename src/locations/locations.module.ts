@@ -7,7 +7,7 @@ import { LocationsDemoSeeder } from './locations-demo.seeder.js';
 import { LocationsRepository } from './locations.repository.js';
 
 /**
- * Location pipeline (contract §5): report ingestion with in-transaction hourly/daily aggregation,
+ * Location pipeline: report ingestion with in-transaction hourly/daily aggregation,
  * location history, latest locations, rebuild from raw, and demo reports.
  */
 @Module({

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
 import type { AccessScope } from '../common/auth/access-scope.js';
+import { Db, empty, join, raw, sql, type Sql } from '../infrastructure/database/db.js';
 import { PreparedQueries } from '../infrastructure/database/prepared-queries.js';
 import { historyPageSql, historyTotalSql, type HistorySqlInput } from './location-history.sql.js';
 import { latestLocationLateral, locationPointColumns, type LocationPointRow } from './location-point.js';
 import { LOCATION_WRITES_LOCK_KEY } from './location-writes-lock.js';
-import { eligibleSql, MIN_AGGREGATED_CONFIDENCE } from './location-rules.js';
-import { nullableNumberArray, nullableTextArray, numberArray, plainTextArray } from './pg-arrays.js';
+import { belowMinConfidenceSql, eligibleSql } from './location-rules.js';
+import { float8Array, intArray, nullableFloat8Array, nullableTextArrayParam, timestamptzArray } from './pg-arrays.js';
 import type { ReportColumns } from './report-batch.js';
 
 export interface InsertOutcome {
@@ -37,11 +37,11 @@ export interface HistoryFilter {
  * a newer one, and concurrent batches end with the same winner as a serial run because the
  * condition is re-checked against the latest committed row version.
  */
-function aggregateUpsert(table: 'location_history_hourly' | 'location_history_daily', unit: 'hour' | 'day', from: string): string {
-  return `
-    INSERT INTO ${table} AS cur (tracker_id, bucket, report_id, reported_at, latitude, longitude, confidence)
+function aggregateUpsert(table: 'location_history_hourly' | 'location_history_daily', unit: 'hour' | 'day', from: Sql): Sql {
+  return sql`
+    INSERT INTO ${raw(table)} AS cur (tracker_id, bucket, report_id, reported_at, latitude, longitude, confidence)
     SELECT DISTINCT ON (r.tracker_id, bucket)
-           r.tracker_id, date_trunc('${unit}', r.timestamp, 'UTC') AS bucket, r.id, r.timestamp, r.latitude, r.longitude, r.confidence
+           r.tracker_id, date_trunc(${raw(`'${unit}'`)}, r.timestamp, 'UTC') AS bucket, r.id, r.timestamp, r.latitude, r.longitude, r.confidence
       FROM ${from}
      ORDER BY r.tracker_id, bucket, r.timestamp DESC, r.id DESC
     ON CONFLICT (tracker_id, bucket) DO UPDATE
@@ -54,7 +54,7 @@ function aggregateUpsert(table: 'location_history_hourly' | 'location_history_da
 @Injectable()
 export class LocationsRepository {
   constructor(
-    private readonly db: DataSource,
+    private readonly db: Db,
     private readonly prepared: PreparedQueries,
   ) {}
 
@@ -72,16 +72,6 @@ export class LocationsRepository {
    * the integrity check the per-row foreign keys used to make (migration 1763720000000).
    */
   async insertBatch(scope: AccessScope, reports: ReportColumns): Promise<InsertOutcome> {
-    const params: unknown[] = [
-      numberArray(reports.trackerId),
-      plainTextArray(reports.timestamp),
-      numberArray(reports.latitude),
-      numberArray(reports.longitude),
-      numberArray(reports.confidence),
-      nullableNumberArray(reports.accuracyM),
-      nullableTextArray(reports.source),
-    ];
-    const trackerScope = scope.trackerFilter('t.id', params);
     type OutcomeRow = {
       known_tracker_ids: number[];
       accepted: number;
@@ -89,14 +79,16 @@ export class LocationsRepository {
       filtered_low_confidence: number;
       filtered_manufacturing_region: number;
     };
-    const sql = `
+    const statement = sql`
       WITH input AS (
         SELECT u.*
-          FROM unnest($1::int[], $2::timestamptz[], $3::float8[], $4::float8[], $5::int[], $6::float8[], $7::text[])
+          FROM unnest(${intArray(reports.trackerId)}, ${timestamptzArray(reports.timestamp)}, ${float8Array(reports.latitude)},
+                      ${float8Array(reports.longitude)}, ${intArray(reports.confidence)}, ${nullableFloat8Array(reports.accuracyM)},
+                      ${nullableTextArrayParam(reports.source)})
                WITH ORDINALITY AS u(tracker_id, timestamp, latitude, longitude, confidence, accuracy_m, source, ord)
       ),
       known AS (
-        SELECT t.id FROM trackers t WHERE t.id IN (SELECT DISTINCT tracker_id FROM input) AND ${trackerScope}
+        SELECT t.id FROM trackers t WHERE t.id IN (SELECT DISTINCT tracker_id FROM input) AND ${scope.visibleTracker('t.id')}
       ),
       inserted AS (
         INSERT INTO location_reports (tracker_id, timestamp, latitude, longitude, confidence, accuracy_m, source, eligible)
@@ -107,19 +99,18 @@ export class LocationsRepository {
         ON CONFLICT (tracker_id, timestamp, latitude, longitude) DO NOTHING
         RETURNING id, tracker_id, timestamp, latitude, longitude, confidence, eligible
       ),
-      hourly AS (${aggregateUpsert('location_history_hourly', 'hour', 'inserted r WHERE r.eligible')}),
-      daily AS (${aggregateUpsert('location_history_daily', 'day', 'inserted r WHERE r.eligible')})
+      hourly AS (${aggregateUpsert('location_history_hourly', 'hour', sql`inserted r WHERE r.eligible`)}),
+      daily AS (${aggregateUpsert('location_history_daily', 'day', sql`inserted r WHERE r.eligible`)})
       SELECT (SELECT coalesce(array_agg(id), '{}') FROM known) AS known_tracker_ids,
              count(*)::int AS accepted,
              count(*) FILTER (WHERE eligible)::int AS aggregated,
-             count(*) FILTER (WHERE confidence < ${MIN_AGGREGATED_CONFIDENCE})::int AS filtered_low_confidence,
-             count(*) FILTER (WHERE NOT eligible AND confidence >= ${MIN_AGGREGATED_CONFIDENCE})::int AS filtered_manufacturing_region
+             count(*) FILTER (WHERE ${belowMinConfidenceSql('confidence')})::int AS filtered_low_confidence,
+             count(*) FILTER (WHERE NOT eligible AND NOT ${belowMinConfidenceSql('confidence')})::int AS filtered_manufacturing_region
         FROM inserted`;
-    const rows = await this.db.transaction(async (m) => {
-      await m.query('SELECT pg_advisory_xact_lock_shared($1)', [LOCATION_WRITES_LOCK_KEY]);
-      return m.query<OutcomeRow[]>(sql, params);
+    const row = await this.db.transaction(async () => {
+      await this.db.execute(sql`SELECT pg_advisory_xact_lock_shared(${LOCATION_WRITES_LOCK_KEY})`);
+      return this.db.one<OutcomeRow>(statement);
     });
-    const row = rows[0];
     return {
       knownTrackerIds: row.known_tracker_ids,
       accepted: row.accepted,
@@ -131,9 +122,8 @@ export class LocationsRepository {
 
   /** Whether the tracker exists and is in scope (the tracker route answers 404 otherwise). */
   async trackerVisible(scope: AccessScope, trackerId: number): Promise<boolean> {
-    const params: unknown[] = [trackerId];
-    const rows = await this.db.query(`SELECT 1 FROM trackers t WHERE t.id = $1 AND ${scope.trackerFilter('t.id', params)}`, params);
-    return rows.length > 0;
+    const row = await this.db.first(sql`SELECT 1 FROM trackers t WHERE t.id = ${trackerId} AND ${scope.visibleTracker('t.id')}`);
+    return row !== null;
   }
 
   /**
@@ -146,31 +136,24 @@ export class LocationsRepository {
     trackerId: number,
     filter: HistoryFilter,
   ): Promise<{ total: number; rows: LocationPointRow[] } | null> {
-    const params: unknown[] = [trackerId];
-    const bind = (value: unknown, type: string) => {
-      params.push(value);
-      return `$${params.length}::${type}`;
-    };
     const direction = filter.order === 'asc' ? 'ASC' : 'DESC';
     const input: HistorySqlInput = {
       granularity: filter.granularity,
-      trackerId: 't.id',
-      start: filter.start ? bind(filter.start.toISOString(), 'timestamptz') : undefined,
-      end: filter.end ? bind(filter.end.toISOString(), 'timestamptz') : undefined,
+      trackerId: raw('t.id'),
+      start: filter.start,
+      end: filter.end,
       direction,
-      limit: bind(filter.limit, 'int'),
-      offset: bind(filter.skip, 'int'),
+      limit: filter.limit,
+      offset: filter.skip,
     };
-    const trackerScope = scope.trackerFilter('t.id', params);
-    const rows = await this.prepared.query<LocationPointRow & { total: number }>(
-      `
-      SELECT c.total, ${locationPointColumns('p')}
+    const rows = await this.prepared.rows<LocationPointRow & { total: number }>(
+      sql`
+      SELECT c.total, ${raw(locationPointColumns('p'))}
         FROM trackers t
         CROSS JOIN LATERAL (SELECT (${historyTotalSql(input)})::int AS total OFFSET 0) c
         LEFT JOIN LATERAL (${historyPageSql(input)}) p ON TRUE
-       WHERE t.id = $1 AND ${trackerScope}
-       ORDER BY p.bucket ${direction}`,
-      params,
+       WHERE t.id = ${trackerId} AND ${scope.visibleTracker('t.id')}
+       ORDER BY p.bucket ${raw(direction)}`,
     );
     if (rows.length === 0) return null;
     return { total: rows[0].total, rows: rows[0].bucket === null ? [] : rows };
@@ -178,56 +161,48 @@ export class LocationsRepository {
 
   /** Latest eligible location of each visible tracker among `trackerIds` (absent: none). */
   async latestLocations(scope: AccessScope, trackerIds: readonly number[]): Promise<Map<number, LocationPointRow>> {
-    const params: unknown[] = [numberArray(trackerIds)];
-    const trackerScope = scope.trackerFilter('ids.id', params);
-    const rows = await this.db.query<(LocationPointRow & { tracker_id: number })[]>(
-      `SELECT ids.id AS tracker_id, ll.*
-         FROM (SELECT DISTINCT unnest($1::int[]) AS id) ids
-         JOIN LATERAL (${latestLocationLateral('ids.id')}) ll ON TRUE
-        WHERE ${trackerScope}`,
-      params,
+    const rows = await this.db.rows<LocationPointRow & { tracker_id: number }>(
+      sql`SELECT ids.id AS tracker_id, ll.*
+         FROM (SELECT DISTINCT unnest(${intArray(trackerIds)}) AS id) ids
+         JOIN LATERAL (${raw(latestLocationLateral('ids.id'))}) ll ON TRUE
+        WHERE ${scope.visibleTracker('ids.id')}`,
     );
     return new Map(rows.map((row) => [row.tracker_id, row]));
   }
 
   /** Ids of the trackers a rebuild covers (all visible ones, or the one asked for), ascending. */
   async trackerIdsForRebuild(scope: AccessScope, trackerId?: number): Promise<number[]> {
-    const params: unknown[] = [];
-    const conditions = [scope.trackerFilter('t.id', params)];
-    if (trackerId !== undefined) {
-      params.push(trackerId);
-      conditions.push(`t.id = $${params.length}`);
-    }
-    const rows = await this.db.query<{ id: number }[]>(`SELECT t.id FROM trackers t WHERE ${conditions.join(' AND ')} ORDER BY t.id`, params);
+    const conditions = [scope.visibleTracker('t.id')];
+    if (trackerId !== undefined) conditions.push(sql`t.id = ${trackerId}`);
+    const rows = await this.db.rows<{ id: number }>(sql`SELECT t.id FROM trackers t WHERE ${join(conditions, ' AND ')} ORDER BY t.id`);
     return rows.map((row) => row.id);
   }
 
   /**
-   * Recomputes eligibility and both aggregates of some trackers from their raw reports, inside the
-   * caller's transaction. `keepPrunedWinners` (raw retention on): rows whose report no longer exists
-   * are kept rather than recomputed from what retention left. The tracker rows are locked first (in
-   * id order; a concurrent delete of one of them finishes first), then LOCATION_WRITES_LOCK_KEY
+   * Recomputes eligibility and both aggregates of some trackers from their raw reports; the caller
+   * runs it in a transaction of its own. `keepPrunedWinners` (raw retention on): rows whose report
+   * no longer exists are kept rather than recomputed from what retention left. The tracker rows
+   * are locked first (in id order; a concurrent delete of one of them finishes first), then
+   * LOCATION_WRITES_LOCK_KEY
    * exclusively: in-flight batches finish before the rebuild and later ones wait until after it, so
    * no report slips between the delete and the re-insert. Rows first, then the key — the order a
    * tracker delete takes them in (its trigger takes the key), so the two cannot deadlock.
    */
-  async rebuildTrackers(scope: AccessScope, m: EntityManager, trackerIds: readonly number[], keepPrunedWinners: boolean): Promise<void> {
-    const params: unknown[] = [numberArray(trackerIds)];
-    const trackerScope = scope.trackerFilter('t.id', params);
-    await m.query(`SELECT t.id FROM trackers t WHERE t.id = ANY($1::int[]) AND ${trackerScope} ORDER BY t.id FOR UPDATE OF t`, params);
-    await m.query('SELECT pg_advisory_xact_lock($1)', [LOCATION_WRITES_LOCK_KEY]);
-    const ids = [params[0]];
+  async rebuildTrackers(scope: AccessScope, trackerIds: readonly number[], keepPrunedWinners: boolean): Promise<void> {
+    const ids = intArray(trackerIds);
+    await this.db.rows(sql`SELECT t.id FROM trackers t WHERE t.id = ANY(${ids}) AND ${scope.visibleTracker('t.id')} ORDER BY t.id FOR UPDATE OF t`);
+    await this.db.execute(sql`SELECT pg_advisory_xact_lock(${LOCATION_WRITES_LOCK_KEY})`);
     const eligible = eligibleSql('latitude', 'longitude', 'confidence');
-    await m.query(`UPDATE location_reports SET eligible = ${eligible} WHERE tracker_id = ANY($1::int[]) AND eligible IS DISTINCT FROM ${eligible}`, ids);
+    await this.db.execute(sql`UPDATE location_reports SET eligible = ${eligible} WHERE tracker_id = ANY(${ids}) AND eligible IS DISTINCT FROM ${eligible}`);
     // With raw retention on, a row whose winning report was pruned is the only record left of its
     // bucket: it stays, and the upsert below replaces it only with a newer report.
-    const prunedGuard = keepPrunedWinners ? 'AND EXISTS (SELECT 1 FROM location_reports r WHERE r.id = h.report_id)' : '';
+    const prunedGuard = keepPrunedWinners ? sql`AND EXISTS (SELECT 1 FROM location_reports r WHERE r.id = h.report_id)` : empty;
     // Daily rows go first and come back last: the triggers that recount each day's hours
     // (hourly_buckets) then count once, on the final rows, instead of on rows about to go.
-    await m.query(`DELETE FROM location_history_daily h WHERE h.tracker_id = ANY($1::int[]) ${prunedGuard}`, ids);
-    await m.query(`DELETE FROM location_history_hourly h WHERE h.tracker_id = ANY($1::int[]) ${prunedGuard}`, ids);
-    const eligibleReports = 'location_reports r WHERE r.tracker_id = ANY($1::int[]) AND r.eligible';
-    await m.query(aggregateUpsert('location_history_hourly', 'hour', eligibleReports), ids);
-    await m.query(aggregateUpsert('location_history_daily', 'day', eligibleReports), ids);
+    await this.db.execute(sql`DELETE FROM location_history_daily h WHERE h.tracker_id = ANY(${ids}) ${prunedGuard}`);
+    await this.db.execute(sql`DELETE FROM location_history_hourly h WHERE h.tracker_id = ANY(${ids}) ${prunedGuard}`);
+    const eligibleReports = sql`location_reports r WHERE r.tracker_id = ANY(${ids}) AND r.eligible`;
+    await this.db.execute(aggregateUpsert('location_history_hourly', 'hour', eligibleReports));
+    await this.db.execute(aggregateUpsert('location_history_daily', 'day', eligibleReports));
   }
 }

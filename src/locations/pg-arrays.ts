@@ -1,5 +1,7 @@
+import { raw, sql, type Sql } from '../infrastructure/database/db.js';
+
 /**
- * PostgreSQL array literals for `UNNEST($1::int[], ...)` parameters. node-postgres escapes every
+ * PostgreSQL array parameters for `UNNEST(...)`, bound as array literals. node-postgres escapes every
  * array element through a regex; building the literal with one join is several times cheaper,
  * which matters at 10 000 reports per batch. Numbers use JavaScript's shortest round-trip form,
  * which float8 input reads back exactly (so duplicate detection compares the same doubles).
@@ -32,3 +34,18 @@ export function nullableTextArray(values: readonly (string | null)[]): string {
   }
   return `${out}}`;
 }
+
+/** Element types of the array parameters the location statements bind. */
+export type ArrayElementType = 'int' | 'float8' | 'timestamptz' | 'text';
+
+/** An array literal as one bound parameter with its explicit cast: `$n::type[]`. */
+export function arrayParam(literal: string, type: ArrayElementType): Sql {
+  return sql`${literal}::${raw(type)}[]`;
+}
+
+export const intArray = (values: readonly number[]): Sql => arrayParam(numberArray(values), 'int');
+export const float8Array = (values: readonly number[]): Sql => arrayParam(numberArray(values), 'float8');
+export const nullableFloat8Array = (values: readonly (number | null)[]): Sql => arrayParam(nullableNumberArray(values), 'float8');
+/** ISO timestamps (they need no quoting). */
+export const timestamptzArray = (values: readonly string[]): Sql => arrayParam(plainTextArray(values), 'timestamptz');
+export const nullableTextArrayParam = (values: readonly (string | null)[]): Sql => arrayParam(nullableTextArray(values), 'text');

@@ -57,7 +57,7 @@ export function reportItems(body: unknown, singleAllowed: boolean): unknown[] {
 }
 
 /**
- * Judges every item on its own (contract §5): a bad value rejects that item only, with a detail in
+ * Judges every item on its own: a bad value rejects that item only, with a detail in
  * the `field: message` form of the validation errors. Hand-written rather than class-validator
  * because it runs for every report of 10 000-report batches; it allocates nothing per valid item
  * beyond the column entries.

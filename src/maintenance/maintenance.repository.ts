@@ -1,19 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import type { QueryRunner } from 'typeorm';
+import { sql, type Sql } from '../infrastructure/database/db.js';
 
 /**
  * SQL of the periodic jobs. Everything runs on the one connection that holds the job's
- * session-level advisory lock, so the lock and the work share a session.
+ * session-level advisory lock, so the lock and the work share a session: these statements take
+ * that connection (a QueryRunner the service holds for the run), not a pooled one per statement.
  */
 @Injectable()
 export class MaintenanceRepository {
-  async tryLock(runner: QueryRunner, key: number): Promise<boolean> {
-    const [row] = (await runner.query('SELECT pg_try_advisory_lock($1) AS locked', [key])) as { locked: boolean }[];
+  async tryLock(session: QueryRunner, key: number): Promise<boolean> {
+    const [row] = await rows<{ locked: boolean }>(session, sql`SELECT pg_try_advisory_lock(${key}) AS locked`);
     return row.locked;
   }
 
-  async unlock(runner: QueryRunner, key: number): Promise<void> {
-    await runner.query('SELECT pg_advisory_unlock($1)', [key]);
+  async unlock(session: QueryRunner, key: number): Promise<void> {
+    await run(session, sql`SELECT pg_advisory_unlock(${key})`);
   }
 
   /**
@@ -21,16 +23,23 @@ export class MaintenanceRepository {
    * on the received_at index). Aggregates are separate rows and stay. One short statement per
    * batch: no long transaction, no lock held on ingest's rows for long.
    */
-  async deleteReportsOlderThan(runner: QueryRunner, days: number, limit: number): Promise<number> {
-    // TypeORM answers a DELETE with [rows, rowCount].
-    const [, deleted] = (await runner.query(
-      `DELETE FROM location_reports
+  async deleteReportsOlderThan(session: QueryRunner, days: number, limit: number): Promise<number> {
+    const result = await run(
+      session,
+      sql`DELETE FROM location_reports
         WHERE id IN (SELECT id FROM location_reports
-                      WHERE received_at < now() - make_interval(days => $1)
+                      WHERE received_at < now() - make_interval(days => ${days})
                       ORDER BY received_at
-                      LIMIT $2)`,
-      [days, limit],
-    )) as [unknown[], number];
-    return deleted;
+                      LIMIT ${limit})`,
+    );
+    return result.affected ?? 0;
   }
+}
+
+function run(session: QueryRunner, statement: Sql) {
+  return session.query(statement.text, statement.values, true);
+}
+
+async function rows<T>(session: QueryRunner, statement: Sql): Promise<T[]> {
+  return (await run(session, statement)).records as T[];
 }

@@ -20,7 +20,7 @@ export type MaintenanceRun =
   | { ran: true; reportsDeleted: number; batches: number; revokedTokensPurged: number; durationMs: number };
 
 /**
- * Periodic housekeeping (contract §9: on one instance at a time, via a PostgreSQL advisory lock):
+ * Periodic housekeeping (on one instance at a time, via a PostgreSQL advisory lock):
  * - raw-report retention: with RAW_RETENTION_DAYS > 0, location reports received more than that
  *   many days ago are deleted in bounded batches (the hourly/daily aggregates stay);
  * - revoked token ids whose token has expired anyway are purged.

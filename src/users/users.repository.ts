@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, QueryFailedError, type EntityManager } from 'typeorm';
 import type { Role } from '../common/auth/roles.js';
 import { PreparedQueries } from '../infrastructure/database/prepared-queries.js';
+import { raw, sql } from '../infrastructure/database/db.js';
 import { preciseNowMicros } from '../auth/token.service.js';
 
 export interface UserRow {
@@ -73,10 +74,9 @@ export class UsersRepository {
 
   /** Read on every authenticated request (contract §1), hence a prepared statement. */
   async findActiveById(id: number): Promise<ActiveUserRow | null> {
-    const rows = await this.prepared.query<UserRow & { tokens_valid_after_us: string | null }>(
-      `SELECT ${USER_COLUMNS}, (extract(epoch FROM tokens_valid_after) * 1000000)::bigint AS tokens_valid_after_us
-         FROM users WHERE id = $1 AND is_active`,
-      [id],
+    const rows = await this.prepared.rows<UserRow & { tokens_valid_after_us: string | null }>(
+      sql`SELECT ${raw(USER_COLUMNS)}, (extract(epoch FROM tokens_valid_after) * 1000000)::bigint AS tokens_valid_after_us
+         FROM users WHERE id = ${id} AND is_active`,
     );
     const row = rows[0];
     if (!row) return null;

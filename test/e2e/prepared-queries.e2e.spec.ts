@@ -1,4 +1,5 @@
 import { QueryFailedError } from 'typeorm';
+import { raw } from '../../src/infrastructure/database/db.js';
 import { PreparedQueries } from '../../src/infrastructure/database/prepared-queries.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 
@@ -15,14 +16,14 @@ describe('PreparedQueries (hot reads as named prepared statements)', () => {
 
     it('prepares each statement text under one stable name', async () => {
       const prepared = t.app.get(PreparedQueries);
-      const first = await prepared.query<{ name: string }>(OWN_STATEMENTS, []);
+      const first = await prepared.rows<{ name: string }>(raw(OWN_STATEMENTS));
       expect(first.map((r) => r.name)).toEqual([expect.stringMatching(/^q_[0-9a-f]{20}$/)]);
-      const again = await prepared.query<{ name: string }>(OWN_STATEMENTS, []);
+      const again = await prepared.rows<{ name: string }>(raw(OWN_STATEMENTS));
       expect(again.map((r) => r.name)).toContain(first[0].name);
     });
 
     it('fails like DataSource.query does (QueryFailedError with the driver error)', async () => {
-      const failure = await t.app.get(PreparedQueries).query('SELECT * FROM no_such_table', []).catch((e: unknown) => e);
+      const failure = await t.app.get(PreparedQueries).rows(raw('SELECT * FROM no_such_table')).catch((e: unknown) => e);
       expect(failure).toBeInstanceOf(QueryFailedError);
       expect((failure as QueryFailedError).driverError).toMatchObject({ code: '42P01' });
     });
@@ -41,7 +42,7 @@ describe('PreparedQueries (hot reads as named prepared statements)', () => {
     afterAll(() => t.close());
 
     it('runs the same reads unnamed: a transaction-mode pooler may switch server connections', async () => {
-      expect(await t.app.get(PreparedQueries).query(OWN_STATEMENTS, [])).toEqual([]);
+      expect(await t.app.get(PreparedQueries).rows(raw(OWN_STATEMENTS))).toEqual([]);
       const admin = await t.factories.admin();
       await t.http().get('/api/v1/users/me').set(admin.auth).expect(200);
       const tracker = await t.factories.tracker();

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
-import { DataSource } from 'typeorm';
+import { Db, sql } from '../../infrastructure/database/db.js';
 import { COMPONENT_TIMEOUT_MS } from './component-timeout.js';
 
 /**
- * `database` component: `SELECT 1` through the application's pool (contract §8). A custom
+ * `database` component: `SELECT 1` through the application's pool. A custom
  * indicator rather than Terminus' TypeOrmHealthIndicator: that one probes for its peer packages
  * with CommonJS `require`, which cannot load the ESM-only @nestjs/typeorm 12 under Jest.
  */
@@ -12,14 +12,14 @@ import { COMPONENT_TIMEOUT_MS } from './component-timeout.js';
 export class DatabaseHealthIndicator {
   constructor(
     private readonly health: HealthIndicatorService,
-    private readonly dataSource: DataSource,
+    private readonly db: Db,
   ) {}
 
   check() {
     return this.health
       .check('database')
       .attempt(async () => {
-        await this.dataSource.query('SELECT 1');
+        await this.db.execute(sql`SELECT 1`);
         return {};
       })
       .withTimeout(COMPONENT_TIMEOUT_MS);

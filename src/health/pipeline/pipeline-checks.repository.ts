@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
 import type { AccessScope } from '../../common/auth/access-scope.js';
+import { Db, raw, sql } from '../../infrastructure/database/db.js';
 
 /**
- * SQL of the pipeline health steps (contract §8). Every query is bounded — a LIMIT on an index
- * scan, a primary-key probe per sampled row, or a TID range over the last pages of a table — so
- * the cost does not grow with the number of reports (see docs/operations.md for the trade-offs).
+ * SQL of the pipeline health steps (the aggregate checks: aggregate-checks.repository.ts). Every
+ * query is bounded — a LIMIT on an index scan, a primary-key probe per sampled row, or a TID range
+ * over the last pages of a table — so the cost does not grow with the number of reports (see docs/operations.md for the trade-offs).
  *
  * Health reads the whole system, so only an admin scope is accepted (the routes are admin-only);
  * asking with a narrower scope is a programming error, not a filter.
@@ -31,10 +31,6 @@ export const REQUIRED_TABLES = [
 export const HISTORY_RELATIONS = ['location_history_hourly', 'location_history_daily', 'location_history'] as const;
 export type HistoryRelation = (typeof HISTORY_RELATIONS)[number];
 
-export const AGGREGATE_TABLES = { hourly: 'location_history_hourly', daily: 'location_history_daily' } as const;
-export type Granularity = keyof typeof AGGREGATE_TABLES;
-const BUCKET_UNIT: Record<Granularity, 'hour' | 'day'> = { hourly: 'hour', daily: 'day' };
-
 /** Longest any single step query may run; a slow step fails instead of holding a connection. */
 export const STEP_STATEMENT_TIMEOUT_MS = 5000;
 
@@ -54,19 +50,6 @@ export interface FreshnessRow {
   examples: { report_id: string; tracker_id: number; timestamp: string; hourly: string | null; daily: string | null }[] | null;
 }
 
-export interface RulesRow {
-  sampled_rows: number;
-  below_min_confidence: number;
-  inside_excluded_region: number;
-  examples: { tracker_id: number; bucket: string; confidence: number; latitude: number; longitude: number }[] | null;
-}
-
-export interface RecomputeRow {
-  sampled_buckets: number;
-  mismatched: number;
-  examples: { tracker_id: number; bucket: string; stored_report_id: string | null; expected_report_id: string | null }[] | null;
-}
-
 export interface StatusConsistencyRow {
   sampled_trackers: number;
   without_history: number;
@@ -74,30 +57,26 @@ export interface StatusConsistencyRow {
   examples: { tracker_id: number; status: string; latest_entry_status: string }[] | null;
 }
 
-/** Eligibility of contract §5 (confidence >= 2 and outside the manufacturing-region box), inverted. */
-const INSIDE_BOX = `(longitude BETWEEN 73.6 AND 134.8 AND latitude BETWEEN 18.2 AND 53.5)`;
-
 @Injectable()
 export class PipelineChecksRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly db: Db) {}
 
   async ping(scope: AccessScope): Promise<{ server_version: string }> {
-    return this.readOnly(scope, async (m) => {
-      const [row] = await m.query(`SELECT 1 AS ok, current_setting('server_version') AS server_version`);
+    return readOnlyStep(this.db, scope, async () => {
+      const row = await this.db.one<{ server_version: string }>(sql`SELECT 1 AS ok, current_setting('server_version') AS server_version`);
       return { server_version: row.server_version };
     });
   }
 
   /** Presence of each required table in the current schema (catalog lookups only). */
   async tablesPresent(scope: AccessScope): Promise<Record<string, boolean>> {
-    return this.readOnly(scope, async (m) => {
-      const rows: { name: string; present: boolean }[] = await m.query(
-        `SELECT name, EXISTS (
+    return readOnlyStep(this.db, scope, async () => {
+      const rows = await this.db.rows<{ name: string; present: boolean }>(
+        sql`SELECT name, EXISTS (
                   SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
                    WHERE n.nspname = current_schema() AND c.relname = name AND c.relkind IN ('r', 'p')
                 ) AS present
-           FROM unnest($1::text[]) AS name`,
-        [REQUIRED_TABLES],
+           FROM unnest(${REQUIRED_TABLES}::text[]) AS name`,
       );
       return Object.fromEntries(rows.map((r) => [r.name, r.present]));
     });
@@ -105,18 +84,17 @@ export class PipelineChecksRepository {
 
   /** History relations and aggregation policies, read in one transaction. */
   async viewsAndPolicies(scope: AccessScope): Promise<{ views: Record<HistoryRelation, boolean>; policies: PolicyRow }> {
-    return this.readOnly(scope, async (m) => ({ views: await this.historyRelationsPresent(m), policies: await this.aggregationPolicies(m) }));
+    return readOnlyStep(this.db, scope, async () => ({ views: await this.historyRelationsPresent(), policies: await this.aggregationPolicies() }));
   }
 
-  /** The three history names exist as tables or views (contract §5: "the pipeline health check looks"). */
-  private async historyRelationsPresent(m: EntityManager): Promise<Record<HistoryRelation, boolean>> {
-    const rows: { name: HistoryRelation; present: boolean }[] = await m.query(
-      `SELECT name, EXISTS (
+  /** The three history names exist as tables or views (what the pipeline health check promises to look for). */
+  private async historyRelationsPresent(): Promise<Record<HistoryRelation, boolean>> {
+    const rows = await this.db.rows<{ name: HistoryRelation; present: boolean }>(
+      sql`SELECT name, EXISTS (
                 SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
                  WHERE n.nspname = current_schema() AND c.relname = name AND c.relkind IN ('r', 'p', 'v', 'm')
               ) AS present
-         FROM unnest($1::text[]) AS name`,
-      [HISTORY_RELATIONS],
+         FROM unnest(${HISTORY_RELATIONS}::text[]) AS name`,
     );
     return Object.fromEntries(rows.map((r) => [r.name, r.present])) as Record<HistoryRelation, boolean>;
   }
@@ -125,9 +103,9 @@ export class PipelineChecksRepository {
    * What the aggregation relies on: the (tracker_id, bucket) unique keys the upsert targets, the
    * dedup key that makes ingest retries idempotent, and the cutoff function of the combined view.
    */
-  private async aggregationPolicies(m: EntityManager): Promise<PolicyRow> {
-    const [row] = await m.query(
-      `WITH unique_keys AS (
+  private aggregationPolicies(): Promise<PolicyRow> {
+    return this.db.one<PolicyRow>(
+      sql`WITH unique_keys AS (
          SELECT c.relname AS rel, array_agg(a.attname::text ORDER BY k.ord) AS cols
            FROM pg_index i
            JOIN pg_class c ON c.oid = i.indrelid
@@ -146,7 +124,6 @@ export class PipelineChecksRepository {
                     AND cols = ARRAY['tracker_id', 'timestamp', 'latitude', 'longitude']) AS report_dedup_key,
          to_regprocedure(format('%I.location_history_cutoff()', current_schema())) IS NOT NULL AS history_cutoff_function`,
     );
-    return row;
   }
 
   /**
@@ -155,10 +132,10 @@ export class PipelineChecksRepository {
    * holds an older (reported_at, report_id) means the aggregate lags behind the raw data.
    */
   async freshness(scope: AccessScope, sampleSize: number): Promise<FreshnessRow> {
-    return this.readOnly(scope, async (m) => {
-      const [row] = await m.query(
-        `WITH recent AS (
-           SELECT id, tracker_id, timestamp, eligible, received_at FROM location_reports ORDER BY id DESC LIMIT $1
+    return readOnlyStep(this.db, scope, async () => {
+      const row = await this.db.one<FreshnessRow>(
+        sql`WITH recent AS (
+           SELECT id, tracker_id, timestamp, eligible, received_at FROM location_reports ORDER BY id DESC LIMIT ${sampleSize}
          ),
          judged AS (
            SELECT r.id, r.tracker_id, r.timestamp,
@@ -189,98 +166,9 @@ export class PipelineChecksRepository {
                                               'daily', CASE WHEN daily_stale THEN daily END)
                            ORDER BY id DESC) FILTER (WHERE hourly_stale OR daily_stale)) AS examples
            FROM judged`,
-        [sampleSize],
       );
       return { ...row, examples: row.examples?.slice(0, 5) ?? null };
     });
-  }
-
-  /** Rule violations and the recomputation sample of both aggregate tables, in one transaction. */
-  async aggregationRules(
-    scope: AccessScope,
-    sample: { tailPages: number; reports: number; buckets: number },
-  ): Promise<Record<Granularity, { rules: RulesRow & { table_pages: number }; recomputed: RecomputeRow }>> {
-    return this.readOnly(scope, async (m) => {
-      const result = {} as Record<Granularity, { rules: RulesRow & { table_pages: number }; recomputed: RecomputeRow }>;
-      for (const granularity of Object.keys(AGGREGATE_TABLES) as Granularity[]) {
-        result[granularity] = {
-          rules: await this.ruleViolations(m, granularity, sample.tailPages),
-          recomputed: await this.recomputeSample(m, granularity, sample.reports, sample.buckets),
-        };
-      }
-      return result;
-    });
-  }
-
-  /**
-   * Rule violations (confidence < 2, or inside the box) among the rows in the last `tailPages` heap
-   * pages of an aggregate table: a TID range scan, so the cost is fixed whatever the table size.
-   * New and upserted rows land at the end of the heap, so this covers what the ingest path wrote
-   * most recently; a small table is covered completely.
-   */
-  private async ruleViolations(m: EntityManager, granularity: Granularity, tailPages: number): Promise<RulesRow & { table_pages: number }> {
-    const table = AGGREGATE_TABLES[granularity];
-    // The start page must be a bound value: computed inside the statement it is not a constant
-    // and the planner falls back to a sequential scan of the whole table.
-    const [{ pages }] = await m.query(`SELECT (pg_relation_size($1::regclass) / current_setting('block_size')::bigint)::int AS pages`, [table]);
-    const fromTid = `(${Math.max(0, pages - tailPages)},0)`;
-    const [row] = await m.query(
-      `SELECT count(*)::int AS sampled_rows,
-              count(*) FILTER (WHERE confidence < 2)::int AS below_min_confidence,
-              count(*) FILTER (WHERE ${INSIDE_BOX})::int AS inside_excluded_region,
-              (jsonb_agg(jsonb_build_object('tracker_id', tracker_id, 'bucket', bucket, 'confidence', confidence,
-                                            'latitude', latitude, 'longitude', longitude))
-                 FILTER (WHERE confidence < 2 OR ${INSIDE_BOX})) AS examples
-         FROM ${table}
-        WHERE ctid >= $1::tid`,
-      [fromTid],
-    );
-    return { ...row, table_pages: pages, examples: row.examples?.slice(0, 5) ?? null };
-  }
-
-  /**
-   * Recomputes up to `bucketLimit` buckets (those of the newest `sampleSize` eligible reports) from
-   * raw data — the eligible report with the greatest (timestamp, id) in the bucket, read through
-   * the (tracker_id, timestamp, ...) index — and compares it with the stored row.
-   */
-  private async recomputeSample(m: EntityManager, granularity: Granularity, sampleSize: number, bucketLimit: number): Promise<RecomputeRow> {
-    const table = AGGREGATE_TABLES[granularity];
-    const unit = BUCKET_UNIT[granularity];
-    const [row] = await m.query(
-      `WITH recent AS (
-         SELECT tracker_id, timestamp, eligible FROM location_reports ORDER BY id DESC LIMIT $1
-       ),
-       buckets AS (
-         SELECT DISTINCT tracker_id, date_trunc('${unit}', timestamp, 'UTC') AS bucket FROM recent WHERE eligible LIMIT $2
-       ),
-       compared AS (
-         SELECT b.tracker_id, b.bucket, a.report_id AS stored_report_id, w.id AS expected_report_id,
-                (a.report_id IS NOT DISTINCT FROM w.id AND a.reported_at IS NOT DISTINCT FROM w.timestamp
-                 AND a.latitude IS NOT DISTINCT FROM w.latitude AND a.longitude IS NOT DISTINCT FROM w.longitude
-                 AND a.confidence IS NOT DISTINCT FROM w.confidence) AS matches
-           FROM buckets b
-           LEFT JOIN LATERAL (
-             SELECT report_id, reported_at, latitude, longitude, confidence FROM ${table}
-              WHERE tracker_id = b.tracker_id AND bucket = b.bucket LIMIT 1
-           ) a ON TRUE
-           LEFT JOIN LATERAL (
-             SELECT r.id, r.timestamp, r.latitude, r.longitude, r.confidence
-               FROM location_reports r
-              WHERE r.tracker_id = b.tracker_id AND r.timestamp >= b.bucket AND r.timestamp < b.bucket + interval '1 ${unit}'
-                AND r.eligible
-              ORDER BY r.timestamp DESC, r.id DESC
-              LIMIT 1
-           ) w ON TRUE
-       )
-       SELECT count(*)::int AS sampled_buckets,
-              count(*) FILTER (WHERE NOT matches)::int AS mismatched,
-              (jsonb_agg(jsonb_build_object('tracker_id', tracker_id, 'bucket', bucket,
-                                            'stored_report_id', stored_report_id::text, 'expected_report_id', expected_report_id::text))
-                 FILTER (WHERE NOT matches)) AS examples
-         FROM compared`,
-      [sampleSize, bucketLimit],
-    );
-    return { ...row, examples: row.examples?.slice(0, 5) ?? null };
   }
 
   /**
@@ -289,14 +177,14 @@ export class PipelineChecksRepository {
    * tracker_status_history (tracker_id, timestamp DESC, id DESC).
    */
   async statusConsistency(scope: AccessScope, sampleSize: number): Promise<StatusConsistencyRow> {
-    return this.readOnly(scope, async (m) => {
-      const [row] = await m.query(
-        `WITH sample AS (
-           (SELECT id FROM trackers ORDER BY updated_at DESC, id DESC LIMIT $1)
+    return readOnlyStep(this.db, scope, async () => {
+      const row = await this.db.one<StatusConsistencyRow>(
+        sql`WITH sample AS (
+           (SELECT id FROM trackers ORDER BY updated_at DESC, id DESC LIMIT ${sampleSize})
            UNION
-           (SELECT tracker_id FROM (SELECT tracker_id FROM tracker_status_history ORDER BY id DESC LIMIT $1) newest_entries)
+           (SELECT tracker_id FROM (SELECT tracker_id FROM tracker_status_history ORDER BY id DESC LIMIT ${sampleSize}) newest_entries)
            UNION
-           (SELECT id FROM trackers ORDER BY id DESC LIMIT $1)
+           (SELECT id FROM trackers ORDER BY id DESC LIMIT ${sampleSize})
          ),
          compared AS (
            SELECT t.id, t.status, latest.status AS latest_entry_status
@@ -315,19 +203,21 @@ export class PipelineChecksRepository {
                 (jsonb_agg(jsonb_build_object('tracker_id', id, 'status', status, 'latest_entry_status', latest_entry_status)
                            ORDER BY id) FILTER (WHERE status <> latest_entry_status)) AS examples
            FROM compared`,
-        [sampleSize],
       );
       return { ...row, examples: row.examples?.slice(0, 5) ?? null };
     });
   }
+}
 
-  /** Each step in its own read-only transaction with a statement timeout, so one slow step cannot hang the check. */
-  private readOnly<T>(scope: AccessScope, work: (m: EntityManager) => Promise<T>): Promise<T> {
-    if (!scope.all) throw new Error('pipeline health checks read the whole system and need an admin scope');
-    return this.db.transaction(async (m) => {
-      // One round trip (simple protocol allows several statements): this runs on every step.
-      await m.query(`SET TRANSACTION READ ONLY; SET LOCAL statement_timeout = ${STEP_STATEMENT_TIMEOUT_MS}`);
-      return work(m);
-    });
-  }
+/**
+ * Runs one step in its own read-only transaction with a statement timeout, so one slow step cannot
+ * hang the check. Health reads the whole system: only an admin scope is accepted.
+ */
+export function readOnlyStep<T>(db: Db, scope: AccessScope, work: () => Promise<T>): Promise<T> {
+  if (!scope.all) throw new Error('pipeline health checks read the whole system and need an admin scope');
+  return db.transaction(async () => {
+    // One round trip (simple protocol allows several statements): this runs on every step.
+    await db.execute(raw(`SET TRANSACTION READ ONLY; SET LOCAL statement_timeout = ${STEP_STATEMENT_TIMEOUT_MS}`));
+    return work();
+  });
 }

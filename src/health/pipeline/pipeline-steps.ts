@@ -4,7 +4,8 @@ import type { AppConfig } from '../../common/config/app-config.js';
 import { APP_CONFIG } from '../../common/config/config.module.js';
 import { CacheService } from '../../infrastructure/cache/cache.service.js';
 import { COMPONENT_TIMEOUT_MS } from '../indicators/component-timeout.js';
-import { AGGREGATE_TABLES, type Granularity, PipelineChecksRepository } from './pipeline-checks.repository.js';
+import { AGGREGATE_TABLES, AggregateChecksRepository, type Granularity } from './aggregate-checks.repository.js';
+import { PipelineChecksRepository } from './pipeline-checks.repository.js';
 
 export type StepKey =
   | 'check_database_connection'
@@ -32,7 +33,7 @@ export interface StepDefinition {
   needsDatabase: boolean;
 }
 
-/** The steps of contract §8, in the order they run and are reported. */
+/** The pipeline health steps, in the order they run and are reported. */
 export const STEP_DEFINITIONS: readonly StepDefinition[] = [
   {
     key: 'check_database_connection',
@@ -104,6 +105,7 @@ const ok = (details: Record<string, unknown>, issues: string[] = []): StepOutcom
 export class PipelineSteps {
   constructor(
     private readonly checks: PipelineChecksRepository,
+    private readonly aggregates: AggregateChecksRepository,
     private readonly cache: CacheService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -185,7 +187,7 @@ export class PipelineSteps {
   private async aggregationRules(scope: AccessScope): Promise<StepOutcome> {
     const issues: string[] = [];
     const details: Record<string, unknown> = {};
-    const checked = await this.checks.aggregationRules(scope, {
+    const checked = await this.aggregates.aggregationRules(scope, {
       tailPages: SAMPLE.rulesTailPages,
       reports: SAMPLE.freshnessReports,
       buckets: SAMPLE.recomputedBuckets,

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable } from '@nestjs/common';
-import { DataSource, type QueryRunner } from 'typeorm';
+import { DataSource, type EntityManager, type QueryRunner } from 'typeorm';
 import type { IsolationLevel } from 'typeorm/driver/types/IsolationLevel.js';
 import sql, { join, raw, type Sql } from 'sql-template-tag';
 
@@ -75,10 +75,15 @@ export class Db {
     return { rows, total: count.total };
   }
 
-  /** Runs `work` in one transaction (joining the caller's when there is one). */
-  transaction<T>(work: () => Promise<T>, isolation: IsolationLevel = 'READ COMMITTED'): Promise<T> {
+  /**
+   * Runs `work` in one transaction (joining the caller's when there is one). Without `isolation`
+   * the transaction has the database's default level (READ COMMITTED) and costs no extra statement
+   * to set it: hot paths (an ingest batch, every analytics statement) open one per request.
+   */
+  transaction<T>(work: () => Promise<T>, isolation?: IsolationLevel): Promise<T> {
     if (this.current.getStore()) return work();
-    return this.dataSource.transaction(isolation, (manager) => this.current.run(manager.queryRunner as QueryRunner, work));
+    const run = (manager: EntityManager) => this.current.run(manager.queryRunner as QueryRunner, work);
+    return isolation ? this.dataSource.transaction(isolation, run) : this.dataSource.transaction(run);
   }
 
   /** Whether the caller runs inside `transaction`. */

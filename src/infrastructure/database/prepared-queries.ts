@@ -12,8 +12,8 @@ const MAX_NAMED_STATEMENTS = 1000;
 /**
  * Hot, frequent reads (the user row behind every authenticated request, history pages) as named
  * prepared statements: each pooled connection parses and plans the text once and then only binds
- * parameters, instead of re-planning every time — the location_history view alone cost ≈ 0.4 ms of
- * planning per page (0.98 → 0.62 ms p50 per history query measured on the benchmark data).
+ * parameters, instead of re-planning every time (planning is a large share of a history page's
+ * cost).
  *
  * Same pool, guard and timeouts as every other query; errors are TypeORM's QueryFailedError like
  * DataSource.query's, so the exception filter treats them alike. Behind PgBouncer in transaction
@@ -30,25 +30,22 @@ export class PreparedQueries {
   ) {}
 
   /** Rows of a `sql` statement, run as a named prepared statement on the pool. */
-  rows<T>(statement: Sql): Promise<T[]> {
-    return this.query<T>(statement.text, statement.values);
-  }
-
-  async query<T>(sql: string, params: unknown[]): Promise<T[]> {
+  async rows<T>(statement: Sql): Promise<T[]> {
+    const { text, values } = statement;
     try {
-      const result = await pgPool(this.dataSource).query({ name: this.nameOf(sql), text: sql, values: params });
+      const result = await pgPool(this.dataSource).query({ name: this.nameOf(text), text, values });
       return result.rows as T[];
     } catch (error) {
-      throw new QueryFailedError(sql, params, error as Error);
+      throw new QueryFailedError(text, values, error as Error);
     }
   }
 
-  private nameOf(sql: string): string | undefined {
+  private nameOf(text: string): string | undefined {
     if (this.config.usingPgbouncer) return undefined;
-    let name = this.names.get(sql);
+    let name = this.names.get(text);
     if (name === undefined && this.names.size < MAX_NAMED_STATEMENTS) {
-      name = `q_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
-      this.names.set(sql, name);
+      name = `q_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+      this.names.set(text, name);
     }
     return name;
   }
