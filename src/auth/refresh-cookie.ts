@@ -5,7 +5,7 @@ import type { AppConfig } from '../common/config/app-config.js';
 export const REFRESH_COOKIE = 'refresh_token';
 
 /**
- * Refresh cookie attributes (contract §2). The path limits the cookie to the auth routes, so it
+ * Refresh cookie attributes. The path limits the cookie to the auth routes, so it
  * is never sent with ordinary API calls; `Secure` is dropped only in development (plain http).
  */
 function attributes(config: AppConfig): CookieOptions {
