@@ -1,11 +1,11 @@
 import { placesController } from '../places/places.controller.js';
 import { CreateDeliveryLocationDto, ListDeliveryLocationsQuery, DeliveryLocationResponse, UpdateDeliveryLocationDto } from './dto/delivery-location.dto.js';
-import { DeliveryLocationsService } from './delivery-locations.service.js';
+import { DELIVERY_LOCATION, DeliveryLocationsService } from './delivery-locations.service.js';
 
 /** CRUD of delivery locations under /delivery-locations. */
 export class DeliveryLocationsController extends placesController({
   path: 'delivery-locations',
-  resource: 'Delivery location',
+  resource: DELIVERY_LOCATION,
   service: DeliveryLocationsService,
   dto: { create: CreateDeliveryLocationDto, update: UpdateDeliveryLocationDto, list: ListDeliveryLocationsQuery, response: DeliveryLocationResponse },
 }) {}

@@ -4,12 +4,14 @@ import { Db } from '../infrastructure/database/db.js';
 import { PlacesService } from '../places/places.service.js';
 import { StorageLocationsRepository } from './storage-locations.repository.js';
 
-export const STORAGE_LOCATION_NOT_FOUND = 'Storage location not found';
+/** Names the kind in summaries and error details. */
+export const STORAGE_LOCATION = 'Storage location';
+export const STORAGE_LOCATION_NOT_FOUND = `${STORAGE_LOCATION} not found`;
 
 /** Storage locations: shared reference data, admin writes. */
 @Injectable()
 export class StorageLocationsService extends PlacesService {
   constructor(db: Db, repository: StorageLocationsRepository, cache: CacheService) {
-    super('Storage location', db, repository, cache);
+    super(STORAGE_LOCATION, db, repository, cache);
   }
 }
