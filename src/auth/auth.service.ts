@@ -15,7 +15,7 @@ export interface TokenPair {
   refresh: IssuedToken;
 }
 
-/** Login, refresh-token rotation and logout (contract §2). */
+/** Login, refresh-token rotation and logout. */
 @Injectable()
 export class AuthService {
   constructor(

@@ -20,7 +20,7 @@ interface CounterState {
 }
 
 /**
- * Login throttling (contract §2): more than 5 failed attempts for one e-mail, or 20 from one IP,
+ * Login throttling: more than 5 failed attempts for one e-mail, or 20 from one IP,
  * within a fixed 15-minute window → 429 until the window ends. Counters live in the shared cache
  * store (Redis when configured), so every instance sees the same numbers.
  *

@@ -49,7 +49,7 @@ export interface IssuedToken {
   expiresAt: Date;
 }
 
-/** Signs and verifies JWTs: HS256 only, iss/aud pinned, exp required, random jti (contract §2). */
+/** Signs and verifies JWTs: HS256 only, iss/aud pinned, exp required, random jti. */
 @Injectable()
 export class TokenService {
   constructor(

@@ -50,8 +50,8 @@ export class ClientsController {
   @ApiCreatedResponse({ type: ClientResponse })
   @ApiConflictResponse({ description: 'Name already used (case-insensitive): `{"detail":"Client \'NAME\' already exists"}`' })
   @ApiUnprocessableEntityResponse({ description: INVALID })
-  create(@CurrentScope() scope: AccessScope, @Body() body: CreateClientDto): Promise<ClientResponse> {
-    return this.clients.create(scope, body);
+  create(@Body() body: CreateClientDto): Promise<ClientResponse> {
+    return this.clients.create(body);
   }
 
   @Put(':id')

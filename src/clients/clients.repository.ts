@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
 import type { AccessScope } from '../common/auth/access-scope.js';
+import { Db, empty, raw, sql, type PagedRows, type Sql } from '../infrastructure/database/db.js';
 
 export interface ClientRow {
   id: number;
@@ -9,88 +9,55 @@ export interface ClientRow {
   updated_at: Date;
 }
 
-const CLIENT_COLUMNS = 'c.id, c.name, c.created_at, c.updated_at';
+const CLIENT_COLUMNS = raw('c.id, c.name, c.created_at, c.updated_at');
 
-/**
- * SQL for clients. Visibility: a user sees the clients in their client_list (`c.id`).
- * Methods taking `m` run inside the caller's transaction (defaults to the pool).
- */
+/** SQL for clients. Visibility: a user sees the clients in their client_list (`c.id`). */
 @Injectable()
 export class ClientsRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly db: Db) {}
 
-  async list(
-    scope: AccessScope,
-    filter: { name?: string },
-    page: { skip: number; limit: number },
-  ): Promise<{ rows: ClientRow[]; total: number }> {
-    const params: unknown[] = [];
-    const where = [scope.clientFilter('c.id', params)];
-    if (filter.name !== undefined) {
-      params.push(filter.name);
-      where.push(`strpos(lower(c.name), lower($${params.length})) > 0`);
-    }
-    const condition = where.join(' AND ');
-    const [rows, [{ total }]] = await Promise.all([
-      this.db.query<ClientRow[]>(
-        `SELECT ${CLIENT_COLUMNS} FROM clients c WHERE ${condition} ORDER BY c.id LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-        [...params, page.limit, page.skip],
-      ),
-      this.db.query<{ total: number }[]>(`SELECT count(*)::int AS total FROM clients c WHERE ${condition}`, params),
-    ]);
-    return { rows, total };
+  list(scope: AccessScope, filter: { name?: string }, page: { skip: number; limit: number }): Promise<PagedRows<ClientRow>> {
+    const where: Sql[] = [scope.visibleClient('c.id')];
+    if (filter.name !== undefined) where.push(sql`strpos(lower(c.name), lower(${filter.name})) > 0`);
+    return this.db.page<ClientRow>({ columns: CLIENT_COLUMNS, from: sql`clients c`, where, orderBy: sql`c.id` }, page);
   }
 
   /** The visible client, optionally locked for an update/delete in the caller's transaction. */
-  async findById(scope: AccessScope, id: number, m: EntityManager = this.db.manager, lock = false): Promise<ClientRow | null> {
-    const params: unknown[] = [id];
-    const rows = await m.query<ClientRow[]>(
-      `SELECT ${CLIENT_COLUMNS} FROM clients c WHERE c.id = $1 AND ${scope.clientFilter('c.id', params)}${lock ? ' FOR UPDATE' : ''}`,
-      params,
+  findById(scope: AccessScope, id: number, lock = false): Promise<ClientRow | null> {
+    return this.db.first<ClientRow>(
+      sql`SELECT ${CLIENT_COLUMNS} FROM clients c WHERE c.id = ${id} AND ${scope.visibleClient('c.id')}${lock ? sql` FOR UPDATE` : empty}`,
     );
-    return rows[0] ?? null;
   }
 
   /**
    * Whether another client already uses the name (case-insensitive, as the unique index
    * clients_name_lower_key). Deliberately unscoped: names are unique across all clients.
    */
-  async nameTaken(_scope: AccessScope, name: string, exceptId: number | null, m: EntityManager = this.db.manager): Promise<boolean> {
-    const rows = await m.query<{ taken: boolean }[]>(
-      `SELECT EXISTS (SELECT 1 FROM clients WHERE lower(name) = lower($1) AND id IS DISTINCT FROM $2::int) AS taken`,
-      [name, exceptId],
+  async nameTaken(name: string, exceptId: number | null): Promise<boolean> {
+    const row = await this.db.one<{ taken: boolean }>(
+      sql`SELECT EXISTS (SELECT 1 FROM clients WHERE lower(name) = lower(${name}) AND id IS DISTINCT FROM ${exceptId}::int) AS taken`,
     );
-    return rows[0].taken;
+    return row.taken;
   }
 
   /** Writes are admin-only (the controller guards them), so inserts need no scope condition. */
-  async insert(_scope: AccessScope, values: { name: string }, m: EntityManager = this.db.manager): Promise<ClientRow> {
-    const rows = await m.query<ClientRow[]>(`INSERT INTO clients AS c (name) VALUES ($1) RETURNING ${CLIENT_COLUMNS}`, [values.name]);
-    return rows[0];
+  insert(values: { name: string }): Promise<ClientRow> {
+    return this.db.one<ClientRow>(sql`INSERT INTO clients AS c (name) VALUES (${values.name}) RETURNING ${CLIENT_COLUMNS}`);
   }
 
-  async update(scope: AccessScope, id: number, values: { name?: string }, m: EntityManager = this.db.manager): Promise<ClientRow | null> {
-    const params: unknown[] = [id, values.name ?? null];
-    const rows = await m.query<[ClientRow[], number]>(
-      `UPDATE clients AS c SET name = COALESCE($2, c.name), updated_at = now()
-        WHERE c.id = $1 AND ${scope.clientFilter('c.id', params)} RETURNING ${CLIENT_COLUMNS}`,
-      params,
+  update(scope: AccessScope, id: number, values: { name?: string }): Promise<ClientRow | null> {
+    return this.db.first<ClientRow>(
+      sql`UPDATE clients AS c SET name = COALESCE(${values.name ?? null}, c.name), updated_at = now()
+        WHERE c.id = ${id} AND ${scope.visibleClient('c.id')} RETURNING ${CLIENT_COLUMNS}`,
     );
-    return rows[0][0] ?? null;
   }
 
   /** What still references the client (brands; runs always come through a brand). */
-  async references(_scope: AccessScope, id: number, m: EntityManager = this.db.manager): Promise<{ brands: boolean }> {
-    const rows = await m.query<{ brands: boolean }[]>(`SELECT EXISTS (SELECT 1 FROM brands WHERE client_id = $1) AS brands`, [id]);
-    return rows[0];
+  async references(id: number): Promise<{ brands: boolean }> {
+    return this.db.one<{ brands: boolean }>(sql`SELECT EXISTS (SELECT 1 FROM brands WHERE client_id = ${id}) AS brands`);
   }
 
-  async delete(scope: AccessScope, id: number, m: EntityManager = this.db.manager): Promise<ClientRow | null> {
-    const params: unknown[] = [id];
-    const rows = await m.query<[ClientRow[], number]>(
-      `DELETE FROM clients AS c WHERE c.id = $1 AND ${scope.clientFilter('c.id', params)} RETURNING ${CLIENT_COLUMNS}`,
-      params,
-    );
-    return rows[0][0] ?? null;
+  delete(scope: AccessScope, id: number): Promise<ClientRow | null> {
+    return this.db.first<ClientRow>(sql`DELETE FROM clients AS c WHERE c.id = ${id} AND ${scope.visibleClient('c.id')} RETURNING ${CLIENT_COLUMNS}`);
   }
 }

@@ -1,7 +1,7 @@
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { toPage, type Page } from '../common/http/pagination.js';
+import { Db } from '../infrastructure/database/db.js';
 import { ClientsRepository } from './clients.repository.js';
 import type { CreateClientDto, ListClientsQuery, UpdateClientDto } from './dto/client.dto.js';
 import { toClientResponse, type ClientResponse } from './dto/client.response.js';
@@ -9,14 +9,14 @@ import { toClientResponse, type ClientResponse } from './dto/client.response.js'
 export const CLIENT_NOT_FOUND = 'Client not found';
 
 /**
- * Clients (contract §3). No write here changes a tracker list or analytics result (a client's
+ * Clients. No write here changes a tracker list or analytics result (a client's
  * name is shown by neither, and only an unreferenced client can be deleted), so nothing is
  * invalidated.
  */
 @Injectable()
 export class ClientsService {
   constructor(
-    private readonly db: DataSource,
+    private readonly db: Db,
     private readonly clients: ClientsRepository,
   ) {}
 
@@ -31,30 +31,30 @@ export class ClientsService {
     return toClientResponse(row);
   }
 
-  async create(scope: AccessScope, body: CreateClientDto): Promise<ClientResponse> {
-    return this.db.transaction(async (m) => {
-      if (await this.clients.nameTaken(scope, body.name, null, m)) throw duplicateName(body.name);
-      return toClientResponse(await this.clients.insert(scope, { name: body.name }, m));
+  async create(body: CreateClientDto): Promise<ClientResponse> {
+    return this.db.transaction(async () => {
+      if (await this.clients.nameTaken(body.name, null)) throw duplicateName(body.name);
+      return toClientResponse(await this.clients.insert({ name: body.name }));
     });
   }
 
   async update(scope: AccessScope, id: number, body: UpdateClientDto): Promise<ClientResponse> {
-    return this.db.transaction(async (m) => {
-      if (!(await this.clients.findById(scope, id, m, true))) throw new NotFoundException({ detail: CLIENT_NOT_FOUND });
-      if (body.name !== undefined && (await this.clients.nameTaken(scope, body.name, id, m))) throw duplicateName(body.name);
-      const row = await this.clients.update(scope, id, { name: body.name }, m);
+    return this.db.transaction(async () => {
+      if (!(await this.clients.findById(scope, id, true))) throw new NotFoundException({ detail: CLIENT_NOT_FOUND });
+      if (body.name !== undefined && (await this.clients.nameTaken(body.name, id))) throw duplicateName(body.name);
+      const row = await this.clients.update(scope, id, { name: body.name });
       return toClientResponse(row!);
     });
   }
 
   /** The row is locked first, so no brand can start referencing it between the check and the delete. */
   async delete(scope: AccessScope, id: number): Promise<ClientResponse> {
-    return this.db.transaction(async (m) => {
-      if (!(await this.clients.findById(scope, id, m, true))) throw new NotFoundException({ detail: CLIENT_NOT_FOUND });
-      if ((await this.clients.references(scope, id, m)).brands) {
+    return this.db.transaction(async () => {
+      if (!(await this.clients.findById(scope, id, true))) throw new NotFoundException({ detail: CLIENT_NOT_FOUND });
+      if ((await this.clients.references(id)).brands) {
         throw new ConflictException({ detail: 'Client is still referenced by brands' });
       }
-      const row = await this.clients.delete(scope, id, m);
+      const row = await this.clients.delete(scope, id);
       return toClientResponse(row!);
     });
   }

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { PlacesRepository } from '../storage-locations/places/places.repository.js';
+import { Db } from '../infrastructure/database/db.js';
+import { PlacesRepository } from '../places/places.repository.js';
 
 /** SQL for delivery_locations (referenced by trackers and status entries through delivery_location_id). */
 @Injectable()
 export class DeliveryLocationsRepository extends PlacesRepository {
-  constructor(db: DataSource) {
+  constructor(db: Db) {
     super(db, 'delivery_locations', 'delivery_location_id');
   }
 }

@@ -1,15 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { CacheService } from '../infrastructure/cache/cache.service.js';
-import { PlacesService } from '../storage-locations/places/places.service.js';
+import { Db } from '../infrastructure/database/db.js';
+import { PlacesService } from '../places/places.service.js';
 import { DeliveryLocationsRepository } from './delivery-locations.repository.js';
 
-export const DELIVERY_LOCATION_NOT_FOUND = 'Delivery location not found';
+/** Names the kind in summaries and error details. */
+export const DELIVERY_LOCATION = 'Delivery location';
+export const DELIVERY_LOCATION_NOT_FOUND = `${DELIVERY_LOCATION} not found`;
 
-/** Delivery locations (contract §3): shared reference data, admin writes. */
+/** Delivery locations: shared reference data, admin writes. */
 @Injectable()
 export class DeliveryLocationsService extends PlacesService {
-  constructor(db: DataSource, repository: DeliveryLocationsRepository, cache: CacheService) {
-    super('Delivery location', db, repository, cache);
+  constructor(db: Db, repository: DeliveryLocationsRepository, cache: CacheService) {
+    super(DELIVERY_LOCATION, db, repository, cache);
   }
 }

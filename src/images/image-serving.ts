@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 
-/** Response headers of the public bytes route (contract §7). */
+/** Response headers of the public bytes route. */
 export const IMAGE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
 export const IMAGE_CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
 

@@ -1,5 +1,5 @@
 /**
- * The five accepted image types (interface.md "Limits") and the wire texts of their errors.
+ * The five accepted image types (docs/api.md, "Images") and the wire texts of their errors.
  * One table drives the declared-type check, the signature check and the stored extension.
  */
 export const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'image/svg+xml'] as const;
@@ -22,7 +22,7 @@ export const MAX_IMAGE_PIXELS = 100_000_000;
 
 /**
  * The declared part type, normalised (`Image/PNG; charset=x` → `image/png`), or null when it is
- * not one of the five. Aliases such as image/jpg are not accepted: the contract lists exact types.
+ * not one of the five. Aliases such as image/jpg are not accepted: the API lists exact types.
  */
 export function acceptedMimeType(declared: string | undefined): ImageMimeType | null {
   const type = (declared ?? '').split(';')[0].trim().toLowerCase();

@@ -30,7 +30,7 @@ const temporaryName = () => `.upload-${randomUUID()}.tmp`;
  * however many run at once. The service inspects that file and moves it into place (same
  * directory, so the move is an atomic rename); on any failure the temporary file is deleted
  * before the answer goes out (multer deletes a partial one itself). Multer's errors become the
- * contract's answers: over the limit → 413 with the limit in the detail; a malformed or
+ * API's answers: over the limit → 413 with the limit in the detail; a malformed or
  * unexpected multipart body → 422.
  */
 @Injectable()

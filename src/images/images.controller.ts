@@ -60,8 +60,8 @@ export class ImagesController {
   @ApiOperation({ summary: 'List images, newest first' })
   @ApiOkResponse({ type: PageOf(ImageResponse) })
   @ApiUnprocessableEntityResponse({ description: 'skip/limit out of range' })
-  list(@CurrentScope() scope: AccessScope, @Query() query: ListImagesQuery): Promise<Page<ImageResponse>> {
-    return this.images.list(scope, query);
+  list(@Query() query: ListImagesQuery): Promise<Page<ImageResponse>> {
+    return this.images.list(query);
   }
 
   /**
@@ -100,8 +100,8 @@ export class ImagesController {
   @ApiOkResponse({ type: ImageResponse })
   @ApiNotFoundResponse(NOT_FOUND_DOC)
   @ApiUnprocessableEntityResponse({ description: 'image_id is not a positive integer' })
-  get(@CurrentScope() scope: AccessScope, @IdParam('image_id') id: number): Promise<ImageResponse> {
-    return this.images.get(scope, id);
+  get(@IdParam('image_id') id: number): Promise<ImageResponse> {
+    return this.images.get(id);
   }
 
   @Delete(':image_id')

@@ -1,6 +1,6 @@
 import { BadRequestException, ForbiddenException, Injectable, Logger, NotFoundException, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Readable } from 'node:stream';
-import { AccessScope } from '../common/auth/access-scope.js';
+import type { AccessScope } from '../common/auth/access-scope.js';
 import { NOT_ENOUGH_PERMISSIONS } from '../common/auth/auth.guard.js';
 import { toPage, type Page } from '../common/http/pagination.js';
 import { toImageResponse, toImageUploadResponse, type ImageResponse, type ImageUploadResponse } from './dto/image.response.js';
@@ -72,13 +72,13 @@ export class ImagesService implements OnApplicationBootstrap {
     }
   }
 
-  async list(scope: AccessScope, page: { skip: number; limit: number }): Promise<Page<ImageResponse>> {
-    const { rows, total } = await this.images.list(scope, page);
+  async list(page: { skip: number; limit: number }): Promise<Page<ImageResponse>> {
+    const { rows, total } = await this.images.list(page);
     return toPage(rows.map(toImageResponse), total, page);
   }
 
-  async get(scope: AccessScope, id: number): Promise<ImageResponse> {
-    const row = await this.images.findById(scope, id);
+  async get(id: number): Promise<ImageResponse> {
+    const row = await this.images.findById(id);
     if (!row) throw notFound();
     return toImageResponse(row);
   }
@@ -89,8 +89,8 @@ export class ImagesService implements OnApplicationBootstrap {
    */
   async findServable(storageFilename: string): Promise<ServableImage> {
     if (!isStorageFilename(storageFilename)) throw notFound();
-    // The unguessable name is the capability (contract §7): no caller scope applies.
-    const row = await this.images.findByStorageFilename(AccessScope.admin(), storageFilename);
+    // The unguessable name is the capability: no caller scope applies.
+    const row = await this.images.findByStorageFilename(storageFilename);
     if (!row) throw notFound();
     return { storageFilename: row.storage_filename, mimeType: row.mime_type, size: row.size, etag: etagOf(row) };
   }
@@ -106,7 +106,7 @@ export class ImagesService implements OnApplicationBootstrap {
 
   /** Admin or uploader. The row goes first: a file left behind is unreachable, a row without a file is not. */
   async delete(scope: AccessScope, id: number): Promise<ImageResponse> {
-    const existing = await this.images.findById(scope, id);
+    const existing = await this.images.findById(id);
     if (!existing) throw notFound();
     if (!scope.all && existing.uploaded_by !== scope.userId) throw new ForbiddenException({ detail: NOT_ENOUGH_PERMISSIONS });
     const deleted = await this.images.deleteIfAllowed(scope, id);

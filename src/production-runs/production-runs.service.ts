@@ -1,10 +1,10 @@
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { RequestValidationException } from '../common/errors/validation.exception.js';
 import { toPage, type Page } from '../common/http/pagination.js';
 import { analyticsRunCacheArea } from '../analytics/analytics-cache.js';
 import { CacheService } from '../infrastructure/cache/cache.service.js';
+import { Db } from '../infrastructure/database/db.js';
 import type { CreateProductionRunDto, ListProductionRunsQuery, UpdateProductionRunDto } from './dto/production-run.dto.js';
 import { toProductionRunResponse, type ProductionRunResponse } from './dto/production-run.response.js';
 import { ProductionRunsRepository } from './production-runs.repository.js';
@@ -12,7 +12,7 @@ import { ProductionRunsRepository } from './production-runs.repository.js';
 export const PRODUCTION_RUN_NOT_FOUND = 'Production run not found';
 
 /**
- * Production runs (contract §3): admin writes, reads scoped to the caller's clients.
+ * Production runs: admin writes, reads scoped to the caller's clients.
  * A run's analytics show its description and dates, so every update/delete invalidates
  * `analytics:run:<id>`; moving a run to another brand can move it to another client's scope, so
  * that also invalidates the tracker lists. Invalidation happens after the commit, so no instance
@@ -21,7 +21,7 @@ export const PRODUCTION_RUN_NOT_FOUND = 'Production run not found';
 @Injectable()
 export class ProductionRunsService {
   constructor(
-    private readonly db: DataSource,
+    private readonly db: Db,
     private readonly runs: ProductionRunsRepository,
     private readonly cache: CacheService,
   ) {}
@@ -42,26 +42,26 @@ export class ProductionRunsService {
     const startDate = body.start_date ?? null;
     const endDate = body.end_date ?? null;
     assertDatesOrdered(startDate, endDate);
-    return this.db.transaction(async (m) => {
-      if (!(await this.runs.brandExists(scope, body.brand_id, m))) throw unknownBrand();
-      const row = await this.runs.insert(scope, { description: body.description ?? '', brandId: body.brand_id, startDate, endDate }, m);
+    return this.db.transaction(async () => {
+      if (!(await this.runs.brandExists(scope, body.brand_id))) throw unknownBrand();
+      const row = await this.runs.insert({ description: body.description ?? '', brandId: body.brand_id, startDate, endDate });
       return toProductionRunResponse(row);
     });
   }
 
   async update(scope: AccessScope, id: number, body: UpdateProductionRunDto): Promise<ProductionRunResponse> {
-    const { row, moved } = await this.db.transaction(async (m) => {
-      const current = await this.runs.lock(scope, id, m);
+    const { row, moved } = await this.db.transaction(async () => {
+      const current = await this.runs.lock(scope, id);
       if (!current) throw new NotFoundException({ detail: PRODUCTION_RUN_NOT_FOUND });
       assertDatesOrdered(
         body.start_date === undefined ? current.start_date : body.start_date,
         body.end_date === undefined ? current.end_date : body.end_date,
       );
       const moved = body.brand_id !== undefined && body.brand_id !== current.brand_id;
-      if (moved && !(await this.runs.brandExists(scope, body.brand_id!, m))) throw unknownBrand();
-      await this.runs.update(scope, id, { description: body.description, brandId: body.brand_id, startDate: body.start_date, endDate: body.end_date }, m);
+      if (moved && !(await this.runs.brandExists(scope, body.brand_id!))) throw unknownBrand();
+      await this.runs.update(scope, id, { description: body.description, brandId: body.brand_id, startDate: body.start_date, endDate: body.end_date });
       // Read back for the fresh tracker_count and the trigger-maintained client_id.
-      return { row: (await this.runs.findById(scope, id, m))!, moved };
+      return { row: (await this.runs.findById(scope, id))!, moved };
     });
     await this.cache.bump(analyticsRunCacheArea(id), ...(moved ? ['trackers'] : []));
     return toProductionRunResponse(row);
@@ -69,12 +69,12 @@ export class ProductionRunsService {
 
   /** The row is locked first, so no tracker can start referencing it between the check and the delete. */
   async delete(scope: AccessScope, id: number): Promise<ProductionRunResponse> {
-    const row = await this.db.transaction(async (m) => {
-      if (!(await this.runs.lock(scope, id, m))) throw new NotFoundException({ detail: PRODUCTION_RUN_NOT_FOUND });
-      if ((await this.runs.references(scope, id, m)).trackers) {
+    const row = await this.db.transaction(async () => {
+      if (!(await this.runs.lock(scope, id))) throw new NotFoundException({ detail: PRODUCTION_RUN_NOT_FOUND });
+      if ((await this.runs.references(id)).trackers) {
         throw new ConflictException({ detail: 'Production run is still referenced by trackers' });
       }
-      return (await this.runs.delete(scope, id, m))!;
+      return (await this.runs.delete(scope, id))!;
     });
     await this.cache.bump(analyticsRunCacheArea(id));
     return toProductionRunResponse(row);

@@ -1,15 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { CacheService } from '../infrastructure/cache/cache.service.js';
-import { PlacesService } from './places/places.service.js';
+import { Db } from '../infrastructure/database/db.js';
+import { PlacesService } from '../places/places.service.js';
 import { StorageLocationsRepository } from './storage-locations.repository.js';
 
-export const STORAGE_LOCATION_NOT_FOUND = 'Storage location not found';
+/** Names the kind in summaries and error details. */
+export const STORAGE_LOCATION = 'Storage location';
+export const STORAGE_LOCATION_NOT_FOUND = `${STORAGE_LOCATION} not found`;
 
-/** Storage locations (contract §3): shared reference data, admin writes. */
+/** Storage locations: shared reference data, admin writes. */
 @Injectable()
 export class StorageLocationsService extends PlacesService {
-  constructor(db: DataSource, repository: StorageLocationsRepository, cache: CacheService) {
-    super('Storage location', db, repository, cache);
+  constructor(db: Db, repository: StorageLocationsRepository, cache: CacheService) {
+    super(STORAGE_LOCATION, db, repository, cache);
   }
 }

@@ -1,8 +1,8 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { PasswordService } from '../auth/password.service.js';
 import { RequestValidationException } from '../common/errors/validation.exception.js';
 import { toPage, type Page } from '../common/http/pagination.js';
+import { Db } from '../infrastructure/database/db.js';
 import type { CreateUserDto, UpdateMeDto, UpdateUserDto } from './dto/user.dto.js';
 import { toUserResponse, type UserResponse } from './dto/user.response.js';
 import { EmailTakenError, UsersRepository, type UserPatch, type UserRow } from './users.repository.js';
@@ -13,19 +13,19 @@ export const LAST_ADMIN = 'Cannot remove the last active admin';
 export const CURRENT_PASSWORD_INCORRECT = 'Current password is incorrect';
 
 /**
- * User management (contract §2). Changes take effect on the caller's next request because the
+ * User management. Changes take effect on the caller's next request because the
  * JWT strategy reloads the user row every time. Passwords are hashed here and never leave it.
  */
 @Injectable()
 export class UsersService {
   constructor(
-    private readonly db: DataSource,
+    private readonly db: Db,
     private readonly users: UsersRepository,
     private readonly passwords: PasswordService,
   ) {}
 
   async list(query: { skip: number; limit: number }): Promise<Page<UserResponse>> {
-    const { rows, total } = await this.users.page(query.skip, query.limit);
+    const { rows, total } = await this.users.list(query);
     return toPage(rows.map(toUserResponse), total, query);
   }
 
@@ -64,24 +64,24 @@ export class UsersService {
     };
     const removesAdmin = patch.isActive === false || (patch.roles !== undefined && !patch.roles.includes('admin'));
     if (!removesAdmin) return toUserResponse(this.found(await this.mapEmailTaken(() => this.users.update(id, patch))));
-    return this.db.transaction(async (manager) => {
-      await this.users.lockAdminChanges(manager);
-      const current = this.found(await this.users.findById(id, manager));
-      if (isActiveAdmin(current) && !(await this.users.otherActiveAdminExists(id, manager))) {
+    return this.db.transaction(async () => {
+      await this.users.lockAdminChanges();
+      const current = this.found(await this.users.findById(id));
+      if (isActiveAdmin(current) && !(await this.users.otherActiveAdminExists(id))) {
         throw new ConflictException({ detail: LAST_ADMIN });
       }
-      return toUserResponse(this.found(await this.mapEmailTaken(() => this.users.update(id, patch, manager))));
+      return toUserResponse(this.found(await this.mapEmailTaken(() => this.users.update(id, patch))));
     });
   }
 
   async delete(id: number): Promise<UserResponse> {
-    return this.db.transaction(async (manager) => {
-      await this.users.lockAdminChanges(manager);
-      const current = this.found(await this.users.findById(id, manager));
-      if (isActiveAdmin(current) && !(await this.users.otherActiveAdminExists(id, manager))) {
+    return this.db.transaction(async () => {
+      await this.users.lockAdminChanges();
+      const current = this.found(await this.users.findById(id));
+      if (isActiveAdmin(current) && !(await this.users.otherActiveAdminExists(id))) {
         throw new ConflictException({ detail: LAST_ADMIN });
       }
-      return toUserResponse(this.found(await this.users.delete(id, manager)));
+      return toUserResponse(this.found(await this.users.delete(id)));
     });
   }
 

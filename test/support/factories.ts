@@ -4,7 +4,6 @@ import type { DataSource } from 'typeorm';
 import type { TokenService } from '../../src/auth/token.service.js';
 import { BrandsRepository } from '../../src/brands/brands.repository.js';
 import { ClientsRepository } from '../../src/clients/clients.repository.js';
-import { AccessScope } from '../../src/common/auth/access-scope.js';
 import { DeliveryLocationsRepository } from '../../src/delivery-locations/delivery-locations.repository.js';
 import { ProductionRunsRepository } from '../../src/production-runs/production-runs.repository.js';
 import { StorageLocationsRepository } from '../../src/storage-locations/storage-locations.repository.js';
@@ -22,7 +21,6 @@ export interface CreatedUser {
   auth: { Authorization: string };
 }
 
-const ADMIN = AccessScope.admin();
 
 /**
  * Test data builders. Users and reference data go in through the application's own repositories;
@@ -64,7 +62,7 @@ export class Factories {
   }
 
   async client(name = unique('client')): Promise<{ id: number; name: string }> {
-    const row = await this.app.get(ClientsRepository).insert(ADMIN, { name });
+    const row = await this.app.get(ClientsRepository).insert({ name });
     return { id: row.id, name: row.name };
   }
 
@@ -82,7 +80,7 @@ export class Factories {
       const chosen = value === undefined ? fallback : value;
       return chosen === null ? null : new Date(chosen);
     };
-    const row = await this.app.get(ProductionRunsRepository).insert(ADMIN, {
+    const row = await this.app.get(ProductionRunsRepository).insert({
       description: options.description ?? unique('run'),
       brandId,
       startDate: date(options.startDate, '2026-01-01T00:00:00Z'),
@@ -92,12 +90,12 @@ export class Factories {
   }
 
   async storageLocation(name = unique('storage')): Promise<{ id: number; name: string }> {
-    const row = await this.app.get(StorageLocationsRepository).insert(ADMIN, { name });
+    const row = await this.app.get(StorageLocationsRepository).insert({ name });
     return { id: row.id, name: row.name };
   }
 
   async deliveryLocation(name = unique('delivery')): Promise<{ id: number; name: string }> {
-    const row = await this.app.get(DeliveryLocationsRepository).insert(ADMIN, { name });
+    const row = await this.app.get(DeliveryLocationsRepository).insert({ name });
     return { id: row.id, name: row.name };
   }
 

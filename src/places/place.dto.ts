@@ -1,12 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsNumber, IsOptional, IsString, Length, Max, MaxLength, Min, ValidateIf } from 'class-validator';
-import { PaginationQuery } from '../../common/http/pagination.js';
-import { MultilineText } from '../../common/http/text-input.js';
+import { PaginationQuery } from '../common/http/pagination.js';
+import { MultilineText } from '../common/http/text-input.js';
 
 /**
- * Bodies and queries shared by storage and delivery locations ("same as storage location",
- * contract §3). Each module subclasses them so OpenAPI names the schemas after the resource.
+ * Bodies and queries shared by storage and delivery locations (both kinds have the same fields
+ * and rules). Each kind subclasses them so OpenAPI names the schemas after the resource.
  */
 const trim = Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
 const FINITE = { allowNaN: false, allowInfinity: false };

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { isoUtc } from '../../common/http/timestamps.js';
+import { isoUtc } from '../common/http/timestamps.js';
 import type { PlaceRow } from './places.repository.js';
 
 /** Wire shape of a storage or delivery location (each module subclasses it for its OpenAPI name). */

@@ -1,0 +1,104 @@
+import { Db, empty, join, raw, sql, type PagedRows, type Sql } from '../infrastructure/database/db.js';
+
+export interface PlaceRow {
+  id: number;
+  name: string;
+  address: string | null;
+  latitude: number | null;
+  longitude: number | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface PlaceChanges {
+  name?: string;
+  address?: string | null;
+  latitude?: number | null;
+  longitude?: number | null;
+}
+
+/** A table whose foreign key points at the place table, named for the 409 detail. */
+export interface PlaceReference {
+  /** e.g. "trackers" in "Storage location is still referenced by trackers". */
+  what: string;
+  table: 'trackers' | 'tracker_status_history';
+}
+
+const PLACE_COLUMNS = raw('p.id, p.name, p.address, p.latitude, p.longitude, p.created_at, p.updated_at');
+
+/** What must be gone before a place can be deleted, in the order the 409 reports it. */
+const REFERENCED_BY: readonly PlaceReference[] = [
+  { what: 'trackers', table: 'trackers' },
+  { what: 'tracker status history', table: 'tracker_status_history' },
+];
+
+/**
+ * SQL for a location table (storage_locations or delivery_locations; same columns).
+ * Locations are shared reference data, readable by every admin and user, so no method takes an
+ * access scope. Writes are admin-only (guarded by the controllers).
+ */
+export class PlacesRepository {
+  private readonly table: Sql;
+  private readonly column: Sql;
+
+  constructor(
+    private readonly db: Db,
+    table: 'storage_locations' | 'delivery_locations',
+    /** The column of trackers and tracker_status_history pointing here (same name in both). */
+    column: 'storage_location_id' | 'delivery_location_id',
+  ) {
+    this.table = raw(table);
+    this.column = raw(column);
+  }
+
+  list(filter: { name?: string }, page: { skip: number; limit: number }): Promise<PagedRows<PlaceRow>> {
+    const where: Sql[] = [];
+    if (filter.name !== undefined) where.push(sql`strpos(lower(p.name), lower(${filter.name})) > 0`);
+    return this.db.page<PlaceRow>({ columns: PLACE_COLUMNS, from: sql`${this.table} p`, where, orderBy: sql`p.id` }, page);
+  }
+
+  /** The place, optionally locked for an update/delete in the caller's transaction. */
+  findById(id: number, lock = false): Promise<PlaceRow | null> {
+    return this.db.first<PlaceRow>(sql`SELECT ${PLACE_COLUMNS} FROM ${this.table} p WHERE p.id = ${id}${lock ? sql` FOR UPDATE` : empty}`);
+  }
+
+  insert(values: PlaceChanges & { name: string }): Promise<PlaceRow> {
+    return this.db.one<PlaceRow>(
+      sql`INSERT INTO ${this.table} AS p (name, address, latitude, longitude)
+        VALUES (${values.name}, ${values.address ?? null}, ${values.latitude ?? null}, ${values.longitude ?? null}) RETURNING ${PLACE_COLUMNS}`,
+    );
+  }
+
+  /** Sets exactly the given fields (null clears a nullable one). */
+  update(id: number, changes: PlaceChanges): Promise<PlaceRow | null> {
+    const sets: Sql[] = [sql`updated_at = now()`];
+    for (const column of ['name', 'address', 'latitude', 'longitude'] as const) {
+      if (changes[column] !== undefined) sets.push(sql`${raw(column)} = ${changes[column]}`);
+    }
+    return this.db.first<PlaceRow>(sql`UPDATE ${this.table} AS p SET ${join(sets, ', ')} WHERE p.id = ${id} RETURNING ${PLACE_COLUMNS}`);
+  }
+
+  /** The first reference that still points at the place, or null (one statement, short-circuiting). */
+  async firstReference(id: number): Promise<PlaceReference | null> {
+    const checks = REFERENCED_BY.map((ref, i) => sql`SELECT ${raw(String(i))} AS i WHERE EXISTS (SELECT 1 FROM ${raw(ref.table)} WHERE ${this.column} = ${id})`);
+    const row = await this.db.first<{ i: number }>(sql`${join(checks, ' UNION ALL ')} LIMIT 1`);
+    return row ? REFERENCED_BY[row.i] : null;
+  }
+
+  /**
+   * Runs whose analytics show the place's name: a tracker of the run has it as destination /
+   * current storage, or a status entry of one of its trackers points at it.
+   */
+  async runIdsShowing(id: number): Promise<number[]> {
+    const rows = await this.db.rows<{ id: number }>(
+      sql`SELECT t.production_run_id AS id FROM trackers t WHERE t.${this.column} = ${id}
+        UNION
+        SELECT t.production_run_id FROM tracker_status_history h JOIN trackers t ON t.id = h.tracker_id WHERE h.${this.column} = ${id}`,
+    );
+    return rows.map((r) => r.id);
+  }
+
+  delete(id: number): Promise<PlaceRow | null> {
+    return this.db.first<PlaceRow>(sql`DELETE FROM ${this.table} AS p WHERE p.id = ${id} RETURNING ${PLACE_COLUMNS}`);
+  }
+}

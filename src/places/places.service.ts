@@ -1,0 +1,74 @@
+import { ConflictException, NotFoundException } from '@nestjs/common';
+import { toPage, type Page } from '../common/http/pagination.js';
+import { analyticsRunCacheArea } from '../analytics/analytics-cache.js';
+import type { CacheService } from '../infrastructure/cache/cache.service.js';
+import type { Db } from '../infrastructure/database/db.js';
+import type { CreatePlaceDto, ListPlacesQuery, UpdatePlaceDto } from './place.dto.js';
+import { toPlaceResponse, type PlaceResponse } from './place.response.js';
+import type { PlacesRepository } from './places.repository.js';
+
+/** How a kind of place is named in error details: "Storage location not found". */
+export type PlaceResource = 'Storage location' | 'Delivery location';
+
+/**
+ * Rules shared by storage and delivery locations. `resource` names the kind in error details:
+ * "Storage location not found", "Storage location is still referenced by trackers".
+ *
+ * Analytics show location names (delivery_location_name, storage visits), so a rename invalidates
+ * the analytics of every run whose trackers reference the place, after the commit; tracker lists
+ * show only location ids and a place can only be deleted unreferenced, so they are untouched.
+ */
+export class PlacesService {
+  constructor(
+    readonly resource: PlaceResource,
+    private readonly db: Db,
+    private readonly places: PlacesRepository,
+    private readonly cache: CacheService,
+  ) {}
+
+  get notFoundDetail(): string {
+    return `${this.resource} not found`;
+  }
+
+  async list(query: ListPlacesQuery): Promise<Page<PlaceResponse>> {
+    const { rows, total } = await this.places.list({ name: query.name }, query);
+    return toPage(rows.map(toPlaceResponse), total, query);
+  }
+
+  async get(id: number): Promise<PlaceResponse> {
+    const row = await this.places.findById(id);
+    if (!row) throw this.notFound();
+    return toPlaceResponse(row);
+  }
+
+  async create(body: CreatePlaceDto): Promise<PlaceResponse> {
+    return toPlaceResponse(await this.places.insert(body));
+  }
+
+  async update(id: number, body: UpdatePlaceDto): Promise<PlaceResponse> {
+    const { row, runIds } = await this.db.transaction(async () => {
+      const current = await this.places.findById(id, true);
+      if (!current) throw this.notFound();
+      const updated = await this.places.update(id, body);
+      const renamed = body.name !== undefined && body.name !== current.name;
+      return { row: updated!, runIds: renamed ? await this.places.runIdsShowing(id) : [] };
+    });
+    if (runIds.length) await this.cache.bump(...runIds.map(analyticsRunCacheArea));
+    return toPlaceResponse(row);
+  }
+
+  /** The row is locked first, so nothing can start referencing it between the check and the delete. */
+  async delete(id: number): Promise<PlaceResponse> {
+    const row = await this.db.transaction(async () => {
+      if (!(await this.places.findById(id, true))) throw this.notFound();
+      const reference = await this.places.firstReference(id);
+      if (reference) throw new ConflictException({ detail: `${this.resource} is still referenced by ${reference.what}` });
+      return (await this.places.delete(id))!;
+    });
+    return toPlaceResponse(row);
+  }
+
+  private notFound(): NotFoundException {
+    return new NotFoundException({ detail: this.notFoundDetail });
+  }
+}
