@@ -39,6 +39,10 @@ export interface MediumOptions {
    * storage and delivery locations). Default true; false boots only infrastructure + `imports`.
    */
   factories?: boolean;
+  /** Reuse the database of another context (two instances sharing state); it stays when this one closes. */
+  database?: string;
+  /** Share the cache prefix of another context (two instances sharing Redis). */
+  cachePrefix?: string;
 }
 
 export interface MediumContext {
@@ -60,7 +64,8 @@ class MediumRootModule {}
 const FACTORY_MODULES = [AuthModule, ClientsModule, BrandsModule, ProductionRunsModule, StorageLocationsModule, DeliveryLocationsModule];
 
 export async function createMediumContext(options: MediumOptions = {}): Promise<MediumContext> {
-  const database = await createTestDatabase();
+  const ownsDatabase = !options.database;
+  const database = options.database ?? (await createTestDatabase());
   const dataDir = mkdtempSync(join(tmpdir(), 'tps-medium-'));
   const useRedis = options.redis ?? redisAvailable;
   const config = loadConfig({
@@ -71,7 +76,7 @@ export async function createMediumContext(options: MediumOptions = {}): Promise<
     DATA_DIR: dataDir,
     DB_POOL_SIZE: '5',
     REDIS_URL: useRedis ? process.env.REDIS_URL : undefined,
-    CACHE_PREFIX: database,
+    CACHE_PREFIX: options.cachePrefix ?? database,
     ...options.env,
     DATABASE_URL: databaseUrl(database),
   });
@@ -93,7 +98,7 @@ export async function createMediumContext(options: MediumOptions = {}): Promise<
     ctx = await NestFactory.createApplicationContext(root, { logger: false, abortOnError: false });
     await ctx.init();
   } catch (error) {
-    await dropTestDatabase(database);
+    if (ownsDatabase) await dropTestDatabase(database);
     rmSync(dataDir, { recursive: true, force: true });
     throw error;
   }
@@ -110,7 +115,7 @@ export async function createMediumContext(options: MediumOptions = {}): Promise<
     },
     async close() {
       await ctx.close();
-      await dropTestDatabase(database);
+      if (ownsDatabase) await dropTestDatabase(database);
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
