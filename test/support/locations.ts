@@ -1,4 +1,7 @@
+import type { Type } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
+import { AccessScope } from '../../src/common/auth/access-scope.js';
+import { LocationIngestionService, type IngestResult } from '../../src/locations/location-ingestion.service.js';
 import { dayBucket, hourBucket, isEligible } from '../../src/locations/location-rules.js';
 import type { TestApp } from './app.js';
 
@@ -114,4 +117,12 @@ export function referenceAggregates(raw: RawRow[]): { hourly: AggregateRow[]; da
 /** ISO timestamp `hours` hours from now (negative: in the past), whole milliseconds. */
 export function hoursFromNow(hours: number): string {
   return new Date(Date.now() + hours * 3_600_000).toISOString();
+}
+
+/**
+ * The medium-tier equivalent of postReports: the same batch straight into LocationIngestionService,
+ * in the scope the HTTP endpoint gives an ingest device (the whole fleet).
+ */
+export function ingestReports(m: { get<T>(token: Type<T>): T }, user: { id: number }, reports: unknown[]): Promise<IngestResult> {
+  return m.get(LocationIngestionService).ingest(AccessScope.admin(user.id), reports);
 }

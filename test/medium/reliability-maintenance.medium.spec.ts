@@ -1,13 +1,14 @@
 import pg from 'pg';
 import { MAINTENANCE_LOCK_KEY, MaintenanceService, type MaintenanceRun } from '../../src/maintenance/maintenance.service.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { MaintenanceModule } from '../../src/maintenance/maintenance.module.js';
 import { databaseUrl } from '../support/database.js';
+import { createMediumContext, type MediumContext, type MediumOptions } from '../support/medium.js';
 
 const OLD_REPORTS = 12_000;
 const RECENT_REPORTS = 500;
 
 /** Raw reports for one tracker received `daysAgo` days ago, with distinct timestamps from `offset`. */
-async function insertReports(t: TestApp, trackerId: number, count: number, daysAgo: number, offset: number): Promise<void> {
+async function insertReports(t: MediumContext, trackerId: number, count: number, daysAgo: number, offset: number): Promise<void> {
   await t.db.query(
     `INSERT INTO location_reports (tracker_id, timestamp, latitude, longitude, confidence, eligible, received_at)
      SELECT $1, timestamptz '2026-01-01' + make_interval(secs => $4 + g), 48.1, 11.5, 3, true, now() - make_interval(days => $3)
@@ -16,19 +17,22 @@ async function insertReports(t: TestApp, trackerId: number, count: number, daysA
   );
 }
 
-async function count(t: TestApp, sql: string, params: unknown[] = []): Promise<number> {
+async function count(t: MediumContext, sql: string, params: unknown[] = []): Promise<number> {
   const [row] = await t.db.query<{ n: number }[]>(`SELECT (${sql})::int AS n`, params);
   return row.n;
 }
 
+/** An instance with the maintenance job (and nothing served over HTTP). */
+const maintenance = (options: MediumOptions) => createMediumContext({ ...options, imports: [MaintenanceModule] });
+
 describe('Reliability: periodic maintenance on two instances (advisory lock)', () => {
-  let a: TestApp;
-  let b: TestApp;
+  let a: MediumContext;
+  let b: MediumContext;
   let trackerId: number;
 
   beforeAll(async () => {
-    a = await createTestApp({ env: { RAW_RETENTION_DAYS: '30' } });
-    b = await createTestApp({ database: a.database, cachePrefix: a.config.cachePrefix, env: { RAW_RETENTION_DAYS: '30' } });
+    a = await maintenance({ env: { RAW_RETENTION_DAYS: '30' } });
+    b = await maintenance({ database: a.database, cachePrefix: a.config.cachePrefix, env: { RAW_RETENTION_DAYS: '30' } });
     trackerId = (await a.factories.tracker()).id;
   });
 
@@ -53,8 +57,8 @@ describe('Reliability: periodic maintenance on two instances (advisory lock)', (
     );
 
     const runs: MaintenanceRun[] = await Promise.all([
-      a.app.get(MaintenanceService).runOnce({ batchSize: 1000 }),
-      b.app.get(MaintenanceService).runOnce({ batchSize: 1000 }),
+      a.get(MaintenanceService).runOnce({ batchSize: 1000 }),
+      b.get(MaintenanceService).runOnce({ batchSize: 1000 }),
     ]);
 
     const ran = runs.filter((r) => r.ran);
@@ -76,23 +80,23 @@ describe('Reliability: periodic maintenance on two instances (advisory lock)', (
     await holder.connect();
     try {
       await holder.query('SELECT pg_advisory_lock($1)', [MAINTENANCE_LOCK_KEY]);
-      expect(await a.app.get(MaintenanceService).runOnce()).toEqual({ ran: false });
-      expect(await b.app.get(MaintenanceService).runOnce()).toEqual({ ran: false });
+      expect(await a.get(MaintenanceService).runOnce()).toEqual({ ran: false });
+      expect(await b.get(MaintenanceService).runOnce()).toEqual({ ran: false });
       expect(await count(a, 'SELECT count(*) FROM location_reports WHERE tracker_id = $1', [trackerId])).toBe(RECENT_REPORTS + 50);
       await holder.query('SELECT pg_advisory_unlock($1)', [MAINTENANCE_LOCK_KEY]);
     } finally {
       await holder.end();
     }
-    expect(await b.app.get(MaintenanceService).runOnce()).toMatchObject({ ran: true, reportsDeleted: 50 });
+    expect(await b.get(MaintenanceService).runOnce()).toMatchObject({ ran: true, reportsDeleted: 50 });
   });
 
   it('with RAW_RETENTION_DAYS unset (default 0) keeps every raw report and still purges expired revocations', async () => {
-    const c = await createTestApp({ database: a.database, cachePrefix: a.config.cachePrefix });
+    const c = await maintenance({ database: a.database, cachePrefix: a.config.cachePrefix });
     try {
       expect(c.config.rawRetentionDays).toBe(0);
       await insertReports(a, trackerId, 20, 400, 3_000_000);
       await a.db.query(`INSERT INTO revoked_tokens (jti, expires_at) VALUES (gen_random_uuid(), now() - interval '1 hour')`);
-      expect(await c.app.get(MaintenanceService).runOnce()).toMatchObject({ ran: true, reportsDeleted: 0, batches: 0, revokedTokensPurged: 1 });
+      expect(await c.get(MaintenanceService).runOnce()).toMatchObject({ ran: true, reportsDeleted: 0, batches: 0, revokedTokensPurged: 1 });
       expect(await count(a, 'SELECT count(*) FROM location_reports WHERE tracker_id = $1', [trackerId])).toBe(RECENT_REPORTS + 20);
     } finally {
       await c.close();

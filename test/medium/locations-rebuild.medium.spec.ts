@@ -4,17 +4,18 @@ import { filterReason } from '../../src/locations/location-rules.js';
 import { LocationRebuildService } from '../../src/locations/location-rebuild.service.js';
 import { LocationsDemoSeeder } from '../../src/locations/locations-demo.seeder.js';
 import { LOCATION_WRITES_LOCK_KEY } from '../../src/locations/location-writes-lock.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { LocationsModule } from '../../src/locations/locations.module.js';
 import type { CreatedUser } from '../support/factories.js';
-import { aggregateTables, postReports, rawReports, referenceAggregates, report, type ReportIn } from '../support/locations.js';
+import { createMediumContext, type MediumContext } from '../support/medium.js';
+import { aggregateTables, ingestReports, rawReports, referenceAggregates, report, type ReportIn } from '../support/locations.js';
 
-describe('Locations: rebuild from raw and demo reports', () => {
-  let t: TestApp;
+describe('Locations: rebuild from raw and demo reports (service level)', () => {
+  let t: MediumContext;
   let ingest: CreatedUser;
   let trackers: number[];
 
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await createMediumContext({ imports: [LocationsModule] });
     ingest = await t.factories.ingest();
     const run = (await t.factories.run()).id;
     trackers = [];
@@ -34,19 +35,19 @@ describe('Locations: rebuild from raw and demo reports', () => {
       }
     }
     for (let from = 0; from < reports.length; from += 97) {
-      await postReports(t, ingest, reports.slice(from, from + 97)).expect(200);
+      await ingestReports(t, ingest, reports.slice(from, from + 97));
     }
   });
   afterAll(() => t.close());
 
-  const rebuild = (trackerId?: number) => t.app.get(LocationRebuildService).rebuild(AccessScope.admin(), { trackerId });
+  const rebuild = (trackerId?: number) => t.get(LocationRebuildService).rebuild(AccessScope.admin(), { trackerId });
 
   it('leaves incrementally maintained aggregates unchanged (they already equal a recomputation)', async () => {
     const incremental = await aggregateTables(t.db, trackers);
     expect(incremental.hourly.length).toBeGreaterThan(50);
     expect(incremental).toEqual(referenceAggregates(await rawReports(t.db, trackers)));
     const progress: number[] = [];
-    const count = await t.app.get(LocationRebuildService).rebuild(AccessScope.admin(), {
+    const count = await t.get(LocationRebuildService).rebuild(AccessScope.admin(), {
       progress: { start: (total) => progress.push(-total), advance: (done) => progress.push(done) },
     });
     expect(count).toBeGreaterThanOrEqual(4);
@@ -83,16 +84,16 @@ describe('Locations: rebuild from raw and demo reports', () => {
 
   it('with raw retention on, rows whose report was pruned are kept; the rest is recomputed', async () => {
     const id = (await t.factories.tracker()).id;
-    await postReports(t, ingest, [
+    await ingestReports(t, ingest, [
       report(id, '2026-05-01T10:10:00Z', { latitude: 1 }),
       report(id, '2026-05-01T10:50:00Z', { latitude: 2 }),
       report(id, '2026-05-02T08:00:00Z', { latitude: 3 }),
-    ]).expect(200);
+    ]);
     const before = await aggregateTables(t.db, [id]);
     // Retention pruned the winner of 2026-05-01 10:00 (and of that day); a damaged row still has its report.
     await t.db.query(`DELETE FROM location_reports WHERE tracker_id = $1 AND latitude = 2`, [id]);
     await t.db.query(`UPDATE location_history_hourly SET latitude = 0 WHERE tracker_id = $1 AND bucket = '2026-05-02T08:00:00Z'`, [id]);
-    await t.app.get(LocationRebuildService).rebuild(AccessScope.admin(), { trackerId: id, keepPrunedWinners: true });
+    await t.get(LocationRebuildService).rebuild(AccessScope.admin(), { trackerId: id, keepPrunedWinners: true });
     expect(await aggregateTables(t.db, [id])).toEqual(before);
     // Without the guard (retention off) the rebuild follows the raw table exactly.
     await rebuild(id);
@@ -103,21 +104,21 @@ describe('Locations: rebuild from raw and demo reports', () => {
 
   it('rebuild of an unknown tracker touches nothing; the CLI command validates --tracker', async () => {
     expect(await rebuild(999_999)).toBe(0);
-    await expect(locationsRebuildCommand.run(t.app, { tracker: 'abc' })).rejects.toThrow('--tracker must be a positive integer');
-    await expect(locationsRebuildCommand.run(t.app, { tracker: '999999' })).rejects.toThrow('tracker 999999 not found');
+    await expect(locationsRebuildCommand.run(t.ctx, { tracker: 'abc' })).rejects.toThrow('--tracker must be a positive integer');
+    await expect(locationsRebuildCommand.run(t.ctx, { tracker: '999999' })).rejects.toThrow('tracker 999999 not found');
   });
 
   it('deleting a tracker deletes its reports and history (and nothing else); its reports are then rejected', async () => {
     const run = (await t.factories.run()).id;
     const [gone, kept] = [(await t.factories.tracker({ runId: run })).id, (await t.factories.tracker({ runId: run })).id];
-    await postReports(t, ingest, [report(gone, '2026-05-01T10:00:00Z'), report(kept, '2026-05-01T10:00:00Z')]).expect(200);
+    await ingestReports(t, ingest, [report(gone, '2026-05-01T10:00:00Z'), report(kept, '2026-05-01T10:00:00Z')]);
     const keptBefore = { raw: await rawReports(t.db, [kept]), aggregates: await aggregateTables(t.db, [kept]) };
     await t.db.query('DELETE FROM trackers WHERE id = $1', [gone]);
     expect(await rawReports(t.db, [gone])).toEqual([]);
     expect(await aggregateTables(t.db, [gone])).toEqual({ hourly: [], daily: [] });
     expect({ raw: await rawReports(t.db, [kept]), aggregates: await aggregateTables(t.db, [kept]) }).toEqual(keptBefore);
-    const res = await postReports(t, ingest, [report(gone, '2026-05-01T11:00:00Z')]).expect(200);
-    expect(res.body).toMatchObject({ accepted: 0, rejected: [{ index: 0, detail: 'tracker_id: tracker not found' }] });
+    const res = await ingestReports(t, ingest, [report(gone, '2026-05-01T11:00:00Z')]);
+    expect(res).toMatchObject({ accepted: 0, rejected: [{ index: 0, detail: 'tracker_id: tracker not found' }] });
   });
 
   /** A transaction holding the location-writes lock as an ingest batch does, with one report in it. */
@@ -156,12 +157,11 @@ describe('Locations: rebuild from raw and demo reports', () => {
     try {
       await deleter.startTransaction();
       await deleter.query('DELETE FROM trackers WHERE id = $1', [id]); // its trigger now holds the lock
-      const batch = postReports(t, ingest, [report(id, '2026-05-02T10:00:00Z')]).then((res) => res);
+      const batch = ingestReports(t, ingest, [report(id, '2026-05-02T10:00:00Z')]);
       expect(await settledWithin(batch, 300)).toBe(false);
       await deleter.commitTransaction();
       const res = await batch;
-      expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ accepted: 0, rejected: [{ index: 0, detail: 'tracker_id: tracker not found' }] });
+      expect(res).toMatchObject({ accepted: 0, rejected: [{ index: 0, detail: 'tracker_id: tracker not found' }] });
     } finally {
       await deleter.release();
     }
@@ -185,7 +185,7 @@ describe('Locations: rebuild from raw and demo reports', () => {
 
   it('demo seeder adds trails with low-confidence, in-box and late reports through ingestion', async () => {
     const before = (await rawReports(t.db)).length;
-    const { reports } = await t.app.get(LocationsDemoSeeder).seed();
+    const { reports } = await t.get(LocationsDemoSeeder).seed();
     const raw = await rawReports(t.db);
     expect(raw.length - before).toBe(reports);
     const added = raw.slice(before);

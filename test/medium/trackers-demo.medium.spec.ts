@@ -1,16 +1,18 @@
+import { AccessScope } from '../../src/common/auth/access-scope.js';
 import { DemoDataService } from '../../src/seed/demo-data.service.js';
-import { createTestApp, type TestApp } from '../support/app.js';
-import { TRACKERS } from '../support/trackers.js';
+import { SeedModule } from '../../src/seed/seed.module.js';
+import { TrackersService } from '../../src/trackers/trackers.service.js';
+import { createMediumContext, type MediumContext } from '../support/medium.js';
 
 describe('Demo data (contract §9) through the tracker repository', () => {
-  let t: TestApp;
+  let t: MediumContext;
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await createMediumContext({ imports: [SeedModule] });
   });
   afterAll(() => t.close());
 
   it('creates trackers in every state whose status follows their history, with reports; can run twice', async () => {
-    const { trackers } = await t.app.get(DemoDataService).seed(8);
+    const { trackers } = await t.get(DemoDataService).seed(8);
     expect(trackers).toBe(12 * 8);
     const [stats] = await t.db.query(`
       SELECT count(*)::int AS trackers,
@@ -39,11 +41,10 @@ describe('Demo data (contract §9) through the tracker repository', () => {
     });
     expect(stats.reports).toBeGreaterThan(96);
 
-    const admin = await t.factories.admin();
-    const counts = await t.http().get(`${TRACKERS}/status-counts`).set(admin.auth);
-    expect(counts.body).toEqual({ CREATED: 24, IN_TRANSIT: 24, IN_STORAGE: 24, DELIVERED: 24, total: 96 });
+    const { counts } = await t.get(TrackersService).statusCounts(AccessScope.admin());
+    expect(counts).toEqual({ CREATED: 24, IN_TRANSIT: 24, IN_STORAGE: 24, DELIVERED: 24, total: 96 });
 
-    await t.app.get(DemoDataService).seed(2);
+    await t.get(DemoDataService).seed(2);
     const [{ n }] = await t.db.query('SELECT count(*)::int AS n FROM trackers');
     expect(n).toBe(96 + 24);
   });
