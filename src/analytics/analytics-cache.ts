@@ -1,13 +1,4 @@
 /**
- * Cache invalidation area of one run's analytics. Every write that changes a tracker or a status
- * entry of the run (create, update, move between runs, delete, status, import) must
- * `cache.bump(analyticsRunCacheArea(runId))` for each run it touches.
- */
-export function analyticsRunCacheArea(runId: number): string {
-  return `analytics:run:${runId}`;
-}
-
-/**
  * Results for "now" (no as_of) are computed against a moving clock, so they are kept only
  * briefly: 10 s keeps delivery_location_duration_hours (0.01 h = 36 s) within one step.
  * Results for an explicit as_of only change on writes, which bump the area, so they live for

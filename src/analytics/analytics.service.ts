@@ -6,7 +6,8 @@ import { APP_CONFIG } from '../common/config/config.module.js';
 import { isDatabaseUnavailable } from '../common/errors/http-exception.filter.js';
 import { isoUtc } from '../common/http/timestamps.js';
 import { CacheService } from '../infrastructure/cache/cache.service.js';
-import { analyticsRunCacheArea, NOW_RESULT_TTL_SECONDS } from './analytics-cache.js';
+import { NOW_RESULT_TTL_SECONDS } from './analytics-cache.js';
+import { CACHE_AREAS } from '../infrastructure/cache/cache-invalidation.js';
 import { writeAnalyticsCsv, type AnalyticsCsvOptions } from './analytics-csv.writer.js';
 import {
   toAggregateMetricsResponse,
@@ -148,7 +149,7 @@ export class AnalyticsService {
 
   /** Cache-aside under the run's area; results for "now" only briefly (see analytics-cache.ts). */
   private async cached<T>(scope: AccessScope, runId: number, asOf: Date | undefined, kind: ResultKind, compute: (at: Date) => Promise<T>): Promise<T> {
-    const key = await this.cache.key('analytics', [analyticsRunCacheArea(runId)], {
+    const key = await this.cache.key('analytics', [CACHE_AREAS.runAnalytics(runId)], {
       scope: scope.cacheKey,
       runId,
       asOf: asOf?.toISOString() ?? null,

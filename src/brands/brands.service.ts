@@ -2,8 +2,7 @@ import { ConflictException, Injectable, NotFoundException } from '@nestjs/common
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { RequestValidationException } from '../common/errors/validation.exception.js';
 import { toPage, type Page } from '../common/http/pagination.js';
-import { analyticsRunCacheArea } from '../analytics/analytics-cache.js';
-import { CacheService } from '../infrastructure/cache/cache.service.js';
+import { CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
 import { Db } from '../infrastructure/database/db.js';
 import { BrandsRepository } from './brands.repository.js';
 import type { CreateBrandDto, ListBrandsQuery, UpdateBrandDto } from './dto/brand.dto.js';
@@ -17,7 +16,7 @@ export class BrandsService {
   constructor(
     private readonly db: Db,
     private readonly brands: BrandsRepository,
-    private readonly cache: CacheService,
+    private readonly invalidation: CacheInvalidation,
   ) {}
 
   async list(scope: AccessScope, query: ListBrandsQuery): Promise<Page<BrandResponse>> {
@@ -57,7 +56,7 @@ export class BrandsService {
       const updated = await this.brands.update(scope, id, { name: body.name, clientId: body.client_id });
       return { row: updated!, movedRunIds: moved ? runIds : null };
     });
-    if (movedRunIds) await this.cache.bump('trackers', ...movedRunIds.map(analyticsRunCacheArea));
+    if (movedRunIds) await this.invalidation.trackersChanged(movedRunIds);
     return toBrandResponse(row);
   }
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { CacheService } from '../infrastructure/cache/cache.service.js';
+import { CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
 import { Db } from '../infrastructure/database/db.js';
 import { PlacesService } from '../places/places.service.js';
 import { DeliveryLocationsRepository } from './delivery-locations.repository.js';
@@ -11,7 +11,7 @@ export const DELIVERY_LOCATION_NOT_FOUND = `${DELIVERY_LOCATION} not found`;
 /** Delivery locations: shared reference data, admin writes. */
 @Injectable()
 export class DeliveryLocationsService extends PlacesService {
-  constructor(db: Db, repository: DeliveryLocationsRepository, cache: CacheService) {
-    super(DELIVERY_LOCATION, db, repository, cache);
+  constructor(db: Db, repository: DeliveryLocationsRepository, invalidation: CacheInvalidation) {
+    super(DELIVERY_LOCATION, db, repository, invalidation);
   }
 }

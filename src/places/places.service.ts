@@ -1,7 +1,6 @@
 import { ConflictException, NotFoundException } from '@nestjs/common';
 import { toPage, type Page } from '../common/http/pagination.js';
-import { analyticsRunCacheArea } from '../analytics/analytics-cache.js';
-import type { CacheService } from '../infrastructure/cache/cache.service.js';
+import type { CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
 import type { Db } from '../infrastructure/database/db.js';
 import type { CreatePlaceDto, ListPlacesQuery, UpdatePlaceDto } from './place.dto.js';
 import { toPlaceResponse, type PlaceResponse } from './place.response.js';
@@ -23,7 +22,7 @@ export class PlacesService {
     readonly resource: PlaceResource,
     private readonly db: Db,
     private readonly places: PlacesRepository,
-    private readonly cache: CacheService,
+    private readonly invalidation: CacheInvalidation,
   ) {}
 
   get notFoundDetail(): string {
@@ -53,7 +52,7 @@ export class PlacesService {
       const renamed = body.name !== undefined && body.name !== current.name;
       return { row: updated!, runIds: renamed ? await this.places.runIdsShowing(id) : [] };
     });
-    if (runIds.length) await this.cache.bump(...runIds.map(analyticsRunCacheArea));
+    await this.invalidation.runsChanged(runIds);
     return toPlaceResponse(row);
   }
 

@@ -2,8 +2,7 @@ import { ConflictException, Injectable, NotFoundException } from '@nestjs/common
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { RequestValidationException } from '../common/errors/validation.exception.js';
 import { toPage, type Page } from '../common/http/pagination.js';
-import { analyticsRunCacheArea } from '../analytics/analytics-cache.js';
-import { CacheService } from '../infrastructure/cache/cache.service.js';
+import { CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
 import { Db } from '../infrastructure/database/db.js';
 import type { CreateProductionRunDto, ListProductionRunsQuery, UpdateProductionRunDto } from './dto/production-run.dto.js';
 import { toProductionRunResponse, type ProductionRunResponse } from './dto/production-run.response.js';
@@ -23,7 +22,7 @@ export class ProductionRunsService {
   constructor(
     private readonly db: Db,
     private readonly runs: ProductionRunsRepository,
-    private readonly cache: CacheService,
+    private readonly invalidation: CacheInvalidation,
   ) {}
 
   async list(scope: AccessScope, query: ListProductionRunsQuery): Promise<Page<ProductionRunResponse>> {
@@ -63,7 +62,7 @@ export class ProductionRunsService {
       // Read back for the fresh tracker_count and the trigger-maintained client_id.
       return { row: (await this.runs.findById(scope, id))!, moved };
     });
-    await this.cache.bump(analyticsRunCacheArea(id), ...(moved ? ['trackers'] : []));
+    await (moved ? this.invalidation.trackersChanged([id]) : this.invalidation.runsChanged([id]));
     return toProductionRunResponse(row);
   }
 
@@ -76,7 +75,7 @@ export class ProductionRunsService {
       }
       return (await this.runs.delete(scope, id))!;
     });
-    await this.cache.bump(analyticsRunCacheArea(id));
+    await this.invalidation.runsChanged([id]);
     return toProductionRunResponse(row);
   }
 }

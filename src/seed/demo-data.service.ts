@@ -6,7 +6,7 @@ import type { TrackerStatus } from '../trackers/entities/tracker-status.js';
 import { TrackerBulkRepository } from '../trackers/tracker-bulk.repository.js';
 import type { NewStatusEntry } from '../trackers/tracker-status.repository.js';
 import type { NewTracker } from '../trackers/trackers.repository.js';
-import { TrackersService } from '../trackers/trackers.service.js';
+import { CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
@@ -33,7 +33,7 @@ export class DemoDataService {
   constructor(
     private readonly db: Db,
     private readonly trackers: TrackerBulkRepository,
-    private readonly trackersService: TrackersService,
+    private readonly invalidation: CacheInvalidation,
     private readonly locations: LocationsDemoSeeder,
   ) {}
 
@@ -57,7 +57,7 @@ export class DemoDataService {
       );
       return { runIds: reference.runIds, count: inserted };
     });
-    await this.trackersService.invalidate(runIds);
+    await this.invalidation.trackersChanged(runIds);
     const { reports } = await this.locations.seed(now);
     this.logger.log(`Demo data created: ${count} trackers, ${reports} location reports`);
     return { trackers: count };

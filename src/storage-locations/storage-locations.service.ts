@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { CacheService } from '../infrastructure/cache/cache.service.js';
+import { CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
 import { Db } from '../infrastructure/database/db.js';
 import { PlacesService } from '../places/places.service.js';
 import { StorageLocationsRepository } from './storage-locations.repository.js';
@@ -11,7 +11,7 @@ export const STORAGE_LOCATION_NOT_FOUND = `${STORAGE_LOCATION} not found`;
 /** Storage locations: shared reference data, admin writes. */
 @Injectable()
 export class StorageLocationsService extends PlacesService {
-  constructor(db: Db, repository: StorageLocationsRepository, cache: CacheService) {
-    super(STORAGE_LOCATION, db, repository, cache);
+  constructor(db: Db, repository: StorageLocationsRepository, invalidation: CacheInvalidation) {
+    super(STORAGE_LOCATION, db, repository, invalidation);
   }
 }

@@ -7,7 +7,7 @@ import type { ImportDuplicate, ImportResultResponse } from './dto/tracker.respon
 import { Db } from '../infrastructure/database/db.js';
 import { pairKey, TrackerBulkRepository } from './tracker-bulk.repository.js';
 import { TrackerReferencesRepository } from './tracker-references.repository.js';
-import { TrackersService } from './trackers.service.js';
+import { CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
 import { DELIVERY_LOCATION_NOT_FOUND } from '../delivery-locations/delivery-locations.service.js';
 import { STORAGE_LOCATION_NOT_FOUND } from '../storage-locations/storage-locations.service.js';
 
@@ -24,7 +24,7 @@ export class TrackerImportService {
     private readonly db: Db,
     private readonly bulk: TrackerBulkRepository,
     private readonly references: TrackerReferencesRepository,
-    private readonly service: TrackersService,
+    private readonly invalidation: CacheInvalidation,
   ) {}
 
   async import(scope: AccessScope, file: Buffer, options: ImportTrackersQuery): Promise<ImportResultResponse> {
@@ -56,7 +56,7 @@ export class TrackerImportService {
 
     if (!options.dry_run && toInsert.length > 0) {
       await this.insert(scope, toInsert);
-      await this.service.invalidate([...new Set(toInsert.map((row) => row.productionRunId as number))]);
+      await this.invalidation.trackersChanged([...new Set(toInsert.map((row) => row.productionRunId as number))]);
     }
     return {
       imported: toInsert.length,

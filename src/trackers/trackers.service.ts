@@ -5,7 +5,7 @@ import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
 import { RequestValidationException } from '../common/errors/validation.exception.js';
 import { toPage, type Page } from '../common/http/pagination.js';
-import { analyticsRunCacheArea } from '../analytics/analytics-cache.js';
+import { CACHE_AREAS, CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
 import { CacheService } from '../infrastructure/cache/cache.service.js';
 import { Db } from '../infrastructure/database/db.js';
 import { TRACKER_STATES, type TrackerStatus } from './entities/tracker-status.js';
@@ -30,8 +30,6 @@ import { STORAGE_LOCATION_NOT_FOUND } from '../storage-locations/storage-locatio
 
 export type CacheOutcome = 'HIT' | 'MISS';
 
-/** Cache area of tracker lists and counts; every tracker write bumps it. */
-export const TRACKERS_CACHE_AREA = 'trackers';
 
 export const trackerNotFound = () => new NotFoundException({ detail: 'Tracker not found' });
 export const runNotFound = () => new NotFoundException({ detail: 'Production run not found' });
@@ -52,6 +50,7 @@ export class TrackersService {
     private readonly statuses: TrackerStatusRepository,
     private readonly references: TrackerReferencesRepository,
     private readonly cache: CacheService,
+    private readonly invalidation: CacheInvalidation,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -66,7 +65,7 @@ export class TrackersService {
       statuses: query.status?.length ? [...new Set(query.status)].sort() : undefined,
       name: query.name ? query.name.toLowerCase() : undefined,
     };
-    const key = await this.cache.key('trackers:list', [TRACKERS_CACHE_AREA], {
+    const key = await this.cache.key('trackers:list', [CACHE_AREAS.trackers], {
       scope: scope.cacheKey,
       id: filter.ids ?? null,
       production_run_id: filter.productionRunId ?? null,
@@ -100,7 +99,7 @@ export class TrackersService {
    * own: paging through a list counts once per generation, not once per page.
    */
   private async cachedCount(scope: AccessScope, filter: TrackerFilter): Promise<number> {
-    const key = await this.cache.key('trackers:count', [TRACKERS_CACHE_AREA], { scope: scope.cacheKey, ...filter });
+    const key = await this.cache.key('trackers:count', [CACHE_AREAS.trackers], { scope: scope.cacheKey, ...filter });
     const cached = await this.cache.get<number>(key);
     if (cached !== undefined) return cached;
     const total = await this.trackers.count(scope, filter);
@@ -109,7 +108,7 @@ export class TrackersService {
   }
 
   async statusCounts(scope: AccessScope, productionRunId?: number): Promise<{ counts: StatusCountsResponse; cache: CacheOutcome }> {
-    const key = await this.cache.key('trackers:status-counts', [TRACKERS_CACHE_AREA], {
+    const key = await this.cache.key('trackers:status-counts', [CACHE_AREAS.trackers], {
       scope: scope.cacheKey,
       production_run_id: productionRunId ?? null,
     });
@@ -187,7 +186,7 @@ export class TrackersService {
       if (!created) throw trackerNameTaken(dto.name, dto.production_run_id);
       return created;
     });
-    await this.invalidate([row.production_run_id]);
+    await this.invalidation.trackersChanged([row.production_run_id]);
     return toTrackerResponse(row);
   }
 
@@ -230,14 +229,14 @@ export class TrackersService {
       if (!updated) throw trackerNotFound();
       return { row: updated, runIds: [current.production_run_id, updated.production_run_id] };
     });
-    await this.invalidate(runIds);
+    await this.invalidation.trackersChanged(runIds);
     return toTrackerResponse(row, (await this.trackers.latestLocations(scope, [id])).get(id) ?? null);
   }
 
   async remove(scope: AccessScope, id: number): Promise<TrackerResponse> {
     const deleted = await this.trackers.delete(scope, id);
     if (!deleted) throw trackerNotFound();
-    await this.invalidate([deleted.row.production_run_id]);
+    await this.invalidation.trackersChanged([deleted.row.production_run_id]);
     return toTrackerResponse(deleted.row, deleted.latest);
   }
 
@@ -267,14 +266,10 @@ export class TrackersService {
       if (!appended) throw trackerNotFound();
       return { entry: appended, runId: tracker.production_run_id };
     });
-    await this.invalidate([runId]);
+    await this.invalidation.trackersChanged([runId]);
     return toStatusEntryResponse(entry);
   }
 
-  /** Invalidates tracker lists/counts and the analytics of the affected runs, on every instance. */
-  async invalidate(runIds: number[]): Promise<void> {
-    await this.cache.bump(TRACKERS_CACHE_AREA, ...[...new Set(runIds)].map(analyticsRunCacheArea));
-  }
 
   private async requireLocations(storageLocationId: number | null, deliveryLocationId: number | null): Promise<void> {
     if (storageLocationId !== null && !(await this.references.locationExists('storage', storageLocationId))) throw storageLocationNotFound();

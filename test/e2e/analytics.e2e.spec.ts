@@ -1,4 +1,4 @@
-import { analyticsRunCacheArea } from '../../src/analytics/analytics-cache.js';
+import { CACHE_AREAS } from '../../src/infrastructure/cache/cache-invalidation.js';
 import { CacheService } from '../../src/infrastructure/cache/cache.service.js';
 import { AS_OF, buildAnalyticsFixture, type AnalyticsFixture } from '../support/analytics.js';
 import { createTestApp, type TestApp } from '../support/app.js';
@@ -400,7 +400,7 @@ describe('Production-run analytics (JSON)', () => {
       const cached = await t.http().get(url).query({ as_of: AS_OF }).set(admin.auth).expect(200);
       expect(cached.body).toEqual(first.body);
 
-      await t.app.get(CacheService).bump(analyticsRunCacheArea(run.id));
+      await t.app.get(CacheService).bump(CACHE_AREAS.runAnalytics(run.id));
       const fresh = await t.http().get(url).query({ as_of: AS_OF }).set(admin.auth).expect(200);
       expect(fresh.body.aggregate_metrics).toMatchObject({ completed_trackers: 1, completion_rate_percent: 100 });
       expect(fresh.body.tracker_analytics[0]).toMatchObject({ current_status: 'DELIVERED', delivery_location_duration_days: 6 });

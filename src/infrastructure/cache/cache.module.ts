@@ -4,6 +4,7 @@ import KeyvRedis from '@keyv/redis';
 import { Keyv } from 'keyv';
 import type { AppConfig } from '../../common/config/app-config.js';
 import { APP_CONFIG } from '../../common/config/config.module.js';
+import { CacheInvalidation } from './cache-invalidation.js';
 import { CacheService } from './cache.service.js';
 import { connectRedis, REDIS_CLIENT, type RedisConnection } from './redis-client.js';
 
@@ -42,7 +43,7 @@ export class RedisModule {}
       }),
     }),
   ],
-  providers: [CacheService],
-  exports: [CacheService, RedisModule],
+  providers: [CacheService, CacheInvalidation],
+  exports: [CacheService, CacheInvalidation, RedisModule],
 })
 export class CacheModule {}
