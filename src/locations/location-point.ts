@@ -1,4 +1,5 @@
 import { isoUtcSql } from '../common/http/timestamps.js';
+import { raw, sql, type Sql } from '../infrastructure/database/db.js';
 
 /** LocationPoint of the API: one aggregated bucket (or the latest eligible report). */
 export interface LocationPoint {
@@ -24,9 +25,9 @@ export interface LocationPointRow {
  * SQL select list of a LocationPointRow from a relation aliased `alias` with bucket, latitude,
  * longitude, confidence and reported_at columns; `granularity` is an SQL expression.
  */
-export function locationPointColumns(alias: string, granularity = `${alias}.granularity`): string {
-  return `${isoUtcSql(`${alias}.bucket`)} AS bucket, ${alias}.latitude, ${alias}.longitude, ${alias}.confidence,
-          ${isoUtcSql(`${alias}.reported_at`)} AS reported_at, ${granularity} AS granularity`;
+export function locationPointColumns(alias: string, granularity = `${alias}.granularity`): Sql {
+  return raw(`${isoUtcSql(`${alias}.bucket`)} AS bucket, ${alias}.latitude, ${alias}.longitude, ${alias}.confidence,
+          ${isoUtcSql(`${alias}.reported_at`)} AS reported_at, ${granularity} AS granularity`);
 }
 
 export function toLocationPoint(row: LocationPointRow): LocationPoint {
@@ -47,10 +48,10 @@ export function toLocationPoint(row: LocationPointRow): LocationPoint {
  * Use as: `LEFT JOIN LATERAL (${latestLocationLateral('t.id')}) ll ON TRUE`, then select
  * `ll.bucket AS ll_bucket ...` or `to_jsonb(ll)`.
  */
-export function latestLocationLateral(trackerIdColumn: string): string {
-  return `SELECT ${locationPointColumns('h', `'hourly'::text`)}
+export function latestLocationLateral(trackerIdColumn: string): Sql {
+  return sql`SELECT ${locationPointColumns('h', `'hourly'::text`)}
             FROM location_history_hourly h
-           WHERE h.tracker_id = ${trackerIdColumn}
+           WHERE h.tracker_id = ${raw(trackerIdColumn)}
            ORDER BY h.bucket DESC LIMIT 1`;
 }
 

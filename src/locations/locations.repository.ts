@@ -148,7 +148,7 @@ export class LocationsRepository {
     };
     const rows = await this.prepared.rows<LocationPointRow & { total: number }>(
       sql`
-      SELECT c.total, ${raw(locationPointColumns('p'))}
+      SELECT c.total, ${locationPointColumns('p')}
         FROM trackers t
         CROSS JOIN LATERAL (SELECT (${historyTotalSql(input)})::int AS total OFFSET 0) c
         LEFT JOIN LATERAL (${historyPageSql(input)}) p ON TRUE
@@ -164,7 +164,7 @@ export class LocationsRepository {
     const rows = await this.db.rows<LocationPointRow & { tracker_id: number }>(
       sql`SELECT ids.id AS tracker_id, ll.*
          FROM (SELECT DISTINCT unnest(${intArray(trackerIds)}) AS id) ids
-         JOIN LATERAL (${raw(latestLocationLateral('ids.id'))}) ll ON TRUE
+         JOIN LATERAL (${latestLocationLateral('ids.id')}) ll ON TRUE
         WHERE ${scope.visibleTracker('ids.id')}`,
     );
     return new Map(rows.map((row) => [row.tracker_id, row]));

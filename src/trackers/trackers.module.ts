@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { LocationsModule } from '../locations/locations.module.js';
 import { CsvUploadInterceptor } from './csv-upload.interceptor.js';
 import { LocationTrackersController } from './location-trackers.controller.js';
 import { TrackerBulkRepository } from './tracker-bulk.repository.js';
@@ -10,6 +11,7 @@ import { TrackersRepository } from './trackers.repository.js';
 import { TrackersService } from './trackers.service.js';
 
 @Module({
+  imports: [LocationsModule],
   controllers: [TrackersController, LocationTrackersController],
   providers: [
     TrackersRepository,

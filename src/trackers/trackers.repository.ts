@@ -105,18 +105,6 @@ export class TrackersRepository {
     return (await this.db.one<{ total: number }>(sql`SELECT count(*)::int AS total FROM ${TRACKERS_OF_RUNS} WHERE ${where}`)).total;
   }
 
-  /** Latest location of each visible tracker among `ids`, in one statement. */
-  async latestLocations(scope: AccessScope, ids: number[]): Promise<Map<number, LocationPoint>> {
-    if (ids.length === 0) return new Map();
-    const rows = await this.db.rows<LocationPointRow & { tracker_id: number }>(
-      sql`SELECT ids.id AS tracker_id, ll.*
-            FROM unnest(${ids}::int[]) AS ids(id)
-            CROSS JOIN LATERAL (${raw(latestLocationLateral('ids.id'))}) ll
-           WHERE ${scope.visibleTracker('ids.id')}`,
-    );
-    return new Map(rows.map((row) => [Number(row.tracker_id), toLocationPoint(row)]));
-  }
-
   /**
    * The visible tracker. With `lock` it stays row-locked until the caller's transaction ends:
    * status writes on one tracker serialize there.
@@ -134,12 +122,12 @@ export class TrackersRepository {
       sql`SELECT ${TRACKER_COLUMNS},
                  pr.description AS run_description, pr.brand_id AS run_brand_id, pr.client_id AS run_client_id,
                  sl.name AS storage_location_name, dl.name AS delivery_location_name,
-                 (SELECT to_jsonb(ll) FROM (${raw(latestLocationLateral('t.id'))}) ll) AS latest_location,
+                 (SELECT to_jsonb(ll) FROM (${latestLocationLateral('t.id')}) ll) AS latest_location,
                  COALESCE((SELECT jsonb_agg(to_jsonb(h) ORDER BY h.timestamp, h.id)
                              FROM tracker_status_history h WHERE h.tracker_id = t.id), '[]'::jsonb) AS status_history,
                  -- p.bucket is ISO 8601 UTC text here, which sorts like the time.
                  COALESCE((SELECT jsonb_agg(to_jsonb(p) ORDER BY p.bucket DESC)
-                             FROM (SELECT ${raw(locationPointColumns('v'))}
+                             FROM (SELECT ${locationPointColumns('v')}
                                      FROM location_history v WHERE v.tracker_id = t.id
                                     ORDER BY v.bucket DESC LIMIT ${DETAIL_HISTORY_POINTS}) p), '[]'::jsonb) AS location_history
             FROM trackers t
@@ -204,7 +192,7 @@ export class TrackersRepository {
           ), gone AS (
             DELETE FROM trackers t USING target WHERE t.id = target.id RETURNING ${TRACKER_COLUMNS}
           )
-          SELECT gone.*, (SELECT to_jsonb(ll) FROM (${raw(latestLocationLateral('gone.id'))}) ll) AS latest_location FROM gone`,
+          SELECT gone.*, (SELECT to_jsonb(ll) FROM (${latestLocationLateral('gone.id')}) ll) AS latest_location FROM gone`,
     );
     if (!row) return null;
     return { row, latest: row.latest_location ? toLocationPoint(row.latest_location) : null };

@@ -8,6 +8,7 @@ import { toPage, type Page } from '../common/http/pagination.js';
 import { CACHE_AREAS, CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
 import { CacheService } from '../infrastructure/cache/cache.service.js';
 import { Db } from '../infrastructure/database/db.js';
+import { LocationHistoryService } from '../locations/location-history.service.js';
 import { TRACKER_STATES, type TrackerStatus } from './entities/tracker-status.js';
 import { isTooFarInFuture } from '../common/http/iso-timestamp.js';
 import type { DeliveryLocationTrackersQuery, ListTrackersQuery, LocationTrackersQuery } from './dto/list-trackers.query.js';
@@ -49,6 +50,7 @@ export class TrackersService {
     private readonly trackers: TrackersRepository,
     private readonly statuses: TrackerStatusRepository,
     private readonly references: TrackerReferencesRepository,
+    private readonly locations: LocationHistoryService,
     private readonly cache: CacheService,
     private readonly invalidation: CacheInvalidation,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -139,7 +141,7 @@ export class TrackersService {
   }
 
   private async withLatestLocations(scope: AccessScope, items: TrackerResponse[]): Promise<TrackerResponse[]> {
-    const latest = await this.trackers.latestLocations(
+    const latest = await this.locations.latestLocations(
       scope,
       items.map((item) => item.id),
     );
@@ -230,7 +232,7 @@ export class TrackersService {
       return { row: updated, runIds: [current.production_run_id, updated.production_run_id] };
     });
     await this.invalidation.trackersChanged(runIds);
-    return toTrackerResponse(row, (await this.trackers.latestLocations(scope, [id])).get(id) ?? null);
+    return toTrackerResponse(row, (await this.locations.latestLocations(scope, [id])).get(id) ?? null);
   }
 
   async remove(scope: AccessScope, id: number): Promise<TrackerResponse> {
