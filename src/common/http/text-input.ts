@@ -147,7 +147,10 @@ function walk(value: unknown, dto: DtoClass | undefined, kind: TextKind | 'opaqu
       report(state, 'should not exist');
     } else if (dto) {
       const nested: unknown = Reflect.getMetadata('design:type', dto.prototype, key);
-      const childKind = marked(OPAQUE_KEY, dto, key) ? 'opaque' : marked(MULTILINE_KEY, dto, key) ? 'multi-line' : 'single-line';
+      // A number, boolean or date field's own validator reads its raw text strictly and names the
+      // field with its own message (`must be a positive integer`); only text fields need this rule.
+      const typed = nested === Number || nested === Boolean || nested === Date;
+      const childKind = typed || marked(OPAQUE_KEY, dto, key) ? 'opaque' : marked(MULTILINE_KEY, dto, key) ? 'multi-line' : 'single-line';
       walk(child, isDto(nested) ? nested : undefined, childKind, depth + 1, state);
     } else {
       walk(child, undefined, 'single-line', depth + 1, state);
