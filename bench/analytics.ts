@@ -1,5 +1,5 @@
 /**
- * Production-run analytics benchmark (issue 6), standalone:
+ * Production-run analytics benchmark, standalone:
  *
  *   npx tsc -p tsconfig.build.json && node dist/bench/analytics.js
  *

@@ -1,5 +1,5 @@
 /**
- * Health endpoint latency on a large data set (issue 8): generates N raw location reports with
+ * Health endpoint latency on a large data set: generates N raw location reports with
  * INSERT ... SELECT generate_series into a dedicated database `tps_bench_health` (kept between runs;
  * regenerated when the report count differs), builds consistent aggregates and status histories,
  * then measures GET /api/v1/health/basic and /health/pipeline over HTTP against the compiled service.

@@ -1,5 +1,5 @@
 /**
- * `npm run test:load` (issue 10): 60 s of mixed traffic at 100 connections against the compiled
+ * `npm run test:load`: 60 s of mixed traffic at 100 connections against the compiled
  * service — tracker list, tracker detail, location history, status writes and ingest batches —
  * then prints p50/p99 per request kind and overall and fails (exit 1) on any 5xx or socket error.
  *

@@ -1,5 +1,5 @@
 /**
- * Standalone benchmark of the location pipeline (issue 5), over HTTP against the compiled service
+ * Standalone benchmark of the location pipeline, over HTTP against the compiled service
  * and a real PostgreSQL:
  *   1. sustained ingest (reports/s, aggregation included) with 1 000- and 10 000-report batches;
  *   2. history-page latency for a tracker with two years of hourly points.

@@ -1,5 +1,5 @@
 /**
- * Benchmark suite (issue 9): `npm run bench -- --scale small|medium|large [--only a,b] [--fresh]`.
+ * Benchmark suite: `npm run bench -- --scale small|medium|large [--only a,b] [--fresh]`.
  * Builds/reuses the bench database, starts the service in a child process, runs every scenario
  * against same-run ceilings, then prints a table and writes bench/results/latest.json and
  * docs/performance.md. Not part of `npm test`.

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The whole domain in one coherent schema (contract §1–§8).
+ * The whole domain in one coherent schema.
  * Timestamps are timestamptz (UTC on the wire). Deleting a row that others reference is
  * RESTRICTed so the API can answer 409; a tracker takes its history, reports and aggregates with it.
  */

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Production-run analytics (contract §6) read every status entry of a run's trackers in
+ * Production-run analytics read every status entry of a run's trackers in
  * (timestamp, id) order for their window functions. Covering those columns lets PostgreSQL answer
  * from the index alone (index-only scan, no heap visit per entry): measured 13–29 % less database
  * CPU per analytics request on a 10 000-tracker / 50 000-entry run (bench/analytics.ts).

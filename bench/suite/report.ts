@@ -187,7 +187,7 @@ const NOTES = [
   '  and `passport.authenticate()` built a closure-heavy middleware per request. The HTTP server now constructs requests and',
   '  responses with Express\'s prototypes (`ExpressHttpAdapter`: the swap is a no-op), and the guard calls the strategy through',
   '  passport\'s strategy interface itself. Scavenges: ~1 ms, <2 % surviving; the framework ceiling itself rose ~75 %.',
-  '- **Authentication on every request** (contract §1: roles and `client_list` are read from the current user row; revoked',
+  '- **Authentication on every request** (roles and `client_list` are read from the current user row; revoked',
   '  `jti`s are checked through the cache). Every authenticated request pays the production middleware (helmet, CORS, cookies,',
   '  request logging with redaction, metrics, the global guard/pipe/filter), one PostgreSQL round trip for the user row and one',
   '  Redis round trip for the revocation (in parallel); a cached tracker page adds the cache generation and value (two more',

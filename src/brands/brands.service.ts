@@ -10,7 +10,7 @@ import { toBrandResponse, type BrandResponse } from './dto/brand.response.js';
 
 export const BRAND_NOT_FOUND = 'Brand not found';
 
-/** Brands (contract §3): admin writes, reads scoped to the caller's clients. */
+/** Brands: admin writes, reads scoped to the caller's clients. */
 @Injectable()
 export class BrandsService {
   constructor(

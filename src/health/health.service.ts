@@ -82,7 +82,7 @@ export class HealthService {
     });
   }
 
-  /** Contract §8 definitions over the pg pool behind TypeORM. */
+  /** Pool numbers (size, checked out/in, waiting, total) over the pg pool behind TypeORM. */
   dbPool(): PoolHealthResponse {
     const stats = this.pool.stats();
     const checkedOut = Math.min(stats.checkedOut, stats.size);

@@ -2,7 +2,7 @@ import { RequestValidationException } from '../common/errors/validation.exceptio
 import { DATE_TIME_MESSAGE, parseCanonicalUtc, parseIsoTimestamp } from '../common/http/iso-timestamp.js';
 import { MAX_INT4 } from '../common/http/id-field.js';
 
-/** Contract §5: a batch holds 1..10 000 reports. */
+/** A batch holds 1..10 000 reports. */
 export const MAX_REPORTS_PER_BATCH = 10_000;
 /** A report more than this far in the future is rejected (clock skew allowance). */
 export const MAX_FUTURE_SKEW_MS = 5 * 60_000;

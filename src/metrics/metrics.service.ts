@@ -4,7 +4,7 @@ import { CacheService } from '../infrastructure/cache/cache.service.js';
 import { DatabaseGuard } from '../infrastructure/database/database-guard.js';
 import { DatabasePool } from '../infrastructure/database/database-pool.js';
 
-/** What happened to location reports in an ingest batch (contract §5 counters, filtered by reason). */
+/** What happened to location reports in an ingest batch. */
 export const INGEST_OUTCOMES = ['accepted', 'duplicate', 'filtered_low_confidence', 'filtered_manufacturing_region', 'rejected'] as const;
 export type IngestOutcome = (typeof INGEST_OUTCOMES)[number];
 
@@ -120,7 +120,7 @@ export class MetricsService {
     if (count > 0) this.ingestReports.inc({ outcome }, count);
   }
 
-  /** Records one ingest response (contract §5 counters); the filtered ones are a subset of accepted. */
+  /** Records one ingest response; the filtered ones are a subset of accepted. */
   recordIngestResult(result: {
     accepted: number;
     duplicates: number;

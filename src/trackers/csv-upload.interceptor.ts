@@ -19,7 +19,7 @@ export function formatBytes(bytes: number): string {
 }
 
 /**
- * Reads the multipart field `file` into memory, at most IMPORT_MAX_BYTES (contract §4): a bigger
+ * Reads the multipart field `file` into memory, at most IMPORT_MAX_BYTES: a bigger
  * file is 413 with the limit in the message, a missing file or an unexpected field 422.
  */
 @Injectable()

@@ -68,7 +68,7 @@ export class UsersRepository {
     return this.db.first<UserRow>(sql`SELECT ${COLUMNS} FROM users WHERE id = ${id}`);
   }
 
-  /** Read on every authenticated request (contract §1), hence a prepared statement. */
+  /** Read on every authenticated request, hence a prepared statement. */
   async findActiveById(id: number): Promise<ActiveUserRow | null> {
     const rows = await this.prepared.rows<UserRow & { tokens_valid_after_us: string | null }>(
       sql`SELECT ${COLUMNS}, (extract(epoch FROM tokens_valid_after) * 1000000)::bigint AS tokens_valid_after_us

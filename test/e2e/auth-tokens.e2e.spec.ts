@@ -7,7 +7,7 @@ const ME = '/api/v1/users/me';
 const INVALID_CREDENTIALS = { detail: 'Could not validate credentials' };
 
 /**
- * Every token attack of contract §2 is answered 401 "Could not validate credentials" with
+ * Every token attack is answered 401 "Could not validate credentials" with
  * `WWW-Authenticate: Bearer`. The first test proves the forging helpers make tokens the service
  * accepts, so each rejection below is caused by the one thing the attack changes.
  */

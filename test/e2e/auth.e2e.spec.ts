@@ -16,7 +16,7 @@ const SEVEN_DAYS = String(7 * 86400);
 /** Distinct field names of a 422's `errors`. */
 const fields = (res: { body: { errors?: { field: string }[] } }) => [...new Set((res.body.errors ?? []).map((e) => e.field))];
 
-describe('Auth: login, refresh, logout (contract §2)', () => {
+describe('Auth: login, refresh, logout', () => {
   let t: TestApp;
   let user: CreatedUser;
 

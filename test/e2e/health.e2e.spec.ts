@@ -159,7 +159,7 @@ describe('Health: access, shapes and the healthy case', () => {
     });
   });
 
-  it('db-pool: contract §8 numbers are consistent', async () => {
+  it('db-pool: the pool numbers are consistent', async () => {
     const res = await t.http().get('/health/db-pool').set(admin.auth).expect(200);
     expectKeys(res.body, ['status', 'pool_stats', 'configuration']);
     const stats = res.body.pool_stats;

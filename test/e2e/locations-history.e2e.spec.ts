@@ -7,7 +7,7 @@ import { postReports, report } from '../support/locations.js';
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-describe('Locations: GET /trackers/{id}/location-history (contract §5)', () => {
+describe('Locations: GET /trackers/{id}/location-history', () => {
   let t: TestApp;
   let ingest: CreatedUser;
   let admin: CreatedUser;

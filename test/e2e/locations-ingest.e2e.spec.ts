@@ -4,7 +4,7 @@ import { aggregateTables, postReports, rawReports, report } from '../support/loc
 
 const EMPTY_RESULT = { accepted: 0, duplicates: 0, rejected: [], aggregated: 0, filtered_low_confidence: 0, filtered_manufacturing_region: 0 };
 
-describe('Locations: report ingestion and aggregation rules (contract §5)', () => {
+describe('Locations: report ingestion and aggregation rules', () => {
   let t: TestApp;
   let ingest: CreatedUser;
   let admin: CreatedUser;
@@ -82,7 +82,7 @@ describe('Locations: report ingestion and aggregation rules (contract §5)', () 
     });
   });
 
-  describe('aggregation rules (interface.md rule 5)', () => {
+  describe('aggregation rules', () => {
     it('a tracker with one report shows that report in its hourly and daily bucket', async () => {
       const id = await newTracker();
       const res = await postReports(t, ingest, [report(id, '2026-03-04T10:15:30.250Z', { latitude: 48.85, longitude: 2.35, confidence: 2 })]).expect(200);

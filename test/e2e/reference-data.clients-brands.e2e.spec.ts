@@ -2,7 +2,7 @@ import { CacheService } from '../../src/infrastructure/cache/cache.service.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import type { CreatedUser } from '../support/factories.js';
 
-/** Contract §3: /clients and /brands — CRUD, filters, pagination, scoping, roles, 404/409/422. */
+/** /clients and /brands — CRUD, filters, pagination, scoping, roles, 404/409/422. */
 describe('Reference data: clients and brands', () => {
   let t: TestApp;
   let admin: CreatedUser;

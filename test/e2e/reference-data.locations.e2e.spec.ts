@@ -2,7 +2,7 @@ import { CacheService } from '../../src/infrastructure/cache/cache.service.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import type { CreatedUser } from '../support/factories.js';
 
-/** Contract §3: /storage-locations and /delivery-locations — shared reference data, same shape. */
+/** /storage-locations and /delivery-locations — shared reference data, same shape. */
 describe.each([
   { path: 'storage-locations', table: 'storage_locations', resource: 'Storage location', column: 'storage_location_id' },
   { path: 'delivery-locations', table: 'delivery_locations', resource: 'Delivery location', column: 'delivery_location_id' },

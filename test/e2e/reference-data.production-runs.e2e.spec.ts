@@ -2,7 +2,7 @@ import { CacheService } from '../../src/infrastructure/cache/cache.service.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import type { CreatedUser } from '../support/factories.js';
 
-/** Contract §3: /production-runs CRUD (the analytics routes are tested elsewhere). */
+/** /production-runs CRUD (the analytics routes are tested elsewhere). */
 describe('Reference data: production runs', () => {
   let t: TestApp;
   let cache: CacheService;

@@ -8,7 +8,7 @@ import { FaultProxy } from '../support/fault-proxy.js';
 import { call, listen, ReliabilityProbeModule, sleep, summary, trafficUntil, waitFor, type Outcome } from '../support/reliability.js';
 
 const UNAVAILABLE = { detail: 'Service temporarily unavailable' };
-/** Issue 10: a request against an unreachable database fails within this bound, never hangs. */
+/** a request against an unreachable database fails within this bound, never hangs. */
 const FAIL_FAST_BOUND_MS = 5000;
 
 function expectOnlyOkOr503(outcomes: Outcome[]) {

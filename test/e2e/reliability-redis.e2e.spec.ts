@@ -3,7 +3,7 @@ import { createTestApp, redisAvailable, type TestApp } from '../support/app.js';
 import { FaultProxy } from '../support/fault-proxy.js';
 import { call, listen, ReliabilityProbeModule, sleep, summary, trafficUntil, waitFor } from '../support/reliability.js';
 
-/** Issue 10: with Redis gone, no request fails and none takes longer than this. */
+/** with Redis gone, no request fails and none takes longer than this. */
 const SLOWEST_ALLOWED_MS = 1000;
 
 const describeWithRedis = redisAvailable ? describe : describe.skip;

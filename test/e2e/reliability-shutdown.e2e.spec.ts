@@ -9,7 +9,7 @@ import { createTestDatabase, databaseUrl, dropTestDatabase } from '../support/da
 import { FaultProxy } from '../support/fault-proxy.js';
 import { call, waitFor } from '../support/reliability.js';
 
-/** Contract §9: after SIGTERM the process finishes in-flight requests and exits within 10 s. */
+/** after SIGTERM the process finishes in-flight requests and exits within 10 s. */
 const EXIT_BOUND_MS = 10_000;
 const ADMIN = { email: 'shutdown-admin@example.com', password: 'shutdown-pass-123' };
 

@@ -17,7 +17,7 @@ import {
 export type { RoleMatrixRow } from '../support/auth.js';
 
 /**
- * Contract §1 role matrix, table-driven: one row per route of the service (method, OpenAPI path,
+ * Role matrix, table-driven: one row per route of the service (method, OpenAPI path,
  * roles that may call it, the status a caller who gets through receives). For each row: no token
  * → 401 "Not authenticated", a bad token → 401 "Could not validate credentials" (both with
  * `WWW-Authenticate: Bearer`); a role not listed → 403 "Not enough permissions"; a listed role →
@@ -35,7 +35,7 @@ const REPORTERS = ['admin', 'ingest'] as const;
 const id = (pick: (fx: MatrixFixtures) => number) => (fx: MatrixFixtures) => ({ id: pick(fx) });
 const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString();
 
-/** Rows for a reference-data resource: reads for admin/user, writes admin-only (contract §3). */
+/** Rows for a reference-data resource: reads for admin/user, writes admin-only. */
 function referenceRows(path: string, key: 'client' | 'brand' | 'run' | 'storage' | 'delivery', create: (fx: MatrixFixtures, caller: Caller) => object, update: object): MatrixRow[] {
   return [
     { method: 'get', path, allowed: READERS, status: 200 },
@@ -142,7 +142,7 @@ const COVERED_PREFIXES = [
 
 const AUTH_FAILURES = ['Not authenticated', 'Could not validate credentials', 'Not enough permissions'];
 
-describe('Role matrix (contract §1)', () => {
+describe('Role matrix', () => {
   let t: TestApp;
   let fx: MatrixFixtures;
   const callers = {} as Record<Role, CreatedUser>;

@@ -1,7 +1,7 @@
 import { createTestApp, redisAvailable, type TestApp } from '../support/app.js';
 import { insertHourlyPoint, TRACKERS, trackerWorld, uploadCsv, type TrackerWorld } from '../support/trackers.js';
 
-describe('Trackers: cached lists and counts (contract §4)', () => {
+describe('Trackers: cached lists and counts', () => {
   let t: TestApp;
   let w: TrackerWorld;
 

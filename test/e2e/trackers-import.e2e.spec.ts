@@ -1,7 +1,7 @@
 import { createTestApp, type TestApp } from '../support/app.js';
 import { countRows, TRACKERS, trackerWorld, uploadCsv, type TrackerWorld } from '../support/trackers.js';
 
-describe('POST /trackers/import-csv (contract §4)', () => {
+describe('POST /trackers/import-csv', () => {
   let t: TestApp;
   let w: TrackerWorld;
 

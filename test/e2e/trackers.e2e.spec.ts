@@ -4,7 +4,7 @@ import { countRows, insertDailyPoint, insertHourlyPoint, TRACKERS, trackerWorld,
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const hoursAgo = (h: number) => new Date(Date.now() - h * 3600_000).toISOString();
 
-describe('Trackers API (contract §4)', () => {
+describe('Trackers API', () => {
   let t: TestApp;
   let w: TrackerWorld;
 
@@ -614,7 +614,7 @@ describe('Trackers API (contract §4)', () => {
     });
   });
 
-  describe('trackers seen from locations (contract §3)', () => {
+  describe('trackers seen from locations', () => {
     it('GET /storage-locations/{id}/trackers: visible trackers currently IN_STORAGE there, with latest_location', async () => {
       const storage = await t.factories.storageLocation();
       const here = await t.factories.tracker({ runId: w.runA.id, history: [{ status: 'IN_STORAGE', timestamp: hoursAgo(3), storageLocationId: storage.id }] });

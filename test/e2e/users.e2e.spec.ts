@@ -11,7 +11,7 @@ const USER_KEYS = ['client_list', 'created_at', 'email', 'id', 'is_active', 'nam
 const fields = (res: { body: { errors?: { field: string }[] } }) => [...new Set((res.body.errors ?? []).map((e) => e.field))];
 const email = (tag: string) => `${tag}-${randomUUID().slice(0, 8)}@Example.com`;
 
-describe('Users (contract §2)', () => {
+describe('Users', () => {
   let t: TestApp;
   let admin: CreatedUser;
   let clientA: number;

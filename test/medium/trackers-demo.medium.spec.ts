@@ -4,7 +4,7 @@ import { SeedModule } from '../../src/seed/seed.module.js';
 import { TrackersService } from '../../src/trackers/trackers.service.js';
 import { createMediumContext, type MediumContext } from '../support/medium.js';
 
-describe('Demo data (contract §9) through the tracker repository', () => {
+describe('Demo data through the tracker repository', () => {
   let t: MediumContext;
   beforeAll(async () => {
     t = await createMediumContext({ imports: [SeedModule] });

@@ -75,7 +75,7 @@ export async function loginJson(t: TestApp, email: string, password: string): Pr
 export const decode = (token: string) => jwt.decode(token, { complete: true }) as unknown as { header: Record<string, unknown>; payload: Record<string, unknown> };
 
 /**
- * One row of the role matrix (contract §1): a route and who may call it. `allowed: 'public'`
+ * One row of the role matrix: a route and who may call it. `allowed: 'public'`
  * means no token is needed. `path` is the OpenAPI template (`/api/v1/users/{id}`); path
  * parameters are filled with `params` or else with an id that does not exist, so allowed callers
  * get a 404/422 rather than touching data. `body` is sent as JSON when given.

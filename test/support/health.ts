@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { TestApp } from './app.js';
 
-/** Every admin-only health route (contract §1: health is admin only, including /health/db-pool). */
+/** Every admin-only health route. */
 export const HEALTH_ROUTES = ['/api/v1/health/basic', '/api/v1/health/status', '/api/v1/health/pipeline', '/api/v1/health/system', '/health/db-pool'];
 
 export const STEP_KEYS = [
@@ -14,7 +14,7 @@ export const STEP_KEYS = [
   'check_status_consistency',
 ];
 
-/** ISO 8601 with a numeric UTC offset (contract §0 for health timestamps). */
+/** ISO 8601 with a numeric UTC offset. */
 export const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/;
 
 export interface ReportSpec {

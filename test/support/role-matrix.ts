@@ -3,7 +3,7 @@ import type { TestApp } from './app.js';
 import type { CreatedUser } from './factories.js';
 import { bilevelPng } from './images.js';
 
-/** Fixtures and row type of the role-matrix test (contract §1). */
+/** Fixtures and row type of the role-matrix test. */
 
 /** Who makes a request: one of the roles, or nobody (no Authorization header). */
 export type Caller = Role | 'anonymous';

@@ -6,7 +6,7 @@ import { toAnalyticsError } from '../../src/analytics/analytics.service.js';
 import { parseIsoDateTime } from '../../src/common/http/iso-timestamp.js';
 
 describe('analytics pure logic', () => {
-  it('uses the fixed completion values of interface.md', () => {
+  it('uses the fixed completion values per state', () => {
     expect(JOURNEY_COMPLETION_PERCENT).toEqual({ CREATED: 0, IN_TRANSIT: 33.3, IN_STORAGE: 66.7, DELIVERED: 100 });
   });
 

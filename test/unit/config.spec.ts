@@ -14,7 +14,7 @@ const problemsOf = (env: Record<string, string | undefined>): string[] => {
 
 const STRONG_SECRET = 'x'.repeat(32);
 
-describe('loadConfig (contract §9)', () => {
+describe('loadConfig', () => {
   it('applies the documented defaults on an empty environment', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({

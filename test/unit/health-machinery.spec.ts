@@ -103,7 +103,7 @@ describe('health machinery failures', () => {
     expect(system.pipeline.recommendations[0]).toMatchObject({ severity: 'critical', issue: 'Health check failed: step catalogue unavailable' });
   });
 
-  it('computes pool numbers by the contract §8 definitions', () => {
+  it('computes pool numbers by the documented definitions', () => {
     const service = healthService(() => Promise.resolve(upResult), pipeline);
     expect(service.dbPool()).toEqual({
       status: 'healthy',

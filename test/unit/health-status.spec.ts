@@ -1,6 +1,6 @@
 import { pipelineStatusFor, poolStatusFor, successRate, systemStatusFor } from '../../src/health/health-status.js';
 
-describe('pipeline success rate and status thresholds (interface.md derived status)', () => {
+describe('pipeline success rate and status thresholds', () => {
   it.each([
     [7, 7, 100],
     [6, 7, 85.71],
@@ -42,7 +42,7 @@ describe('system status (derived status table)', () => {
   });
 });
 
-describe('pool status (contract §8, Limits)', () => {
+describe('pool status', () => {
   it.each([
     [10, 0, 'healthy'],
     [2, 80, 'healthy'],

@@ -1,7 +1,7 @@
 import { toPage } from '../../src/common/http/pagination.js';
 import { isoNoSuffix, isoUtc, isoWithOffset } from '../../src/common/http/timestamps.js';
 
-describe('toPage (contract §0 pagination math)', () => {
+describe('toPage', () => {
   it.each([
     // skip, limit, total → page, pages
     [0, 50, 0, 1, 0],
@@ -17,7 +17,7 @@ describe('toPage (contract §0 pagination math)', () => {
   });
 });
 
-describe('timestamp formats (contract §0)', () => {
+describe('timestamp formats', () => {
   const at = new Date('2026-11-21T10:04:05.123Z');
   it('formats UTC with Z, without suffix, and with a numeric offset', () => {
     expect(isoUtc(at)).toBe('2026-11-21T10:04:05.123Z');

@@ -13,7 +13,7 @@ const row = {
 };
 
 describe('tracker response mappers', () => {
-  it('maps a row to the wire shape of contract §4 (UTC millisecond timestamps, latest_location null by default)', () => {
+  it('maps a row to the tracker wire shape (UTC millisecond timestamps, latest_location null by default)', () => {
     expect(toTrackerResponse(row)).toEqual({
       id: 7,
       name: 'TRK-7',

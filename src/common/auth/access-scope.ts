@@ -3,7 +3,7 @@ import type { AuthUser } from './auth-user.js';
 import { isAdmin } from './auth-user.js';
 
 /**
- * What data a caller may see (contract §1), turned into SQL by repositories.
+ * What data a caller may see, turned into SQL by repositories.
  * Admin scope is an explicit value, never a missing one. Repositories take the scope as the first
  * argument of every read/write and add `scope.clientFilter(...)` inside their query, so no method
  * can forget it and nothing is loaded before being filtered.

@@ -6,7 +6,7 @@ export const ACCESS_ROLES = 'access:roles';
 export const PUBLIC_ROUTE = 'access:public';
 
 /**
- * The one access decorator: which roles a route admits (contract §1), enforced by the global
+ * The one access decorator: which roles a route admits, enforced by the global
  * AuthGuard and documented in OpenAPI (bearer + 401/403). A route without @Access or @Public is
  * admin-only (fail closed). Put it on each route, or on a controller whose routes all admit the
  * same roles — not on both (OpenAPI would list the bearer requirement twice).

@@ -1,5 +1,5 @@
 /**
- * Typed configuration, parsed once from the environment (contract §9).
+ * Typed configuration, parsed once from the environment.
  * `loadConfig` is pure so tests can build apps with their own settings; every bad
  * variable is reported by name and the process exits non-zero (see main.ts).
  */

@@ -6,7 +6,7 @@ export interface FieldError {
   message: string;
 }
 
-/** 422 with `{detail: "Validation failed: f: m; ...", errors: [{field, message}]}` (contract §0). */
+/** 422 with `{detail: "Validation failed: f: m; ...", errors: [{field, message}]}`. */
 export class RequestValidationException extends UnprocessableEntityException {
   constructor(readonly errors: FieldError[]) {
     super({

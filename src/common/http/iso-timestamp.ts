@@ -27,7 +27,7 @@ const END_OF_YEAR_9999 = Date.UTC(10_000, 0, 1);
 /** The one message for a date input that breaks the rule above. */
 export const DATE_TIME_MESSAGE = `must be an ISO 8601 date-time (year ${MIN_YEAR} or later)`;
 
-/** Date-times may be back-dated freely but not lie in the future by more than this (contracts §4, §5). */
+/** Date-times may be back-dated freely but not lie in the future by more than this. */
 export const FUTURE_TOLERANCE_MS = 5 * 60 * 1000;
 
 export function isTooFarInFuture(date: Date | number, now = Date.now()): boolean {

@@ -2,7 +2,7 @@ import { Transform } from 'class-transformer';
 import { ValidateBy } from 'class-validator';
 
 /**
- * Query booleans accept true/false/1/0 in any case (contract §0). Anything else is kept as a
+ * Query booleans accept true/false/1/0 in any case. Anything else is kept as a
  * string so `@IsBoolean()` rejects it with 422.
  */
 export function QueryBoolean(): PropertyDecorator {

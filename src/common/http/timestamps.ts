@@ -1,4 +1,4 @@
-/** Wire formats of contract §0. */
+/** Wire formats of timestamps (see docs/api.md, Conventions). */
 
 /**
  * SQL: a timestamptz as the text `isoUtc` would produce (`toISOString()`: UTC, milliseconds, `Z`),

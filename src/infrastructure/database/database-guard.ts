@@ -35,7 +35,7 @@ function unavailable(message: string, code: string): Error {
 }
 
 /**
- * Makes the pool fail fast instead of hanging (issue 10):
+ * Makes the pool fail fast instead of hanging:
  * - a liveness probe on its own connection pings every second; when the database stops answering
  *   (stopped, or silent: a black-holed network answers TCP but never replies, which no per-query
  *   timeout can tell from a long query), connections in use are destroyed so their requests fail

@@ -5,12 +5,12 @@ import { validateRow, type CsvField, type CsvRowError, type CsvTrackerRow } from
 
 export { normalizeStatus, type CsvField, type CsvRowError, type CsvTrackerRow } from './tracker-row.js';
 
-/** Contract §4: at most this many data rows per import. */
+/** At most this many data rows per import. */
 export const IMPORT_MAX_ROWS = 100_000;
 const STREAM_CHUNK_BYTES = 64 * 1024;
 
 /**
- * Accepted header spellings (contract §4), compared after normalizeHeader. storage_location_id is
+ * Accepted header spellings, compared after normalizeHeader. storage_location_id is
  * an addition of this service: without it an IN_STORAGE row could not be imported.
  */
 const HEADER_ALIASES: Record<CsvField, string[]> = {
