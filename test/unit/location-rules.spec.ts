@@ -58,7 +58,7 @@ describe('aggregation eligibility (location rules)', () => {
   });
 
   it('the SQL verdict reads the same constants', () => {
-    const text = eligibleSql('lat', 'lon', 'conf');
+    const text = eligibleSql('lat', 'lon', 'conf').sql;
     expect(text).toContain(`conf >= ${MIN_AGGREGATED_CONFIDENCE}`);
     for (const bound of Object.values(MANUFACTURING_REGION)) expect(text).toContain(`${bound}::float8`);
   });

@@ -8,6 +8,12 @@ import { REDIS_CLIENT, type RedisConnection } from './redis-client.js';
 
 /** Longest a request ever waits on the cache store before carrying on without it. */
 export const CACHE_OP_TIMEOUT_MS = 250;
+/**
+ * Counters (login throttling) wait longer: a timed-out increment may still land in Redis while the
+ * attempt is counted in memory instead, so under load a short timeout would let a burst be
+ * counted twice over. A login already spends far longer on its password hash.
+ */
+export const COUNTER_OP_TIMEOUT_MS = 2000;
 /** After a failure, skip the store for this long so a dead Redis costs nothing per request. */
 const BREAKER_OPEN_MS = 1000;
 
@@ -15,7 +21,8 @@ class CacheTimeout extends Error {}
 
 /**
  * The one cache API of the service (get/set/del, counters, generation-based invalidation).
- * It never throws into a request and never waits more than CACHE_OP_TIMEOUT_MS: on any store
+ * It never throws into a request and never waits more than CACHE_OP_TIMEOUT_MS (counters:
+ * COUNTER_OP_TIMEOUT_MS): on any store
  * failure reads are misses and writes are skipped.
  *
  * Key scheme: `<CACHE_PREFIX>:<area>:...` (callers pass the part after the prefix). Invalidation
@@ -114,7 +121,7 @@ export class CacheService implements OnModuleDestroy {
         number,
       ];
       return { count: Number(count), ttlSeconds: Math.max(1, Number(ttl)) };
-    }, null);
+    }, null, COUNTER_OP_TIMEOUT_MS);
   }
 
   async counter(relativeKey: string): Promise<{ count: number; ttlSeconds: number }> {
@@ -132,6 +139,7 @@ export class CacheService implements OnModuleDestroy {
         return { count: Number(count ?? 0), ttlSeconds: Math.max(0, Number(ttl)) };
       },
       { count: 0, ttlSeconds: 0 },
+      COUNTER_OP_TIMEOUT_MS,
     );
   }
 
@@ -160,7 +168,7 @@ export class CacheService implements OnModuleDestroy {
     if (this.redis && !this.redis.isReady) throw new Error('Redis is not connected');
   }
 
-  private async guard<T, F>(operation: () => Promise<T>, fallback: F): Promise<T | F> {
+  private async guard<T, F>(operation: () => Promise<T>, fallback: F, timeoutMs = CACHE_OP_TIMEOUT_MS): Promise<T | F> {
     if (this.redis && (Date.now() < this.breakerOpenUntil || !this.redis.isReady)) return fallback;
     // Half-open after a failure: one operation tries the store while the others carry on without
     // it, so a store that accepts but never answers costs one 250 ms wait per second, not one per request.
@@ -170,7 +178,7 @@ export class CacheService implements OnModuleDestroy {
       this.trialRunning = true;
     }
     try {
-      const result = await withTimeout(operation(), CACHE_OP_TIMEOUT_MS);
+      const result = await withTimeout(operation(), timeoutMs);
       if (trial) this.breakerOpenUntil = 0;
       return result;
     } catch (error) {
