@@ -1,4 +1,5 @@
 import { eligibleSql, filterReason, inManufacturingRegionSql, isEligible, MANUFACTURING_REGION } from '../../src/locations/location-rules.js';
+import { Db, sql } from '../../src/infrastructure/database/db.js';
 import { createMediumContext, type MediumContext } from '../support/medium.js';
 
 /**
@@ -20,10 +21,10 @@ describe('aggregation eligibility: SQL and TypeScript agree', () => {
     const points = latitudes.flatMap((latitude) =>
       longitudes.flatMap((longitude) => [0, 1, 2, 3, 4, 5].map((confidence) => ({ latitude, longitude, confidence }))),
     );
-    const rows = await t.db.query<{ i: number; eligible: boolean; in_region: boolean }[]>(
-      `SELECT p.i::int AS i, ${eligibleSql('p.lat', 'p.lon', 'p.conf')} AS eligible, ${inManufacturingRegionSql('p.lat', 'p.lon')} AS in_region
-         FROM unnest($1::float8[], $2::float8[], $3::int[]) WITH ORDINALITY AS p(lat, lon, conf, i) ORDER BY p.i`,
-      [points.map((p) => p.latitude), points.map((p) => p.longitude), points.map((p) => p.confidence)],
+    const rows = await t.get(Db).rows<{ i: number; eligible: boolean; in_region: boolean }>(
+      sql`SELECT p.i::int AS i, ${eligibleSql('p.lat', 'p.lon', 'p.conf')} AS eligible, ${inManufacturingRegionSql('p.lat', 'p.lon')} AS in_region
+            FROM unnest(${points.map((p) => p.latitude)}::float8[], ${points.map((p) => p.longitude)}::float8[], ${points.map((p) => p.confidence)}::int[])
+                 WITH ORDINALITY AS p(lat, lon, conf, i) ORDER BY p.i`,
     );
     expect(rows).toHaveLength(points.length);
     const disagreements = rows.filter((row) => {
