@@ -14,10 +14,7 @@ import { LoginThrottle } from './login-throttle.service.js';
 import { RevocationService } from './revocation.service.js';
 import { TokenService } from './token.service.js';
 
-/**
- * Tokens, revocation, login and the global guard. PasswordService is provided by UsersModule
- * (user management hashes passwords too) and re-exported here through it.
- */
+/** Tokens, revocation, login and the global guard; passwords are verified through UsersModule's PasswordService. */
 @Module({
   imports: [
     UsersModule,

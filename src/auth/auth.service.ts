@@ -2,7 +2,7 @@ import { Injectable, UnauthorizedException } from '@nestjs/common';
 import { textProblem } from '../common/http/text-input.js';
 import { UsersRepository, type UserRow } from '../users/users.repository.js';
 import { LoginThrottle } from './login-throttle.service.js';
-import { PasswordService } from './password.service.js';
+import { PasswordService } from '../users/password.service.js';
 import { RevocationService } from './revocation.service.js';
 import { issuedAfterEpoch, TokenService, type IssuedToken, type TokenClaims } from './token.service.js';
 

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { randomUUID } from 'node:crypto';
 import type { AppConfig } from '../common/config/app-config.js';
+import { preciseNowMicros } from '../common/time/precise-clock.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
 import { MAX_INT4 } from '../common/http/id-field.js';
 
@@ -17,19 +18,6 @@ export interface TokenClaims {
   token_type: TokenType;
   /** Issue time in microseconds since the Unix epoch (`iat` has whole seconds only). */
   iat_us?: number;
-}
-
-let lastMicros = 0;
-
-/**
- * The wall clock in microseconds since the Unix epoch, strictly increasing within the process
- * (values within one millisecond count up by one): a token issued after a token epoch was taken
- * always carries a later time than the epoch, even within the same millisecond.
- */
-export function preciseNowMicros(): number {
-  const now = Date.now() * 1000;
-  lastMicros = Math.max(now, lastMicros + 1);
-  return lastMicros;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { PasswordService } from '../auth/password.service.js';
+import { PasswordService } from '../users/password.service.js';
 import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
 import { UsersRepository } from '../users/users.repository.js';

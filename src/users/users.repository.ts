@@ -3,7 +3,7 @@ import { QueryFailedError } from 'typeorm';
 import type { Role } from '../common/auth/roles.js';
 import { Db, join, raw, sql, type PagedRows, type Sql } from '../infrastructure/database/db.js';
 import { PreparedQueries } from '../infrastructure/database/prepared-queries.js';
-import { preciseNowMicros } from '../auth/token.service.js';
+import { preciseNowMicros } from '../common/time/precise-clock.js';
 
 export interface UserRow {
   id: number;

@@ -1,5 +1,5 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
-import { PasswordService } from '../auth/password.service.js';
+import { PasswordService } from './password.service.js';
 import { RequestValidationException } from '../common/errors/validation.exception.js';
 import { toPage, type Page } from '../common/http/pagination.js';
 import { Db } from '../infrastructure/database/db.js';

@@ -1,4 +1,5 @@
-import { issuedAfterEpoch, preciseNowMicros, type TokenClaims } from '../../src/auth/token.service.js';
+import { issuedAfterEpoch, type TokenClaims } from '../../src/auth/token.service.js';
+import { preciseNowMicros } from '../../src/common/time/precise-clock.js';
 
 const claims = (iat: number, iat_us?: number): TokenClaims => ({
   sub: '1',
