@@ -3,13 +3,13 @@ import { NestFactory } from '@nestjs/core';
 import jwt from 'jsonwebtoken';
 import { createHmac, randomUUID } from 'node:crypto';
 import request, { type Response } from 'supertest';
-import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module.js';
 import { configureApp } from '../../src/app.setup.js';
 import { Access } from '../../src/common/auth/access.decorator.js';
 import { AccessScope } from '../../src/common/auth/access-scope.js';
 import { CurrentScope } from '../../src/common/auth/current-user.decorator.js';
 import type { Role } from '../../src/common/auth/roles.js';
+import { Db, sql } from '../../src/infrastructure/database/db.js';
 import { TEST_JWT_SECRET, type TestApp } from './app.js';
 
 /** Test helpers for auth: forged tokens, cookies, logins, and the role-matrix row type. */
@@ -101,13 +101,12 @@ export function concretePath(row: RoleMatrixRow): string {
  */
 @Controller('scope-probe')
 class ScopeProbeController {
-  constructor(@Inject(DataSource) private readonly db: DataSource) {}
+  constructor(@Inject(Db) private readonly db: Db) {}
 
   @Get('clients')
   @Access('admin', 'user')
   async clients(@CurrentScope() scope: AccessScope): Promise<number[]> {
-    const params: unknown[] = [];
-    const rows = await this.db.query<{ id: number }[]>(`SELECT c.id FROM clients c WHERE ${scope.clientFilter('c.id', params)} ORDER BY c.id`, params);
+    const rows = await this.db.rows<{ id: number }>(sql`SELECT c.id FROM clients c WHERE ${scope.visibleClient('c.id')} ORDER BY c.id`);
     return rows.map((r) => r.id);
   }
 }

@@ -5,7 +5,7 @@ import { isAdmin } from './auth-user.js';
 /**
  * What data a caller may see, turned into SQL by repositories.
  * Admin scope is an explicit value, never a missing one. Repositories take the scope as the first
- * argument of every read/write and add `scope.clientFilter(...)` inside their query, so no method
+ * argument of every read/write and put `scope.visibleClient(...)` (or `visibleRun`, `visibleTracker`) inside their query, so no method
  * can forget it and nothing is loaded before being filtered.
  *
  * The hierarchy client → brand → run → tracker is walked through production_runs.client_id
@@ -46,31 +46,6 @@ export class AccessScope {
     if (this.all) return raw('TRUE');
     return sql`EXISTS (SELECT 1 FROM trackers scope_t JOIN production_runs scope_pr ON scope_pr.id = scope_t.production_run_id
       WHERE scope_t.id = ${raw(trackerIdColumn)} AND scope_pr.client_id = ANY(${this.clientIds}::int[]))`;
-  }
-
-  /**
-   * SQL condition restricting `clientIdColumn` (e.g. `pr.client_id`) to the scope. Pushes its
-   * parameter onto `params` and references it by position, so it composes with other conditions.
-   */
-  clientFilter(clientIdColumn: string, params: unknown[]): string {
-    if (this.all) return 'TRUE';
-    params.push(this.clientIds);
-    return `${clientIdColumn} = ANY($${params.length}::int[])`;
-  }
-
-  /** Condition that a production run (by id column) is visible. */
-  runFilter(runIdColumn: string, params: unknown[]): string {
-    if (this.all) return 'TRUE';
-    params.push(this.clientIds);
-    return `EXISTS (SELECT 1 FROM production_runs scope_pr WHERE scope_pr.id = ${runIdColumn} AND scope_pr.client_id = ANY($${params.length}::int[]))`;
-  }
-
-  /** Condition that a tracker (by id column) is visible. */
-  trackerFilter(trackerIdColumn: string, params: unknown[]): string {
-    if (this.all) return 'TRUE';
-    params.push(this.clientIds);
-    return `EXISTS (SELECT 1 FROM trackers scope_t JOIN production_runs scope_pr ON scope_pr.id = scope_t.production_run_id
-      WHERE scope_t.id = ${trackerIdColumn} AND scope_pr.client_id = ANY($${params.length}::int[]))`;
   }
 
   /** Stable identity of the scope for cache keys: callers with equal visibility share entries. */

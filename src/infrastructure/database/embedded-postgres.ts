@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { chownSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import pg from 'pg';
+import sql from 'sql-template-tag';
 import { errnoCode, StartupError } from '../../common/errors/startup-error.js';
 import { DEFAULT_RUNTIME_DIR, placeCluster, prepareClusterDir, type Placement } from './embedded-postgres-placement.js';
 
@@ -164,7 +165,8 @@ async function ensureDatabase(port: number, database: string): Promise<void> {
   client.on('error', () => undefined);
   await client.connect();
   try {
-    const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    const lookup = sql`SELECT 1 FROM pg_database WHERE datname = ${database}`;
+    const exists = await client.query(lookup.text, lookup.values);
     if (exists.rowCount === 0) await client.query(`CREATE DATABASE ${client.escapeIdentifier(database)}`);
   } finally {
     await client.end();
