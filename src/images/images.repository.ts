@@ -1,18 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { Db, raw, sql, type PagedRows } from '../infrastructure/database/db.js';
+import type { Tables } from '../infrastructure/database/schema.js';
 
-export interface ImageRow {
-  id: number;
-  original_filename: string;
-  storage_filename: string;
-  mime_type: string;
-  size: number;
-  width: number;
-  height: number;
-  uploaded_by: number | null;
-  uploaded_at: Date;
-}
+export type ImageRow = Tables['images'];
 
 const IMAGE_COLUMNS = raw('id, original_filename, storage_filename, mime_type, size, width, height, uploaded_by, uploaded_at');
 

@@ -1,14 +1,8 @@
 import { Db, empty, join, raw, sql, type PagedRows, type Sql } from '../infrastructure/database/db.js';
+import type { Tables } from '../infrastructure/database/schema.js';
 
-export interface PlaceRow {
-  id: number;
-  name: string;
-  address: string | null;
-  latitude: number | null;
-  longitude: number | null;
-  created_at: Date;
-  updated_at: Date;
-}
+/** Storage and delivery locations have the same columns. */
+export type PlaceRow = Tables['storage_locations'];
 
 export interface PlaceChanges {
   name?: string;

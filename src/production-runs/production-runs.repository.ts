@@ -1,18 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { Db, join, raw, sql, type PagedRows, type Sql } from '../infrastructure/database/db.js';
+import type { Tables } from '../infrastructure/database/schema.js';
 
-export interface ProductionRunRow {
-  id: number;
-  description: string;
-  brand_id: number;
-  client_id: number;
-  start_date: Date | null;
-  end_date: Date | null;
-  tracker_count: number;
-  created_at: Date;
-  updated_at: Date;
-}
+export type ProductionRunRow = Tables['production_runs'] & { tracker_count: number };
 
 const RUN_COLUMNS = raw('pr.id, pr.description, pr.brand_id, pr.client_id, pr.start_date, pr.end_date, pr.created_at, pr.updated_at');
 

@@ -1,32 +1,22 @@
 import type { LocationPointRow } from '../locations/location-point.js';
 import { raw } from '../infrastructure/database/db.js';
+import type { Tables } from '../infrastructure/database/schema.js';
 import type { TrackerStatus } from './entities/tracker-status.js';
 
-/** A `trackers` row as the repositories return it. */
-export interface TrackerRow {
-  id: number;
-  name: string;
-  production_run_id: number;
+/** A `trackers` row as the repositories return it (timestamps as Date, or as wire text when SQL formats them). */
+export type TrackerRow = Omit<Tables['trackers'], 'status' | 'created_at' | 'updated_at'> & {
   status: TrackerStatus;
-  storage_location_id: number | null;
-  delivery_location_id: number | null;
-  notes: string | null;
   created_at: Date | string;
   updated_at: Date | string;
-}
+};
 
 /** A `tracker_status_history` row (bigint ids arrive as strings from pg). */
-export interface StatusEntryRow {
+export type StatusEntryRow = Omit<Tables['tracker_status_history'], 'id' | 'status' | 'timestamp' | 'created_at'> & {
   id: string | number;
-  tracker_id: number;
   status: TrackerStatus;
   timestamp: Date | string;
-  storage_location_id: number | null;
-  delivery_location_id: number | null;
-  notes: string | null;
-  created_by: number | null;
   created_at: Date | string;
-}
+};
 
 /** Detail row: the tracker plus JSON aggregates built by one query (see TrackersRepository.findDetail). */
 export interface TrackerDetailRow extends TrackerRow {

@@ -2,21 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import type { Role } from '../common/auth/roles.js';
 import { Db, join, raw, sql, type PagedRows, type Sql } from '../infrastructure/database/db.js';
+import type { Tables } from '../infrastructure/database/schema.js';
 import { PreparedQueries } from '../infrastructure/database/prepared-queries.js';
 import { preciseNowMicros } from '../common/time/precise-clock.js';
 
-export interface UserRow {
-  id: number;
-  name: string;
-  email: string;
-  roles: Role[];
-  client_list: number[];
-  notify_email: boolean;
-  notify_ui: boolean;
-  is_active: boolean;
-  created_at: Date;
-  updated_at: Date;
-}
+/** A user as the API may see it: no password hash, no token epoch. */
+export type UserRow = Omit<Tables['users'], 'password_hash' | 'tokens_valid_after' | 'roles'> & { roles: Role[] };
 
 export interface UserPatch {
   name?: string;
