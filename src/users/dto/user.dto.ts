@@ -17,6 +17,7 @@ import {
 } from 'class-validator';
 import { ROLES, type Role } from '../entities/user.entity.js';
 import { PositiveId } from '../../common/http/id-field.js';
+import { ID_SCHEMA } from '../../openapi/schema-types.js';
 
 export const MIN_PASSWORD_LENGTH = 8;
 
@@ -58,7 +59,7 @@ export class CreateUserDto {
   @IsIn(ROLES, { each: true })
   roles?: Role[];
 
-  @ApiPropertyOptional({ type: [Number], default: [], description: 'Client ids this user may see (existing clients)' })
+  @ApiPropertyOptional({ ...ID_SCHEMA, isArray: true, default: [], description: 'Client ids this user may see (existing clients)' })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(10_000)

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { isoUtc } from '../../common/http/timestamps.js';
 import type { UserRow } from '../users.repository.js';
+import { ID_SCHEMA } from '../../openapi/schema-types.js';
 
 export class NotificationPreferences {
   @ApiProperty() email: boolean;
@@ -8,11 +9,11 @@ export class NotificationPreferences {
 }
 
 export class UserResponse {
-  @ApiProperty() id: number;
+  @ApiProperty(ID_SCHEMA) id: number;
   @ApiProperty() name: string;
   @ApiProperty() email: string;
   @ApiProperty({ type: [String], example: ['user'] }) roles: string[];
-  @ApiProperty({ type: [Number] }) client_list: number[];
+  @ApiProperty({ ...ID_SCHEMA, isArray: true }) client_list: number[];
   @ApiProperty() notification_preferences: NotificationPreferences;
   @ApiProperty() is_active: boolean;
   @ApiProperty() created_at: string;
