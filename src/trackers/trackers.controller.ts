@@ -10,6 +10,7 @@ import {
   ApiPayloadTooLargeResponse,
   ApiTags,
   ApiUnprocessableEntityResponse,
+  getSchemaPath,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Access } from '../common/auth/access.decorator.js';
@@ -85,7 +86,13 @@ export class TrackersController {
   @ApiConsumes('multipart/form-data')
   @ApiBody({ schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } } } })
   @ApiCreatedResponse({ type: ImportResultResponse })
-  @ApiUnprocessableEntityResponse({ type: ImportFailureResponse, description: 'Invalid rows (`Import failed: N errors`), or an empty file / missing header / missing name column' })
+  @ApiUnprocessableEntityResponse({
+    // Row errors come with the rows; a file that is not a tracker CSV at all is a plain Error.
+    schema: { anyOf: [{ $ref: getSchemaPath(ImportFailureResponse) }, { $ref: '#/components/schemas/Error' }] },
+    description:
+      'Invalid rows: `{"detail":"Import failed: 2 errors"}` with the rows in `errors`; a file that is not a tracker CSV: ' +
+      '`{"detail":"CSV file is empty"}`, `{"detail":"CSV header has no name column (expected one of: name, tracker_name, tracker)"}`',
+  })
   @ApiConflictResponse({
     type: ImportFailureResponse,
     description:

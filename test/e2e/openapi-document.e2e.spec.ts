@@ -147,3 +147,35 @@ describe('OpenAPI document', () => {
     expect(shapes.filter((shape, i) => shapes.indexOf(shape) !== i)).toEqual([]);
   });
 });
+
+/** The e2e harness checks every JSON response against the document (test/support/openapi-responses.ts). */
+describe('OpenAPI response check', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('checks the responses the tests receive, and accepts null where the document allows it', async () => {
+    const admin = await t.factories.admin();
+    const tracker = await t.factories.tracker();
+    const before = t.responses.checked;
+    const list = await t.http().get('/api/v1/trackers?include_latest_location=true').set(admin.auth).expect(200);
+    const detail = await t.http().get(`/api/v1/trackers/${tracker.id}`).set(admin.auth).expect(200);
+    expect(t.responses.checked).toBe(before + 2);
+    // No reports and not in storage: the nullable references are null, and that is documented.
+    expect(list.body.items[0].latest_location).toBeNull();
+    expect(detail.body.storage_location).toBeNull();
+    expect(t.responses.violations).toEqual([]);
+  });
+
+  it('names the route, status and field of a body that does not fit', () => {
+    const page = { items: [{ id: 1.5 }], total: 1, page: 1, size: 50, pages: 1 };
+    expect(t.responses.problemWith('GET', '/api/v1/trackers', 200, page)).toMatch(/documented as GET \/api\/v1\/trackers\).*\/items\/0\/id must be integer/);
+    expect(t.responses.problemWith('GET', '/api/v1/trackers/7', 404, { detail: 'Tracker not found' })).toBeUndefined();
+    expect(t.responses.problemWith('GET', '/api/v1/trackers/7', 404, { message: 'x' })).toMatch(/must have required property 'detail'/);
+    expect(t.responses.problemWith('GET', '/api/v1/trackers/status-counts', 418, { detail: 'x' })).toMatch(/GET \/api\/v1\/trackers\/status-counts\).*status 418 is not documented/);
+    expect(t.responses.problemWith('GET', '/api/v1/no-such-route', 404, { detail: 'Not Found' })).toBeUndefined();
+  });
+});

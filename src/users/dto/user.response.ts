@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { isoUtc } from '../../common/http/timestamps.js';
 import type { UserRow } from '../users.repository.js';
+import { ROLES } from '../entities/user.entity.js';
 import { ID_SCHEMA } from '../../openapi/schema-types.js';
 
 export class NotificationPreferences {
@@ -12,7 +13,7 @@ export class UserResponse {
   @ApiProperty(ID_SCHEMA) id: number;
   @ApiProperty() name: string;
   @ApiProperty() email: string;
-  @ApiProperty({ type: [String], example: ['user'] }) roles: string[];
+  @ApiProperty({ enum: ROLES, isArray: true, example: ['user'] }) roles: string[];
   @ApiProperty({ ...ID_SCHEMA, isArray: true }) client_list: number[];
   @ApiProperty() notification_preferences: NotificationPreferences;
   @ApiProperty() is_active: boolean;
