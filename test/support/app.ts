@@ -75,7 +75,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const app = await NestFactory.create(root, new ExpressHttpAdapter(), { logger: false, abortOnError: false });
   configureApp(app, config);
   // Every JSON response is checked against the OpenAPI document; close() fails on a mismatch.
-  const responses = new ResponseChecker(app);
+  const responses = await ResponseChecker.install(app, config);
   await app.init();
   const db = app.get(DataSource);
   const tokens = app.get(TokenService);

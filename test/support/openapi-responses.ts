@@ -1,7 +1,12 @@
 import type { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { Application, Request, Response } from 'express';
+import { AppModule } from '../../src/app.module.js';
+import { setGlobalPrefix } from '../../src/app.setup.js';
+import type { AppConfig } from '../../src/common/config/app-config.js';
+import { ExpressHttpAdapter } from '../../src/infrastructure/http/express-http-adapter.js';
 import { createOpenApiDocument } from '../../src/openapi/openapi-document.js';
 
 /*
@@ -9,8 +14,9 @@ import { createOpenApiDocument } from '../../src/openapi/openapi-document.js';
  * whose method and path template match the request, and the response of that status. A body
  * that does not fit, or a status the operation does not document, is recorded as a violation;
  * createTestApp's close() fails the test file when there are any. Drift between the document and
- * the service is then caught by whichever test meets it. Routes the document does not have
- * (unknown paths, test-only controllers) are not checked.
+ * the service is then caught by whichever test meets it. The document is the application's own
+ * (built once per test file, as scripts/openapi.mjs does), so routes it does not have (unknown
+ * paths, test-only controllers mounted beside it) are not checked.
  */
 
 type Json = Record<string, unknown>;
@@ -32,9 +38,13 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
 let shared: { routes: Route[]; ajv: Ajv2020; validators: Map<string, ValidateFunction> } | undefined;
 
-function load(app: INestApplication) {
+/** The checker's document and compiled validators, shared by the apps of one test file. */
+async function load(config: AppConfig) {
   if (shared) return shared;
-  const document = createOpenApiDocument(app) as unknown as Json & { paths: Record<string, Record<string, Operation>> };
+  const preview = await NestFactory.create(AppModule.forRoot(config), new ExpressHttpAdapter(), { preview: true, logger: false });
+  setGlobalPrefix(preview);
+  const document = createOpenApiDocument(preview) as unknown as Json & { paths: Record<string, Record<string, Operation>> };
+  await preview.close();
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
   addFormats(ajv);
   ajv.addFormat('binary', true);
@@ -64,8 +74,13 @@ export class ResponseChecker {
   private readonly ajv: Ajv2020;
   private readonly validators: Map<string, ValidateFunction>;
 
-  constructor(app: INestApplication) {
-    ({ routes: this.routes, ajv: this.ajv, validators: this.validators } = load(app));
+  /** Installs the check on the app's JSON responses. */
+  static async install(app: INestApplication, config: AppConfig): Promise<ResponseChecker> {
+    return new ResponseChecker(app, await load(config));
+  }
+
+  private constructor(app: INestApplication, loaded: NonNullable<typeof shared>) {
+    ({ routes: this.routes, ajv: this.ajv, validators: this.validators } = loaded);
     const express = app.getHttpAdapter().getInstance() as Application & { response: Response };
     const original = express.response.json;
     // eslint-disable-next-line @typescript-eslint/no-this-alias
