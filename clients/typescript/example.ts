@@ -9,6 +9,7 @@ import createClient from 'openapi-fetch';
 import type { paths } from './schema.js';
 
 export interface ExampleRun {
+  userName: string;
   trackerId: number;
   listedLatitude: number | null;
   historyPoints: number;
@@ -37,6 +38,8 @@ export async function runExample(baseUrl: string, credentials: { email: string; 
   const anonymous = createClient<paths>({ baseUrl });
   const login = body('login', await anonymous.POST('/api/v1/auth/login/json', { body: credentials }));
   const api = createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${login.access_token}` } });
+  // An update sends only what changes.
+  const renamed = body('rename user', await api.PATCH('/api/v1/users/{id}', { params: { path: { id: login.user.id } }, body: { name: 'Example admin' } }));
 
   const suffix = Date.now().toString(36);
   const client = body('create client', await api.POST('/api/v1/clients', { body: { name: `Example client ${suffix}` } }));
@@ -79,6 +82,7 @@ export async function runExample(baseUrl: string, credentials: { email: string; 
   if (missing.response.status !== 404 || missing.error === undefined) throw new Error(`missing tracker: ${missing.response.status}`);
 
   return {
+    userName: renamed.name,
     trackerId: tracker.id,
     listedLatitude: listed?.latest_location?.latitude ?? null,
     historyPoints: history.total,

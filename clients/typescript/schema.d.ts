@@ -857,9 +857,7 @@ export interface components {
             detail: string;
         };
         NotificationPreferencesDto: {
-            /** @description Default: `true`. */
             email?: boolean;
-            /** @description Default: `true`. */
             ui?: boolean;
         };
         UpdateMeDto: {
@@ -900,12 +898,10 @@ export interface components {
             email?: string;
             /** Format: password */
             password?: string;
-            /** @description Default: `["user"]`. */
             roles?: ("admin" | "user" | "ingest")[];
-            /** @description Client ids this user may see (existing clients). Default: `[]`. */
+            /** @description Client ids this user may see (existing clients) */
             client_list?: number[];
             notification_preferences?: components["schemas"]["NotificationPreferencesDto"];
-            /** @description Default: `true`. */
             is_active?: boolean;
         };
         ClientResponse: {

@@ -81,31 +81,36 @@ function operations(document: Json): Json[] {
 /**
  * A `default` in a request body documents what the server does when the field is left out, not
  * a value the client must send; generated clients read it as "always present" and make the field
- * required. In request bodies the default is therefore stated in the description.
+ * required. In a create (POST) body the default is therefore stated in the description; an
+ * update (PUT/PATCH) changes only the fields it sends, so its body has no defaults at all.
  */
 function moveRequestDefaults(document: Json, schemas: Json): void {
-  const seen = new Set<string>();
-  const visit = (schema: unknown): void => {
+  const visit = (schema: unknown, seen: Set<string>, update: boolean): void => {
     if (typeof schema !== 'object' || schema === null) return;
     const s = schema as Json;
     if (typeof s.$ref === 'string') {
       const name = s.$ref.split('/').pop()!;
       if (seen.has(name)) return;
       seen.add(name);
-      visit(schemas[name]);
+      visit(schemas[name], seen, update);
       return;
     }
     if ('default' in s) {
       const text = `Default: \`${JSON.stringify(s.default)}\`.`;
-      s.description = s.description ? `${String(s.description).replace(/\.?$/, '.')} ${text}` : text;
+      if (!update) s.description = s.description ? `${String(s.description).replace(/\.?$/, '.')} ${text}` : text;
       delete s.default;
     }
-    for (const key of ['items', 'additionalProperties']) visit(s[key]);
-    for (const key of ['allOf', 'oneOf', 'anyOf']) for (const sub of (s[key] as unknown[] | undefined) ?? []) visit(sub);
-    for (const property of Object.values((s.properties ?? {}) as Json)) visit(property);
+    for (const key of ['items', 'additionalProperties']) visit(s[key], seen, update);
+    for (const key of ['allOf', 'oneOf', 'anyOf']) for (const sub of (s[key] as unknown[] | undefined) ?? []) visit(sub, seen, update);
+    for (const property of Object.values((s.properties ?? {}) as Json)) visit(property, seen, update);
   };
-  for (const operation of operations(document)) {
-    const content = ((operation.requestBody as Json | undefined)?.content ?? {}) as Record<string, Json>;
-    for (const media of Object.values(content)) visit(media.schema);
+  const seen = { create: new Set<string>(), update: new Set<string>() };
+  for (const path of Object.values((document.paths ?? {}) as Record<string, Json>)) {
+    for (const method of METHODS) {
+      const operation = path[method] as Json | undefined;
+      const content = ((operation?.requestBody as Json | undefined)?.content ?? {}) as Record<string, Json>;
+      const update = method === 'put' || method === 'patch';
+      for (const media of Object.values(content)) visit(media.schema, update ? seen.update : seen.create, update);
+    }
   }
 }

@@ -136,6 +136,9 @@ describe('OpenAPI document', () => {
     expect(defaults).toEqual([]);
     expect(doc.components.schemas.CreateTrackerDto.required?.sort()).toEqual(['name', 'production_run_id']);
     expect(doc.components.schemas.UpdateUserDto.required ?? []).toEqual([]);
+    // A create states the server's default in words; an update changes only what it sends.
+    expect(doc.components.schemas.CreateTrackerDto.properties!.status.description).toBe('Default: `"CREATED"`.');
+    expect(doc.components.schemas.UpdateUserDto.properties!.roles.description).toBeUndefined();
   });
 
   it('has readable, unique operationIds and no two paths that differ only in parameter names', () => {

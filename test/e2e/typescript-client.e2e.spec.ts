@@ -43,11 +43,12 @@ describe('TypeScript client (openapi-typescript + openapi-fetch)', () => {
     execFileSync(bin('tsc'), ['-p', 'clients/typescript/tsconfig.json'], { stdio: 'pipe' });
   }, 60_000);
 
-  it('logs in, creates the chain, ingests, reads back, downloads CSV, uploads and deletes an image, and reads a 404 detail', async () => {
+  it('logs in, renames the user, creates the chain, ingests, reads back, downloads CSV, uploads and deletes an image, and reads a 404 detail', async () => {
     const admin = await t.factories.admin();
     const png = new Blob([new Uint8Array(await rasterImage('png', 4, 3))], { type: 'image/png' });
     const result = await runExample(baseUrl, { email: admin.email, password: admin.password }, png);
     expect(result).toEqual({
+      userName: 'Example admin',
       trackerId: expect.any(Number),
       listedLatitude: 48.8566,
       historyPoints: 1,
