@@ -9,9 +9,9 @@ export interface CatalogueError {
 /**
  * The errors every part of the service shares, declared once. Each error body is
  * `{"detail": string}`, plus `errors: [{field, message}]` for 422 (see HttpExceptionFilter and
- * RequestValidationException). The OpenAPI document takes its error responses and examples from
- * here (ApiErrors and the document's finishing step); route-specific details are declared beside
- * their routes with ApiErrors too.
+ * RequestValidationException). The exception filter, the request-error answers and the auth guard
+ * take their texts from here, and so does the OpenAPI document (ApiErrors and the document's
+ * finishing step); route-specific details are declared beside their routes with ApiErrors too.
  */
 export const ERRORS = {
   notAuthenticated: { status: 401, detail: 'Not authenticated', summary: 'No bearer token' },
