@@ -28,6 +28,11 @@ export interface TestAppOptions {
   cachePrefix?: string;
   /** Connect through this URL instead of the database's own, e.g. a fault proxy in front of `database`. */
   databaseUrlOverride?: string;
+  /**
+   * Check every JSON response against the OpenAPI document (default true). Turn off only for an
+   * app that answers off the document on purpose, and say why beside the call.
+   */
+  checkResponses?: boolean;
   /** Extra modules mounted beside AppModule (test-only controllers, e.g. test/support/reliability.ts). */
   imports?: NonNullable<ModuleMetadata['imports']>;
 }
@@ -75,7 +80,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const app = await NestFactory.create(root, new ExpressHttpAdapter(), { logger: false, abortOnError: false });
   configureApp(app, config);
   // Every JSON response is checked against the OpenAPI document; close() fails on a mismatch.
-  const responses = await ResponseChecker.install(app, config);
+  const responses = await ResponseChecker.install(app, config, options.checkResponses ?? true);
   await app.init();
   const db = app.get(DataSource);
   const tokens = app.get(TokenService);

@@ -75,12 +75,13 @@ export class ResponseChecker {
   private readonly validators: Map<string, ValidateFunction>;
 
   /** Installs the check on the app's JSON responses. */
-  static async install(app: INestApplication, config: AppConfig): Promise<ResponseChecker> {
-    return new ResponseChecker(app, await load(config));
+  static async install(app: INestApplication, config: AppConfig, enabled = true): Promise<ResponseChecker> {
+    return new ResponseChecker(app, await load(config), enabled);
   }
 
-  private constructor(app: INestApplication, loaded: NonNullable<typeof shared>) {
+  private constructor(app: INestApplication, loaded: NonNullable<typeof shared>, enabled: boolean) {
     ({ routes: this.routes, ajv: this.ajv, validators: this.validators } = loaded);
+    if (!enabled) return;
     const express = app.getHttpAdapter().getInstance() as Application & { response: Response };
     const original = express.response.json;
     // eslint-disable-next-line @typescript-eslint/no-this-alias
