@@ -1,6 +1,6 @@
 import { RequestMethod, type INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import cookieParser from 'cookie-parser';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
@@ -8,6 +8,7 @@ import type { Server } from 'node:http';
 import type { AppConfig } from './common/config/app-config.js';
 import { API_PREFIX } from './common/http/api-prefix.js';
 import { createValidationPipe } from './common/http/validation.pipe.js';
+import { createOpenApiDocument } from './common/openapi/openapi-document.js';
 import { boundIdleConnections } from './infrastructure/http/connection-timeouts.js';
 import { requestIdMiddleware } from './infrastructure/http/request-id.middleware.js';
 import { verifyUtf8Json } from './common/http/text-input.js';
@@ -25,13 +26,7 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
   express.useLogger(app.get(Logger));
   express.set('trust proxy', config.trustProxy ? 1 : false);
   express.disable('x-powered-by');
-  app.setGlobalPrefix(API_PREFIX, {
-    exclude: [
-      { path: 'health/db-pool', method: RequestMethod.GET },
-      // Prometheus scrapes /metrics by convention.
-      { path: 'metrics', method: RequestMethod.GET },
-    ],
-  });
+  setGlobalPrefix(app);
   app.useGlobalPipes(createValidationPipe());
   app.use(
     helmet({
@@ -60,18 +55,20 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
   express.useBodyParser('json', jsonOptions);
   express.useBodyParser('urlencoded', { extended: false, limit: '64kb' });
 
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Tracker Pipeline Service')
-      .setDescription('Trackers through production runs: status history, location aggregation, analytics, images.')
-      .setVersion('1')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
-      .build(),
-  );
+  const document = createOpenApiDocument(app);
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'openapi.json',
     swaggerOptions: { persistAuthorization: true },
   });
 }
 
+/** `/api/v1` before every route but the two whose paths are conventions of their scrapers. */
+export function setGlobalPrefix(app: INestApplication): void {
+  app.setGlobalPrefix(API_PREFIX, {
+    exclude: [
+      { path: 'health/db-pool', method: RequestMethod.GET },
+      // Prometheus scrapes /metrics by convention.
+      { path: 'metrics', method: RequestMethod.GET },
+    ],
+  });
+}

@@ -42,7 +42,7 @@ export class AnalyticsController {
   @ApiOperation({
     summary: 'Analytics of a production run: per tracker, aggregates, delivery and storage performance',
     description:
-      'Formulas of contract §6, evaluated at `as_of` (default now). A tracker without status entries up to `as_of` counts as ' +
+      'Journey, storage and delivery figures of the run, evaluated at `as_of` (default now). A tracker without status entries up to `as_of` counts as ' +
       'CREATED since its created_at (0 days when created after `as_of`). Durations and percentages are rounded to 2 decimals; ' +
       'averages are taken before rounding. Results are cached per run and `as_of` (results for "now" for at most 10 s) and ' +
       'invalidated by any tracker or status write in the run.',

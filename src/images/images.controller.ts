@@ -4,7 +4,6 @@ import {
   ApiBody,
   ApiConsumes,
   ApiCreatedResponse,
-  ApiForbiddenResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
@@ -20,13 +19,16 @@ import { pipeline } from 'node:stream/promises';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { Access, Public } from '../common/auth/access.decorator.js';
 import { CurrentScope } from '../common/auth/current-user.decorator.js';
+import { ApiErrors } from '../common/errors/api-errors.decorator.js';
+import { ERRORS } from '../common/errors/error-catalogue.js';
 import { RequestValidationException } from '../common/errors/validation.exception.js';
 import { PageOf, type Page } from '../common/http/pagination.js';
 import { IdParam } from '../common/http/parse-id.pipe.js';
 import { ImageResponse, ImageUploadResponse } from './dto/image.response.js';
 import { ListImagesQuery } from './dto/list-images.query.js';
 import { setImageHeaders, ifNoneMatchHits } from './image-serving.js';
-import { IMAGE_NOT_FOUND, IMAGE_TYPES, INVALID_FILE_TYPE } from './image-types.js';
+import { DocumentedPath } from '../common/openapi/documented-path.js';
+import { IMAGE_EXTENSIONS, IMAGE_NOT_FOUND, IMAGE_TYPES, INVALID_FILE_TYPE } from './image-types.js';
 import { ImageUploadInterceptor, UPLOAD_FIELD, type UploadedImageFile } from './image-upload.interceptor.js';
 import { ImagesService } from './images.service.js';
 
@@ -70,8 +72,11 @@ export class ImagesController {
    */
   @Get(':storage_filename')
   @Public()
-  @ApiOperation({ summary: 'Image bytes (public: the unguessable name is the capability)', description: 'The `url_path` of an image. Strong ETag, immutable caching, `If-None-Match` → 304, served under a sandbox CSP. An all-digit value is an image id (see the metadata route).' })
-  @ApiParam({ name: 'storage_filename', example: '0b7c2a9e-5d6f-4e1a-9c3b-2f8d7e6a5b4c.png' })
+  @ApiOperation({ summary: 'Image bytes (public: the unguessable name is the capability)', description: 'The `url_path` of an image (`/api/v1/images/<storage_filename>`). Strong ETag, immutable caching, `If-None-Match` → 304, served under a sandbox CSP. An all-digit value is an image id (see the metadata route).' })
+  // Documented apart from `{image_id}`: a stored name is a UUID and an extension, an id is digits.
+  @DocumentedPath('/api/v1/images/{storage_name}.{extension}')
+  @ApiParam({ name: 'storage_name', description: 'The UUID part of the storage file name', schema: { type: 'string', format: 'uuid' }, examples: { uuid: { value: '0b7c2a9e-5d6f-4e1a-9c3b-2f8d7e6a5b4c' } } })
+  @ApiParam({ name: 'extension', schema: { type: 'string', enum: [...new Set(Object.values(IMAGE_EXTENSIONS).flat())] }, examples: { png: { value: 'png' } } })
   @ApiProduces(...IMAGE_TYPES)
   @ApiOkResponse({ description: 'The stored bytes', schema: { type: 'string', format: 'binary' } })
   @ApiResponse({ status: 304, description: '`If-None-Match` matched the ETag: no body' })
@@ -105,7 +110,7 @@ export class ImagesController {
   }
 
   @Delete(':image_id')
-  @ApiForbiddenResponse({ description: 'Also answered to a user who did not upload the image.' })
+  @ApiErrors({ ...ERRORS.notEnoughPermissions, summary: 'Role not allowed, or a user who did not upload the image' })
   @Access('admin', 'user')
   @ApiOperation({ summary: 'Delete an image (admin, or the user who uploaded it)' })
   @ApiOkResponse({ type: ImageResponse, description: 'The deleted image; its file is removed' })

@@ -1,10 +1,11 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { isoUtc } from '../common/http/timestamps.js';
 import type { PlaceRow } from './places.repository.js';
+import { ID_SCHEMA } from '../common/openapi/schema-types.js';
 
 /** Wire shape of a storage or delivery location (each module subclasses it for its OpenAPI name). */
 export class PlaceResponse {
-  @ApiProperty() id: number;
+  @ApiProperty(ID_SCHEMA) id: number;
   @ApiProperty() name: string;
   @ApiProperty({ type: String, nullable: true }) address: string | null;
   @ApiProperty({ type: Number, nullable: true }) latitude: number | null;

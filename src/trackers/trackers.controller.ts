@@ -10,6 +10,7 @@ import {
   ApiPayloadTooLargeResponse,
   ApiTags,
   ApiUnprocessableEntityResponse,
+  getSchemaPath,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Access } from '../common/auth/access.decorator.js';
@@ -85,8 +86,19 @@ export class TrackersController {
   @ApiConsumes('multipart/form-data')
   @ApiBody({ schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } } } })
   @ApiCreatedResponse({ type: ImportResultResponse })
-  @ApiUnprocessableEntityResponse({ type: ImportFailureResponse, description: 'Invalid rows (`Import failed: N errors`), or an empty file / missing header / missing name column' })
-  @ApiConflictResponse({ type: ImportFailureResponse, description: 'Duplicates with skip_duplicates=false (`Import failed: N duplicates`)' })
+  @ApiUnprocessableEntityResponse({
+    // Row errors come with the rows; a file that is not a tracker CSV at all is a plain Error.
+    schema: { anyOf: [{ $ref: getSchemaPath(ImportFailureResponse) }, { $ref: '#/components/schemas/Error' }] },
+    description:
+      'Invalid rows: `{"detail":"Import failed: 2 errors"}` with the rows in `errors`; a file that is not a tracker CSV: ' +
+      '`{"detail":"CSV file is empty"}`, `{"detail":"CSV header has no name column (expected one of: name, tracker_name, tracker)"}`',
+  })
+  @ApiConflictResponse({
+    type: ImportFailureResponse,
+    description:
+      'Duplicates with skip_duplicates=false: `{"detail":"Import failed: 2 duplicates"}`; rows written concurrently: ' +
+      '`{"detail":"Import failed: the data changed during the import; nothing was imported"}`',
+  })
   @ApiPayloadTooLargeResponse({ description: '`File too large. Maximum size is 20 MB`, or more than 100 000 data rows' })
   importCsv(@CurrentScope() scope: AccessScope, @Query() query: ImportTrackersQuery, @Req() req: Request): Promise<ImportResultResponse> {
     return this.importer.import(scope, (req.file as Express.Multer.File).buffer, query);
@@ -117,7 +129,7 @@ export class TrackersController {
   @ApiOperation({ summary: 'Update a tracker; a changed status appends a status entry at the current time' })
   @ApiOkResponse({ type: TrackerResponse })
   @ApiNotFoundResponse({ description: `${NOT_FOUND}; target run: \`{"detail":"Production run not found"}\`` })
-  @ApiConflictResponse({ description: 'Name already used in the (target) run' })
+  @ApiConflictResponse({ description: "Name already used in the (target) run: `{\"detail\":\"Tracker 'NAME' already exists in production run ID\"}`" })
   update(@CurrentScope() scope: AccessScope, @IdParam() id: number, @Body() dto: UpdateTrackerDto): Promise<TrackerResponse> {
     return this.trackers.update(scope, id, dto);
   }

@@ -104,7 +104,16 @@ const ROWS: MatrixRow[] = [
   // images: bytes are public (the unguessable name is the capability); delete is checked per image below
   { method: 'post', path: '/api/v1/images', allowed: READERS, status: 201, upload: () => ({ bytes: tinyPng(), filename: 'm.png', contentType: 'image/png' }) },
   { method: 'get', path: '/api/v1/images', allowed: READERS, status: 200 },
-  { method: 'get', path: '/api/v1/images/{storage_filename}', allowed: 'public', status: 200, params: (fx) => ({ storage_filename: fx.image.storage_filename }) },
+  {
+    method: 'get',
+    path: '/api/v1/images/{storage_name}.{extension}',
+    allowed: 'public',
+    status: 200,
+    params: (fx) => {
+      const [storage_name, extension] = fx.image.storage_filename.split('.');
+      return { storage_name, extension };
+    },
+  },
   { method: 'get', path: '/api/v1/images/{image_id}', allowed: READERS, status: 200, params: (fx) => ({ image_id: fx.image.id }) },
   {
     method: 'delete',

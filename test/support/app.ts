@@ -13,6 +13,7 @@ import { TokenService } from '../../src/auth/token.service.js';
 import { loadConfig, type AppConfig } from '../../src/common/config/app-config.js';
 import { createTestDatabase, databaseUrl, dropTestDatabase } from './database.js';
 import { Factories } from './factories.js';
+import { ResponseChecker } from './openapi-responses.js';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
 
@@ -27,6 +28,11 @@ export interface TestAppOptions {
   cachePrefix?: string;
   /** Connect through this URL instead of the database's own, e.g. a fault proxy in front of `database`. */
   databaseUrlOverride?: string;
+  /**
+   * Check every JSON response against the OpenAPI document (default true). Turn off only for an
+   * app that answers off the document on purpose, and say why beside the call.
+   */
+  checkResponses?: boolean;
   /** Extra modules mounted beside AppModule (test-only controllers, e.g. test/support/reliability.ts). */
   imports?: NonNullable<ModuleMetadata['imports']>;
 }
@@ -43,6 +49,8 @@ export interface TestApp {
   http: () => ReturnType<typeof request>;
   factories: Factories;
   tokenFor(userId: number): string;
+  /** What the app's JSON responses did against the OpenAPI document (see openapi-responses.ts). */
+  responses: ResponseChecker;
   close(): Promise<void>;
 }
 
@@ -71,6 +79,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     : AppModule.forRoot(config);
   const app = await NestFactory.create(root, new ExpressHttpAdapter(), { logger: false, abortOnError: false });
   configureApp(app, config);
+  // Every JSON response is checked against the OpenAPI document; close() fails on a mismatch.
+  const responses = await ResponseChecker.install(app, config, options.checkResponses ?? true);
   await app.init();
   const db = app.get(DataSource);
   const tokens = app.get(TokenService);
@@ -83,10 +93,12 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     http: () => request(server),
     factories: new Factories(app, db, tokens),
     tokenFor: (userId) => tokens.issue(userId, 'access').token,
+    responses,
     async close() {
       await app.close();
       if (ownsDatabase) await dropTestDatabase(database);
       rmSync(dataDir, { recursive: true, force: true });
+      responses.assertClean();
     },
   };
 }

@@ -1,7 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { COUNT_SCHEMA, ID_SCHEMA } from '../../common/openapi/schema-types.js';
 
 export class StorageLocationVisitResponse {
-  @ApiProperty({ type: Number, nullable: true }) storage_location_id: number | null;
+  @ApiProperty({ ...ID_SCHEMA, nullable: true }) storage_location_id: number | null;
   @ApiProperty({ description: '"" when the entry names no storage location' }) location_name: string;
   @ApiProperty({ format: 'date-time' }) arrived_at: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'null while the visit is still open at as_of' })
@@ -10,7 +11,7 @@ export class StorageLocationVisitResponse {
 }
 
 export class TrackerAnalyticsResponse {
-  @ApiProperty() tracker_id: number;
+  @ApiProperty(ID_SCHEMA) tracker_id: number;
   @ApiProperty() tracker_name: string;
   @ApiProperty({ description: '(delivered_at or as_of) − journey start, in days' }) total_journey_duration_days: number;
   @ApiProperty({ description: "The first DELIVERED entry's location; not delivered: the destination's name, or \"\"" })
@@ -24,25 +25,25 @@ export class TrackerAnalyticsResponse {
 }
 
 export class AggregateMetricsResponse {
-  @ApiProperty() total_trackers: number;
-  @ApiProperty({ description: 'Trackers whose current status is DELIVERED' }) completed_trackers: number;
+  @ApiProperty(COUNT_SCHEMA) total_trackers: number;
+  @ApiProperty({ ...COUNT_SCHEMA, description: 'Trackers whose current status is DELIVERED' }) completed_trackers: number;
   @ApiProperty({ description: 'completed / total × 100 (0 without trackers)' }) completion_rate_percent: number;
   @ApiProperty({ description: 'Over delivered trackers (0 when none)' }) average_delivery_location_duration_days: number;
 }
 
 export class DeliveryLocationPerformanceResponse {
   @ApiProperty() location_name: string;
-  @ApiProperty() tracker_count: number;
+  @ApiProperty(COUNT_SCHEMA) tracker_count: number;
   @ApiProperty() average_duration_days: number;
   @ApiProperty() min_duration_days: number;
   @ApiProperty() max_duration_days: number;
 }
 
 export class StorageLocationPerformanceResponse {
-  @ApiProperty({ type: Number, nullable: true }) storage_location_id: number | null;
+  @ApiProperty({ ...ID_SCHEMA, nullable: true }) storage_location_id: number | null;
   @ApiProperty() location_name: string;
-  @ApiProperty({ description: 'Distinct trackers that visited' }) tracker_count: number;
-  @ApiProperty() visit_count: number;
+  @ApiProperty({ ...COUNT_SCHEMA, description: 'Distinct trackers that visited' }) tracker_count: number;
+  @ApiProperty(COUNT_SCHEMA) visit_count: number;
   @ApiProperty() total_duration_days: number;
   @ApiProperty({ description: 'Per visit' }) average_duration_days: number;
   @ApiProperty() min_duration_days: number;
@@ -50,11 +51,11 @@ export class StorageLocationPerformanceResponse {
 }
 
 export class ProductionRunAnalyticsResponse {
-  @ApiProperty() production_run_id: number;
+  @ApiProperty(ID_SCHEMA) production_run_id: number;
   @ApiProperty() production_run_description: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) production_run_start_date: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) production_run_end_date: string | null;
-  @ApiProperty() total_trackers: number;
+  @ApiProperty(COUNT_SCHEMA) total_trackers: number;
   @ApiProperty({ type: [TrackerAnalyticsResponse] }) tracker_analytics: TrackerAnalyticsResponse[];
   @ApiProperty() aggregate_metrics: AggregateMetricsResponse;
   @ApiProperty({ type: [DeliveryLocationPerformanceResponse] }) delivery_location_performance: DeliveryLocationPerformanceResponse[];

@@ -3,7 +3,7 @@ import { UserResponse } from '../../users/dto/user.response.js';
 
 export class TokenResponse {
   @ApiProperty({ description: 'JWT access token (HS256)' }) access_token: string;
-  @ApiProperty({ example: 'bearer' }) token_type: 'bearer';
+  @ApiProperty({ enum: ['bearer'], example: 'bearer' }) token_type: 'bearer';
 }
 
 export class LoginJsonResponse extends TokenResponse {

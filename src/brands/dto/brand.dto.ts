@@ -3,6 +3,7 @@ import { Transform } from 'class-transformer';
 import { IsOptional, IsString, Length, MaxLength, ValidateIf } from 'class-validator';
 import { PaginationQuery } from '../../common/http/pagination.js';
 import { PositiveId } from '../../common/http/id-field.js';
+import { ID_SCHEMA } from '../../common/openapi/schema-types.js';
 
 const trim = Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
 export class CreateBrandDto {
@@ -12,7 +13,7 @@ export class CreateBrandDto {
   @Length(1, 255)
   name: string;
 
-  @ApiProperty({ description: 'Owning client; an unknown id is 422.' })
+  @ApiProperty({ ...ID_SCHEMA, description: 'Owning client; an unknown id is 422.' })
   @PositiveId()
   client_id: number;
 }
@@ -26,14 +27,14 @@ export class UpdateBrandDto {
   @Length(1, 255)
   name?: string;
 
-  @ApiPropertyOptional({ description: "Moving a brand moves its production runs (and their trackers) to the new client's scope." })
+  @ApiPropertyOptional({ ...ID_SCHEMA, description: "Moving a brand moves its production runs (and their trackers) to the new client's scope." })
   @ValidateIf((_, value) => value !== undefined)
   @PositiveId()
   client_id?: number;
 }
 
 export class ListBrandsQuery extends PaginationQuery {
-  @ApiPropertyOptional()
+  @ApiPropertyOptional(ID_SCHEMA)
   @IsOptional()
   @PositiveId({ fromQuery: true })
   client_id?: number;

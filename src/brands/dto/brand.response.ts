@@ -1,11 +1,12 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { isoUtc } from '../../common/http/timestamps.js';
 import type { BrandRow } from '../brands.repository.js';
+import { ID_SCHEMA } from '../../common/openapi/schema-types.js';
 
 export class BrandResponse {
-  @ApiProperty() id: number;
+  @ApiProperty(ID_SCHEMA) id: number;
   @ApiProperty() name: string;
-  @ApiProperty() client_id: number;
+  @ApiProperty(ID_SCHEMA) client_id: number;
   @ApiProperty({ example: '2026-11-21T10:04:05.123Z' }) created_at: string;
   @ApiProperty({ example: '2026-11-21T10:04:05.123Z' }) updated_at: string;
 }

@@ -1,9 +1,10 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { isoUtc } from '../../common/http/timestamps.js';
 import type { ClientRow } from '../clients.repository.js';
+import { ID_SCHEMA } from '../../common/openapi/schema-types.js';
 
 export class ClientResponse {
-  @ApiProperty() id: number;
+  @ApiProperty(ID_SCHEMA) id: number;
   @ApiProperty() name: string;
   @ApiProperty({ example: '2026-11-21T10:04:05.123Z' }) created_at: string;
   @ApiProperty({ example: '2026-11-21T10:04:05.123Z' }) updated_at: string;

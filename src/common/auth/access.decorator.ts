@@ -1,5 +1,7 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
-import { ApiBearerAuth, ApiForbiddenResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ApiBearerAuth } from '@nestjs/swagger';
+import { ApiErrors } from '../errors/api-errors.decorator.js';
+import { ERRORS } from '../errors/error-catalogue.js';
 import type { Role } from './roles.js';
 
 export const ACCESS_ROLES = 'access:roles';
@@ -15,8 +17,7 @@ export function Access(...roles: Role[]): MethodDecorator & ClassDecorator {
   return applyDecorators(
     SetMetadata(ACCESS_ROLES, roles),
     ApiBearerAuth(),
-    ApiUnauthorizedResponse({ description: 'Missing, invalid, expired or revoked token: `{"detail":"Not authenticated"}` / `{"detail":"Could not validate credentials"}`' }),
-    ApiForbiddenResponse({ description: 'Role not allowed: `{"detail":"Not enough permissions"}`' }),
+    ApiErrors(ERRORS.notAuthenticated, ERRORS.invalidCredentials, ERRORS.notEnoughPermissions),
   );
 }
 

@@ -3,13 +3,14 @@ import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import type { Strategy } from 'passport';
 import type { Role } from './roles.js';
+import { ERRORS } from '../errors/error-catalogue.js';
 import { ACCESS_ROLES, PUBLIC_ROUTE } from './access.decorator.js';
 import type { AuthUser } from './auth-user.js';
 import { parseBearer } from './bearer.js';
 
-export const NOT_AUTHENTICATED = 'Not authenticated';
-export const INVALID_CREDENTIALS = 'Could not validate credentials';
-export const NOT_ENOUGH_PERMISSIONS = 'Not enough permissions';
+export const NOT_AUTHENTICATED = ERRORS.notAuthenticated.detail;
+export const INVALID_CREDENTIALS = ERRORS.invalidCredentials.detail;
+export const NOT_ENOUGH_PERMISSIONS = ERRORS.notEnoughPermissions.detail;
 
 /** A strategy object during one authentication: passport's action functions set on it. */
 interface StrategyActions {

@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { QueryFailedError } from 'typeorm';
+import { ERRORS } from './error-catalogue.js';
 import { describeRequestError } from './request-errors.js';
 
 interface PgError {
@@ -72,15 +73,15 @@ export class HttpExceptionFilter implements ExceptionFilter {
     }
     if (exception instanceof QueryFailedError) {
       const pg = exception.driverError as PgError;
-      if (pg?.code === '23505') return { status: 409, body: { detail: 'Resource already exists' } };
-      if (pg?.code === '23503') return { status: 409, body: { detail: 'Resource is still referenced' } };
-      if (pg?.code === '57014') return { status: 503, body: { detail: 'Service temporarily unavailable' } };
+      if (pg?.code === '23505') return { status: 409, body: { detail: ERRORS.alreadyExists.detail } };
+      if (pg?.code === '23503') return { status: 409, body: { detail: ERRORS.stillReferenced.detail } };
+      if (pg?.code === '57014') return { status: 503, body: { detail: ERRORS.unavailable.detail } };
       if (pg?.code && UNSTORABLE_TEXT_CODES.has(pg.code)) return { status: 422, body: UNSTORABLE_TEXT };
     }
     if (isDatabaseUnavailable(exception)) {
-      return { status: 503, body: { detail: 'Service temporarily unavailable' }, headers: { 'Retry-After': '1' } };
+      return { status: 503, body: { detail: ERRORS.unavailable.detail }, headers: { 'Retry-After': '1' } };
     }
-    return { status: 500, body: { detail: 'Internal server error' } };
+    return { status: 500, body: { detail: ERRORS.internal.detail } };
   }
 }
 

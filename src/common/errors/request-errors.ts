@@ -1,5 +1,6 @@
 import { HttpException } from '@nestjs/common';
 import type { FieldError } from './validation.exception.js';
+import { ERRORS } from './error-catalogue.js';
 
 /** An error's answer: status, JSON body and extra headers. */
 export interface ErrorAnswer {
@@ -66,7 +67,7 @@ const MULTER: Record<string, { message: string; namesField: boolean }> = {
 
 function multerAnswer(code: string, field: unknown): ErrorAnswer {
   // Routes that accept a file name its limit in their own answer (image and CSV uploads).
-  if (code === 'LIMIT_FILE_SIZE') return { status: 413, body: { detail: 'File too large' } };
+  if (code === 'LIMIT_FILE_SIZE') return { status: 413, body: { detail: ERRORS.fileTooLarge.detail } };
   const known = MULTER[code];
   if (!known) return invalid('body', 'malformed multipart body');
   return invalid(known.namesField && typeof field === 'string' && field !== '' ? field : 'body', known.message);
@@ -78,11 +79,11 @@ function bodyParserAnswer(type: string, status: number): ErrorAnswer {
     case 'entity.parse.failed':
       return invalid('body', 'malformed JSON');
     case 'entity.too.large':
-      return { status: 413, body: { detail: 'Request body too large' } };
+      return { status: 413, body: { detail: ERRORS.bodyTooLarge.detail } };
     case 'encoding.unsupported':
-      return { status: 415, body: { detail: 'Unsupported Content-Encoding: send the body uncompressed, or as gzip, deflate or br' } };
+      return { status: 415, body: { detail: ERRORS.unsupportedEncoding.detail } };
     case 'charset.unsupported':
-      return { status: 415, body: { detail: 'Unsupported charset: send the body as UTF-8' } };
+      return { status: 415, body: { detail: ERRORS.unsupportedCharset.detail } };
     case 'parameters.too.many':
       return invalid('body', 'too many parameters');
     case 'querystring.parse.rangeError':
@@ -93,7 +94,7 @@ function bodyParserAnswer(type: string, status: number): ErrorAnswer {
       return invalid('body', 'length does not match Content-Length');
     default:
       // stream.encoding.set / stream.not.readable: the parser was set up wrong, a server fault.
-      if (status >= 500) return { status: 500, body: { detail: 'Internal server error' } };
+      if (status >= 500) return { status: 500, body: { detail: ERRORS.internal.detail } };
       // entity.verify.failed and anything newer.
       return invalid('body', 'unreadable request body');
   }

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { MAX_INT4 } from './id-field.js';
 import { IsIntInRange, QueryInt } from './query-transforms.js';
+import { COUNT_SCHEMA } from '../openapi/schema-types.js';
 
 export const DEFAULT_PAGE_LIMIT = 50;
 export const MAX_PAGE_LIMIT = 1000;
@@ -46,10 +47,10 @@ export function PageOf<T>(item: new (...args: never[]) => T): new () => Page<T> 
   if (existing) return existing as new () => Page<T>;
   class PageDto {
     @ApiProperty({ type: [item] }) items: T[];
-    @ApiProperty() total: number;
-    @ApiProperty() page: number;
-    @ApiProperty() size: number;
-    @ApiProperty() pages: number;
+    @ApiProperty(COUNT_SCHEMA) total: number;
+    @ApiProperty(COUNT_SCHEMA) page: number;
+    @ApiProperty(COUNT_SCHEMA) size: number;
+    @ApiProperty(COUNT_SCHEMA) pages: number;
   }
   Object.defineProperty(PageDto, 'name', { value: `${item.name.replace(/Response$/, '')}Page` });
   pageClasses.set(item, PageDto);

@@ -40,6 +40,7 @@ export function IdParam(name = 'id'): ParameterDecorator {
       name,
       required: true,
       schema: { type: 'integer', minimum: 1, maximum: MAX_INT4 },
+      examples: { id: { summary: 'An id', value: 1 } },
       description: 'Positive integer in plain digits (no sign, leading zero, fraction or exponent); anything else is 422.',
     })(target, key, descriptor);
   };

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { COUNT_SCHEMA } from '../../common/openapi/schema-types.js';
 
 /** Wire shapes of interface.md "Health" and contract §8 (OpenAPI documentation). */
 
@@ -43,8 +44,8 @@ export class PipelineHealthResponse {
   @ApiProperty({ enum: ['healthy', 'degraded', 'unhealthy', 'error'] }) status: 'healthy' | 'degraded' | 'unhealthy' | 'error';
   @ApiProperty({ example: '2026-11-21T10:04:05.123+00:00' }) timestamp: string;
   @ApiProperty({ description: 'Percent of passed steps (two decimals)' }) success_rate: number;
-  @ApiProperty() successful_steps: number;
-  @ApiProperty() total_steps: number;
+  @ApiProperty(COUNT_SCHEMA) successful_steps: number;
+  @ApiProperty(COUNT_SCHEMA) total_steps: number;
   @ApiProperty({
     type: 'object',
     additionalProperties: { $ref: '#/components/schemas/PipelineStepResponse' },
@@ -58,8 +59,8 @@ export class PipelineHealthResponse {
 
 export class OverallMetricsResponse {
   @ApiProperty({ description: 'Pipeline success rate (percent)' }) success_rate: number;
-  @ApiProperty({ description: 'Healthy basic components plus passed pipeline steps' }) components_healthy: number;
-  @ApiProperty({ description: 'Basic components plus pipeline steps' }) components_total: number;
+  @ApiProperty({ ...COUNT_SCHEMA, description: 'Healthy basic components plus passed pipeline steps' }) components_healthy: number;
+  @ApiProperty({ ...COUNT_SCHEMA, description: 'Basic components plus pipeline steps' }) components_total: number;
   @ApiProperty() basic_response_time_ms: number;
   @ApiProperty() pipeline_response_time_ms: number;
   @ApiProperty() response_time_ms: number;
@@ -74,11 +75,11 @@ export class SystemHealthResponse {
 }
 
 export class PoolStatsResponse {
-  @ApiProperty({ description: 'Configured pool maximum (DB_POOL_SIZE)' }) size: number;
-  @ApiProperty({ description: 'Connections available: size − checked_out' }) checked_in: number;
-  @ApiProperty({ description: 'Connections in use' }) checked_out: number;
-  @ApiProperty({ description: 'Requests waiting for a connection' }) overflow: number;
-  @ApiProperty({ description: 'Open connections' }) total: number;
+  @ApiProperty({ ...COUNT_SCHEMA, description: 'Configured pool maximum (DB_POOL_SIZE)' }) size: number;
+  @ApiProperty({ ...COUNT_SCHEMA, description: 'Connections available: size − checked_out' }) checked_in: number;
+  @ApiProperty({ ...COUNT_SCHEMA, description: 'Connections in use' }) checked_out: number;
+  @ApiProperty({ ...COUNT_SCHEMA, description: 'Requests waiting for a connection' }) overflow: number;
+  @ApiProperty({ ...COUNT_SCHEMA, description: 'Open connections' }) total: number;
   @ApiProperty({ description: 'checked_out / size × 100' }) utilization_percent: number;
 }
 

@@ -2,18 +2,19 @@ import { ApiProperty } from '@nestjs/swagger';
 import { isoNoSuffix } from '../../common/http/timestamps.js';
 import { IMAGE_TYPES } from '../image-types.js';
 import type { ImageRow } from '../images.repository.js';
+import { COUNT_SCHEMA, ID_SCHEMA } from '../../common/openapi/schema-types.js';
 
 /** The upload response: the subset of Image named by interface.md. */
 export class ImageUploadResponse {
-  @ApiProperty({ example: 12 }) id: number;
+  @ApiProperty({ ...ID_SCHEMA, example: 12 }) id: number;
   @ApiProperty({ example: '/api/v1/images/0b7c2a9e-5d6f-4e1a-9c3b-2f8d7e6a5b4c.png', description: 'Public address of the bytes' })
   url_path: string;
   @ApiProperty({ example: 'logo.png', description: 'Name as uploaded: base name only, control characters removed, at most 255 characters' })
   original_filename: string;
   @ApiProperty({ enum: IMAGE_TYPES, example: 'image/png' }) mime_type: string;
-  @ApiProperty({ example: 48213, description: 'Bytes' }) size: number;
-  @ApiProperty({ example: 640, description: 'Pixels, as displayed (EXIF orientation applied)' }) width: number;
-  @ApiProperty({ example: 480, description: 'Pixels, as displayed (EXIF orientation applied)' }) height: number;
+  @ApiProperty({ ...COUNT_SCHEMA, example: 48213, description: 'Bytes' }) size: number;
+  @ApiProperty({ ...COUNT_SCHEMA, example: 640, description: 'Pixels, as displayed (EXIF orientation applied)' }) width: number;
+  @ApiProperty({ ...COUNT_SCHEMA, example: 480, description: 'Pixels, as displayed (EXIF orientation applied)' }) height: number;
 }
 
 export class ImageResponse extends ImageUploadResponse {

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type { LocationPoint } from '../location-point.js';
+import { COUNT_SCHEMA } from '../../common/openapi/schema-types.js';
 
 /** OpenAPI shape of LocationPoint (contract §5); built by `toLocationPoint`. */
 export class LocationPointResponse implements LocationPoint {
@@ -8,7 +9,7 @@ export class LocationPointResponse implements LocationPoint {
 
   @ApiProperty({ example: 52.52 }) latitude: number;
   @ApiProperty({ example: 13.405 }) longitude: number;
-  @ApiProperty({ example: 3 }) confidence: number;
+  @ApiProperty({ ...COUNT_SCHEMA, example: 3 }) confidence: number;
 
   @ApiProperty({ format: 'date-time', description: "The winning report's own time.", example: '2026-11-21T10:42:13.000Z' })
   reported_at: string;

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { MAX_REPORTS_PER_BATCH } from '../report-batch.js';
+import { COUNT_SCHEMA, ID_SCHEMA } from '../../common/openapi/schema-types.js';
 
 /*
  * OpenAPI documentation of the report bodies. The routes validate the items by hand (report-batch.ts),
@@ -14,15 +15,15 @@ export class TrackerLocationReportDto {
   @ApiProperty({ minimum: -90, maximum: 90, example: 52.52 }) latitude: number;
   @ApiProperty({ minimum: -180, maximum: 180, example: 13.405 }) longitude: number;
 
-  @ApiProperty({ minimum: 0, description: 'Integer; reports below 2 are stored but not aggregated.', example: 3 })
+  @ApiProperty({ ...COUNT_SCHEMA, description: 'Integer; reports below 2 are stored but not aggregated.', example: 3 })
   confidence: number;
 
-  @ApiPropertyOptional({ minimum: 0, nullable: true, example: 12.5 }) accuracy_m?: number | null;
-  @ApiPropertyOptional({ maxLength: 64, nullable: true, example: 'gps' }) source?: string | null;
+  @ApiPropertyOptional({ type: Number, minimum: 0, nullable: true, example: 12.5 }) accuracy_m?: number | null;
+  @ApiPropertyOptional({ type: String, maxLength: 64, nullable: true, example: 'gps' }) source?: string | null;
 }
 
 export class LocationReportDto extends TrackerLocationReportDto {
-  @ApiProperty({ minimum: 1, example: 1 }) tracker_id: number;
+  @ApiProperty({ ...ID_SCHEMA, example: 1 }) tracker_id: number;
 }
 
 export class LocationReportBatchDto {

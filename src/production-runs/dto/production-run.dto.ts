@@ -5,6 +5,7 @@ import { PaginationQuery } from '../../common/http/pagination.js';
 import { IsoDateTime } from '../../common/http/iso-date-time.decorator.js';
 import { PositiveId } from '../../common/http/id-field.js';
 import { MultilineText } from '../../common/http/text-input.js';
+import { ID_SCHEMA } from '../../common/openapi/schema-types.js';
 
 const trim = Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
 
@@ -17,7 +18,7 @@ export class CreateProductionRunDto {
   @MultilineText()
   description?: string;
 
-  @ApiProperty({ description: 'The run\'s brand; its client becomes the run\'s client_id. An unknown brand is 422.' })
+  @ApiProperty({ ...ID_SCHEMA, description: 'The run\'s brand; its client becomes the run\'s client_id. An unknown brand is 422.' })
   @PositiveId()
   brand_id: number;
 
@@ -45,7 +46,7 @@ export class UpdateProductionRunDto {
   @MultilineText()
   description?: string;
 
-  @ApiPropertyOptional({ description: 'Moving a run to another brand moves it (and its trackers) to that brand\'s client.' })
+  @ApiPropertyOptional({ ...ID_SCHEMA, description: 'Moving a run to another brand moves it (and its trackers) to that brand\'s client.' })
   @ValidateIf((_, value) => value !== undefined)
   @PositiveId()
   brand_id?: number;
@@ -62,12 +63,12 @@ export class UpdateProductionRunDto {
 }
 
 export class ListProductionRunsQuery extends PaginationQuery {
-  @ApiPropertyOptional()
+  @ApiPropertyOptional(ID_SCHEMA)
   @IsOptional()
   @PositiveId({ fromQuery: true })
   brand_id?: number;
 
-  @ApiPropertyOptional()
+  @ApiPropertyOptional(ID_SCHEMA)
   @IsOptional()
   @PositiveId({ fromQuery: true })
   client_id?: number;

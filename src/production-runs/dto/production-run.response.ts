@@ -1,15 +1,16 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { isoUtc } from '../../common/http/timestamps.js';
 import type { ProductionRunRow } from '../production-runs.repository.js';
+import { COUNT_SCHEMA, ID_SCHEMA } from '../../common/openapi/schema-types.js';
 
 export class ProductionRunResponse {
-  @ApiProperty() id: number;
+  @ApiProperty(ID_SCHEMA) id: number;
   @ApiProperty() description: string;
-  @ApiProperty() brand_id: number;
-  @ApiProperty({ description: "The brand's client (read-only, follows the brand)." }) client_id: number;
+  @ApiProperty(ID_SCHEMA) brand_id: number;
+  @ApiProperty({ ...ID_SCHEMA, description: "The brand's client (read-only, follows the brand)." }) client_id: number;
   @ApiProperty({ type: String, nullable: true, example: '2026-03-01T00:00:00.000Z' }) start_date: string | null;
   @ApiProperty({ type: String, nullable: true, example: null }) end_date: string | null;
-  @ApiProperty({ description: 'Number of trackers in the run.' }) tracker_count: number;
+  @ApiProperty({ ...COUNT_SCHEMA, description: 'Number of trackers in the run.' }) tracker_count: number;
   @ApiProperty({ example: '2026-11-21T10:04:05.123Z' }) created_at: string;
   @ApiProperty({ example: '2026-11-21T10:04:05.123Z' }) updated_at: string;
 }

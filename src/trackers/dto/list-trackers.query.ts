@@ -5,6 +5,7 @@ import { PaginationQuery } from '../../common/http/pagination.js';
 import { QueryBoolean, QueryList } from '../../common/http/query-transforms.js';
 import { TRACKER_STATES, type TrackerStatus } from '../entities/tracker-status.js';
 import { parseIdText, PositiveId } from '../../common/http/id-field.js';
+import { ID_SCHEMA } from '../../common/openapi/schema-types.js';
 
 export const TRACKER_SORT_FIELDS = ['id', 'name', 'status', 'created_at', 'updated_at'] as const;
 export type TrackerSortField = (typeof TRACKER_SORT_FIELDS)[number];
@@ -28,7 +29,7 @@ export class ListTrackersQuery extends PaginationQuery {
   @ValidateBy({ name: 'idText', validator: { validate: (v) => parseIdText(v) !== null } }, { each: true, message: 'must be a positive integer or a comma list of them' })
   id?: string[];
 
-  @ApiPropertyOptional({ minimum: 1 })
+  @ApiPropertyOptional(ID_SCHEMA)
   @IsOptional()
   @PositiveId({ fromQuery: true })
   production_run_id?: number;
@@ -64,7 +65,7 @@ export class ListTrackersQuery extends PaginationQuery {
 
 /** Query of `GET /trackers/status-counts`. */
 export class StatusCountsQuery {
-  @ApiPropertyOptional({ minimum: 1 })
+  @ApiPropertyOptional(ID_SCHEMA)
   @IsOptional()
   @PositiveId({ fromQuery: true })
   production_run_id?: number;
@@ -84,7 +85,7 @@ export class DeliveryLocationTrackersQuery extends PaginationQuery {
 
 /** Query of `POST /trackers/import-csv`. */
 export class ImportTrackersQuery {
-  @ApiPropertyOptional({ minimum: 1, description: 'Production run for rows without one' })
+  @ApiPropertyOptional({ ...ID_SCHEMA, description: 'Production run for rows without one' })
   @IsOptional()
   @PositiveId({ fromQuery: true })
   production_run_id?: number;

@@ -5,6 +5,7 @@ import { TRACKER_STATES, type TrackerStatus } from '../entities/tracker-status.j
 import { IsoDateTime } from '../../common/http/iso-date-time.decorator.js';
 import { PositiveId } from '../../common/http/id-field.js';
 import { MultilineText } from '../../common/http/text-input.js';
+import { ID_SCHEMA } from '../../common/openapi/schema-types.js';
 
 const trim = () => Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
 const statusMessage = { message: `must be one of ${TRACKER_STATES.join(', ')}` };
@@ -17,7 +18,7 @@ export class CreateTrackerDto {
   @Length(1, 255)
   name: string;
 
-  @ApiProperty({ minimum: 1 })
+  @ApiProperty(ID_SCHEMA)
   @PositiveId()
   production_run_id: number;
 
@@ -26,12 +27,12 @@ export class CreateTrackerDto {
   @IsIn(TRACKER_STATES, statusMessage)
   status?: TrackerStatus;
 
-  @ApiPropertyOptional({ type: Number, nullable: true, description: 'Destination' })
+  @ApiPropertyOptional({ ...ID_SCHEMA, nullable: true, description: 'Destination' })
   @IsOptional()
   @PositiveId()
   delivery_location_id?: number | null;
 
-  @ApiPropertyOptional({ type: Number, nullable: true, description: 'Required if and only if status is IN_STORAGE' })
+  @ApiPropertyOptional({ ...ID_SCHEMA, nullable: true, description: 'Required if and only if status is IN_STORAGE' })
   @IsOptional()
   @PositiveId()
   storage_location_id?: number | null;
@@ -62,7 +63,7 @@ export class UpdateTrackerDto {
   @Length(1, 255)
   name?: string;
 
-  @ApiPropertyOptional({ minimum: 1 })
+  @ApiPropertyOptional(ID_SCHEMA)
   @ValidateIf((o: UpdateTrackerDto) => o.production_run_id !== undefined)
   @PositiveId()
   production_run_id?: number;
@@ -72,12 +73,12 @@ export class UpdateTrackerDto {
   @IsIn(TRACKER_STATES, statusMessage)
   status?: TrackerStatus;
 
-  @ApiPropertyOptional({ type: Number, nullable: true })
+  @ApiPropertyOptional({ ...ID_SCHEMA, nullable: true })
   @IsOptional()
   @PositiveId()
   delivery_location_id?: number | null;
 
-  @ApiPropertyOptional({ type: Number, description: 'Required when status changes to IN_STORAGE' })
+  @ApiPropertyOptional({ ...ID_SCHEMA, description: 'Required when status changes to IN_STORAGE' })
   @IsOptional()
   @PositiveId()
   storage_location_id?: number | null;
@@ -101,12 +102,12 @@ export class CreateStatusEntryDto {
   @IsoDateTime()
   timestamp?: Date;
 
-  @ApiPropertyOptional({ type: Number, nullable: true, description: 'Required for IN_STORAGE' })
+  @ApiPropertyOptional({ ...ID_SCHEMA, nullable: true, description: 'Required for IN_STORAGE' })
   @IsOptional()
   @PositiveId()
   storage_location_id?: number | null;
 
-  @ApiPropertyOptional({ type: Number, nullable: true, description: "For DELIVERED; defaults to the tracker's destination" })
+  @ApiPropertyOptional({ ...ID_SCHEMA, nullable: true, description: "For DELIVERED; defaults to the tracker's destination" })
   @IsOptional()
   @PositiveId()
   delivery_location_id?: number | null;

@@ -3,24 +3,25 @@ import { isoUtc } from '../../common/http/timestamps.js';
 import type { StatusEntryRow, TrackerDetailRow, TrackerRow } from '../trackers.rows.js';
 import { toLocationPoint, type LocationPoint } from '../../locations/location-point.js';
 import { TRACKER_STATES, type TrackerStatus } from '../entities/tracker-status.js';
+import { COUNT_SCHEMA, ID_SCHEMA } from '../../common/openapi/schema-types.js';
 
 /** LocationPoint of contract §5 (OpenAPI schema; the mapper lives in src/locations). */
 export class TrackerLocationPoint implements LocationPoint {
   @ApiProperty({ description: 'Bucket start (UTC)', example: '2026-11-21T10:00:00.000Z' }) timestamp: string;
   @ApiProperty() latitude: number;
   @ApiProperty() longitude: number;
-  @ApiProperty() confidence: number;
+  @ApiProperty(COUNT_SCHEMA) confidence: number;
   @ApiProperty({ description: "The report's own time" }) reported_at: string;
   @ApiProperty({ enum: ['hourly', 'daily'] }) granularity: 'hourly' | 'daily';
 }
 
 export class TrackerResponse {
-  @ApiProperty() id: number;
+  @ApiProperty(ID_SCHEMA) id: number;
   @ApiProperty() name: string;
-  @ApiProperty() production_run_id: number;
+  @ApiProperty(ID_SCHEMA) production_run_id: number;
   @ApiProperty({ enum: TRACKER_STATES }) status: TrackerStatus;
-  @ApiProperty({ type: Number, nullable: true, description: 'Set only while IN_STORAGE' }) storage_location_id: number | null;
-  @ApiProperty({ type: Number, nullable: true, description: 'Destination' }) delivery_location_id: number | null;
+  @ApiProperty({ ...ID_SCHEMA, nullable: true, description: 'Set only while IN_STORAGE' }) storage_location_id: number | null;
+  @ApiProperty({ ...ID_SCHEMA, nullable: true, description: 'Destination' }) delivery_location_id: number | null;
   @ApiProperty({ type: String, nullable: true }) notes: string | null;
   @ApiProperty() created_at: string;
   @ApiProperty() updated_at: string;
@@ -28,26 +29,26 @@ export class TrackerResponse {
 }
 
 export class StatusEntryResponse {
-  @ApiProperty() id: number;
-  @ApiProperty() tracker_id: number;
+  @ApiProperty(ID_SCHEMA) id: number;
+  @ApiProperty(ID_SCHEMA) tracker_id: number;
   @ApiProperty({ enum: TRACKER_STATES }) status: TrackerStatus;
   @ApiProperty() timestamp: string;
-  @ApiProperty({ type: Number, nullable: true }) storage_location_id: number | null;
-  @ApiProperty({ type: Number, nullable: true }) delivery_location_id: number | null;
+  @ApiProperty({ ...ID_SCHEMA, nullable: true }) storage_location_id: number | null;
+  @ApiProperty({ ...ID_SCHEMA, nullable: true }) delivery_location_id: number | null;
   @ApiProperty({ type: String, nullable: true }) notes: string | null;
-  @ApiProperty({ type: Number, nullable: true, description: 'User who added the entry' }) created_by: number | null;
+  @ApiProperty({ ...ID_SCHEMA, nullable: true, description: 'User who added the entry' }) created_by: number | null;
   @ApiProperty() created_at: string;
 }
 
 export class TrackerProductionRunSummary {
-  @ApiProperty() id: number;
+  @ApiProperty(ID_SCHEMA) id: number;
   @ApiProperty() description: string;
-  @ApiProperty() brand_id: number;
-  @ApiProperty() client_id: number;
+  @ApiProperty(ID_SCHEMA) brand_id: number;
+  @ApiProperty(ID_SCHEMA) client_id: number;
 }
 
 export class TrackerLocationSummary {
-  @ApiProperty() id: number;
+  @ApiProperty(ID_SCHEMA) id: number;
   @ApiProperty() name: string;
 }
 
@@ -61,28 +62,28 @@ export class TrackerDetailResponse extends TrackerResponse {
 }
 
 export class StatusCountsResponse {
-  @ApiProperty() CREATED: number;
-  @ApiProperty() IN_TRANSIT: number;
-  @ApiProperty() IN_STORAGE: number;
-  @ApiProperty() DELIVERED: number;
-  @ApiProperty() total: number;
+  @ApiProperty(COUNT_SCHEMA) CREATED: number;
+  @ApiProperty(COUNT_SCHEMA) IN_TRANSIT: number;
+  @ApiProperty(COUNT_SCHEMA) IN_STORAGE: number;
+  @ApiProperty(COUNT_SCHEMA) DELIVERED: number;
+  @ApiProperty(COUNT_SCHEMA) total: number;
 }
 
 export class ImportRowError {
-  @ApiProperty({ description: '1-based line number in the file (header = 1)' }) row: number;
+  @ApiProperty({ ...COUNT_SCHEMA, description: '1-based line number in the file (header = 1)' }) row: number;
   @ApiProperty() field: string;
   @ApiProperty() message: string;
 }
 
 export class ImportDuplicate {
-  @ApiProperty() row: number;
+  @ApiProperty(COUNT_SCHEMA) row: number;
   @ApiProperty() name: string;
-  @ApiProperty() production_run_id: number;
+  @ApiProperty(ID_SCHEMA) production_run_id: number;
 }
 
 export class ImportResultResponse {
-  @ApiProperty({ description: 'Trackers created (or, with dry_run, that would be created)' }) imported: number;
-  @ApiProperty({ description: 'Duplicate rows skipped (skip_duplicates=true)' }) skipped: number;
+  @ApiProperty({ ...COUNT_SCHEMA, description: 'Trackers created (or, with dry_run, that would be created)' }) imported: number;
+  @ApiProperty({ ...COUNT_SCHEMA, description: 'Duplicate rows skipped (skip_duplicates=true)' }) skipped: number;
   @ApiProperty({ type: [ImportDuplicate] }) duplicates: ImportDuplicate[];
   @ApiProperty({ type: [ImportRowError], description: 'Always empty on success' }) errors: ImportRowError[];
 }
@@ -90,7 +91,7 @@ export class ImportResultResponse {
 export class ImportFailureResponse {
   @ApiProperty({ example: 'Import failed: 2 errors' }) detail: string;
   @ApiProperty({ type: [ImportRowError] }) errors: ImportRowError[];
-  @ApiProperty({ example: 0 }) imported: number;
+  @ApiProperty({ ...COUNT_SCHEMA, example: 0 }) imported: number;
 }
 
 export function toTrackerResponse(row: TrackerRow, latestLocation: LocationPoint | null = null): TrackerResponse {

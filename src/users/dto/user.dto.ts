@@ -18,6 +18,7 @@ import {
 import { ROLES, type Role } from '../../common/auth/roles.js';
 import { PositiveId } from '../../common/http/id-field.js';
 import { OpaqueText } from '../../common/http/text-input.js';
+import { ID_SCHEMA } from '../../common/openapi/schema-types.js';
 
 export const MIN_PASSWORD_LENGTH = 8;
 
@@ -59,7 +60,7 @@ export class CreateUserDto {
   @IsIn(ROLES, { each: true })
   roles?: Role[];
 
-  @ApiPropertyOptional({ type: [Number], default: [], description: 'Client ids this user may see (existing clients)' })
+  @ApiPropertyOptional({ ...ID_SCHEMA, isArray: true, default: [], description: 'Client ids this user may see (existing clients)' })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(10_000)

@@ -1,6 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { isoUtc } from '../../common/http/timestamps.js';
 import type { UserRow } from '../users.repository.js';
+import { ROLES } from '../../common/auth/roles.js';
+import { ID_SCHEMA } from '../../common/openapi/schema-types.js';
 
 export class NotificationPreferences {
   @ApiProperty() email: boolean;
@@ -8,11 +10,11 @@ export class NotificationPreferences {
 }
 
 export class UserResponse {
-  @ApiProperty() id: number;
+  @ApiProperty(ID_SCHEMA) id: number;
   @ApiProperty() name: string;
   @ApiProperty() email: string;
-  @ApiProperty({ type: [String], example: ['user'] }) roles: string[];
-  @ApiProperty({ type: [Number] }) client_list: number[];
+  @ApiProperty({ enum: ROLES, isArray: true, example: ['user'] }) roles: string[];
+  @ApiProperty({ ...ID_SCHEMA, isArray: true }) client_list: number[];
   @ApiProperty() notification_preferences: NotificationPreferences;
   @ApiProperty() is_active: boolean;
   @ApiProperty() created_at: string;
