@@ -813,6 +813,7 @@ export interface components {
             ui: boolean;
         };
         UserResponse: {
+            /** Format: int32 */
             id: number;
             name: string;
             email: string;
@@ -873,9 +874,13 @@ export interface components {
         };
         UserPage: {
             items: components["schemas"]["UserResponse"][];
+            /** Format: int32 */
             total: number;
+            /** Format: int32 */
             page: number;
+            /** Format: int32 */
             size: number;
+            /** Format: int32 */
             pages: number;
         };
         CreateUserDto: {
@@ -905,6 +910,7 @@ export interface components {
             is_active?: boolean;
         };
         ClientResponse: {
+            /** Format: int32 */
             id: number;
             name: string;
             /** @example 2026-11-21T10:04:05.123Z */
@@ -914,9 +920,13 @@ export interface components {
         };
         ClientPage: {
             items: components["schemas"]["ClientResponse"][];
+            /** Format: int32 */
             total: number;
+            /** Format: int32 */
             page: number;
+            /** Format: int32 */
             size: number;
+            /** Format: int32 */
             pages: number;
         };
         CreateClientDto: {
@@ -931,8 +941,10 @@ export interface components {
             name?: string;
         };
         BrandResponse: {
+            /** Format: int32 */
             id: number;
             name: string;
+            /** Format: int32 */
             client_id: number;
             /** @example 2026-11-21T10:04:05.123Z */
             created_at: string;
@@ -941,9 +953,13 @@ export interface components {
         };
         BrandPage: {
             items: components["schemas"]["BrandResponse"][];
+            /** Format: int32 */
             total: number;
+            /** Format: int32 */
             page: number;
+            /** Format: int32 */
             size: number;
+            /** Format: int32 */
             pages: number;
         };
         CreateBrandDto: {
@@ -952,25 +968,39 @@ export interface components {
              * @example Acme Premium
              */
             name: string;
-            /** @description Owning client; an unknown id is 422. */
+            /**
+             * Format: int32
+             * @description Owning client; an unknown id is 422.
+             */
             client_id: number;
         };
         UpdateBrandDto: {
             name?: string;
-            /** @description Moving a brand moves its production runs (and their trackers) to the new client's scope. */
+            /**
+             * Format: int32
+             * @description Moving a brand moves its production runs (and their trackers) to the new client's scope.
+             */
             client_id?: number;
         };
         ProductionRunResponse: {
+            /** Format: int32 */
             id: number;
             description: string;
+            /** Format: int32 */
             brand_id: number;
-            /** @description The brand's client (read-only, follows the brand). */
+            /**
+             * Format: int32
+             * @description The brand's client (read-only, follows the brand).
+             */
             client_id: number;
             /** @example 2026-03-01T00:00:00.000Z */
             start_date: string | null;
             /** @example null */
             end_date: string | null;
-            /** @description Number of trackers in the run. */
+            /**
+             * Format: int32
+             * @description Number of trackers in the run.
+             */
             tracker_count: number;
             /** @example 2026-11-21T10:04:05.123Z */
             created_at: string;
@@ -979,9 +1009,13 @@ export interface components {
         };
         ProductionRunPage: {
             items: components["schemas"]["ProductionRunResponse"][];
+            /** Format: int32 */
             total: number;
+            /** Format: int32 */
             page: number;
+            /** Format: int32 */
             size: number;
+            /** Format: int32 */
             pages: number;
         };
         CreateProductionRunDto: {
@@ -990,7 +1024,10 @@ export interface components {
              * @example Spring 2026 batch
              */
             description?: string;
-            /** @description The run's brand; its client becomes the run's client_id. An unknown brand is 422. */
+            /**
+             * Format: int32
+             * @description The run's brand; its client becomes the run's client_id. An unknown brand is 422.
+             */
             brand_id: number;
             /**
              * Format: date-time
@@ -1005,7 +1042,10 @@ export interface components {
         };
         UpdateProductionRunDto: {
             description?: string;
-            /** @description Moving a run to another brand moves it (and its trackers) to that brand's client. */
+            /**
+             * Format: int32
+             * @description Moving a run to another brand moves it (and its trackers) to that brand's client.
+             */
             brand_id?: number;
             /** Format: date-time */
             start_date?: string | null;
@@ -1016,6 +1056,7 @@ export interface components {
             end_date?: string | null;
         };
         StorageLocationResponse: {
+            /** Format: int32 */
             id: number;
             name: string;
             address: string | null;
@@ -1028,9 +1069,13 @@ export interface components {
         };
         StorageLocationPage: {
             items: components["schemas"]["StorageLocationResponse"][];
+            /** Format: int32 */
             total: number;
+            /** Format: int32 */
             page: number;
+            /** Format: int32 */
             size: number;
+            /** Format: int32 */
             pages: number;
         };
         CreateStorageLocationDto: {
@@ -1050,6 +1095,7 @@ export interface components {
             longitude?: number | null;
         };
         DeliveryLocationResponse: {
+            /** Format: int32 */
             id: number;
             name: string;
             address: string | null;
@@ -1062,9 +1108,13 @@ export interface components {
         };
         DeliveryLocationPage: {
             items: components["schemas"]["DeliveryLocationResponse"][];
+            /** Format: int32 */
             total: number;
+            /** Format: int32 */
             page: number;
+            /** Format: int32 */
             size: number;
+            /** Format: int32 */
             pages: number;
         };
         CreateDeliveryLocationDto: {
@@ -1091,6 +1141,7 @@ export interface components {
             timestamp: string;
             latitude: number;
             longitude: number;
+            /** Format: int32 */
             confidence: number;
             /** @description The report's own time */
             reported_at: string;
@@ -1098,14 +1149,22 @@ export interface components {
             granularity: "hourly" | "daily";
         };
         TrackerResponse: {
+            /** Format: int32 */
             id: number;
             name: string;
+            /** Format: int32 */
             production_run_id: number;
             /** @enum {string} */
             status: "CREATED" | "IN_TRANSIT" | "IN_STORAGE" | "DELIVERED";
-            /** @description Set only while IN_STORAGE */
+            /**
+             * Format: int32
+             * @description Set only while IN_STORAGE
+             */
             storage_location_id: number | null;
-            /** @description Destination */
+            /**
+             * Format: int32
+             * @description Destination
+             */
             delivery_location_id: number | null;
             notes: string | null;
             created_at: string;
@@ -1114,33 +1173,53 @@ export interface components {
         };
         TrackerPage: {
             items: components["schemas"]["TrackerResponse"][];
+            /** Format: int32 */
             total: number;
+            /** Format: int32 */
             page: number;
+            /** Format: int32 */
             size: number;
+            /** Format: int32 */
             pages: number;
         };
         StatusCountsResponse: {
+            /** Format: int32 */
             CREATED: number;
+            /** Format: int32 */
             IN_TRANSIT: number;
+            /** Format: int32 */
             IN_STORAGE: number;
+            /** Format: int32 */
             DELIVERED: number;
+            /** Format: int32 */
             total: number;
         };
         ImportDuplicate: {
+            /** Format: int32 */
             row: number;
             name: string;
+            /** Format: int32 */
             production_run_id: number;
         };
         ImportRowError: {
-            /** @description 1-based line number in the file (header = 1) */
+            /**
+             * Format: int32
+             * @description 1-based line number in the file (header = 1)
+             */
             row: number;
             field: string;
             message: string;
         };
         ImportResultResponse: {
-            /** @description Trackers created (or, with dry_run, that would be created) */
+            /**
+             * Format: int32
+             * @description Trackers created (or, with dry_run, that would be created)
+             */
             imported: number;
-            /** @description Duplicate rows skipped (skip_duplicates=true) */
+            /**
+             * Format: int32
+             * @description Duplicate rows skipped (skip_duplicates=true)
+             */
             skipped: number;
             duplicates: components["schemas"]["ImportDuplicate"][];
             /** @description Always empty on success */
@@ -1150,21 +1229,31 @@ export interface components {
             /** @example Import failed: 2 errors */
             detail: string;
             errors: components["schemas"]["ImportRowError"][];
-            /** @example 0 */
+            /**
+             * Format: int32
+             * @example 0
+             */
             imported: number;
         };
         CreateTrackerDto: {
             /** @description Trimmed; unique within the production run */
             name: string;
+            /** Format: int32 */
             production_run_id: number;
             /**
              * @description Default: `"CREATED"`.
              * @enum {string}
              */
             status?: "CREATED" | "IN_TRANSIT" | "IN_STORAGE" | "DELIVERED";
-            /** @description Destination */
+            /**
+             * Format: int32
+             * @description Destination
+             */
             delivery_location_id?: number | null;
-            /** @description Required if and only if status is IN_STORAGE */
+            /**
+             * Format: int32
+             * @description Required if and only if status is IN_STORAGE
+             */
             storage_location_id?: number | null;
             notes?: string | null;
             /**
@@ -1174,37 +1263,56 @@ export interface components {
             status_timestamp?: string;
         };
         TrackerProductionRunSummary: {
+            /** Format: int32 */
             id: number;
             description: string;
+            /** Format: int32 */
             brand_id: number;
+            /** Format: int32 */
             client_id: number;
         };
         TrackerLocationSummary: {
+            /** Format: int32 */
             id: number;
             name: string;
         };
         StatusEntryResponse: {
+            /** Format: int32 */
             id: number;
+            /** Format: int32 */
             tracker_id: number;
             /** @enum {string} */
             status: "CREATED" | "IN_TRANSIT" | "IN_STORAGE" | "DELIVERED";
             timestamp: string;
+            /** Format: int32 */
             storage_location_id: number | null;
+            /** Format: int32 */
             delivery_location_id: number | null;
             notes: string | null;
-            /** @description User who added the entry */
+            /**
+             * Format: int32
+             * @description User who added the entry
+             */
             created_by: number | null;
             created_at: string;
         };
         TrackerDetailResponse: {
+            /** Format: int32 */
             id: number;
             name: string;
+            /** Format: int32 */
             production_run_id: number;
             /** @enum {string} */
             status: "CREATED" | "IN_TRANSIT" | "IN_STORAGE" | "DELIVERED";
-            /** @description Set only while IN_STORAGE */
+            /**
+             * Format: int32
+             * @description Set only while IN_STORAGE
+             */
             storage_location_id: number | null;
-            /** @description Destination */
+            /**
+             * Format: int32
+             * @description Destination
+             */
             delivery_location_id: number | null;
             notes: string | null;
             created_at: string;
@@ -1220,14 +1328,19 @@ export interface components {
         };
         UpdateTrackerDto: {
             name?: string;
+            /** Format: int32 */
             production_run_id?: number;
             /**
              * @description A changed status appends a status entry at the current time
              * @enum {string}
              */
             status?: "CREATED" | "IN_TRANSIT" | "IN_STORAGE" | "DELIVERED";
+            /** Format: int32 */
             delivery_location_id?: number | null;
-            /** @description Required when status changes to IN_STORAGE */
+            /**
+             * Format: int32
+             * @description Required when status changes to IN_STORAGE
+             */
             storage_location_id?: number;
             notes?: string | null;
         };
@@ -1239,9 +1352,15 @@ export interface components {
              * @description Default now; more than 5 minutes in the future is rejected
              */
             timestamp?: string;
-            /** @description Required for IN_STORAGE */
+            /**
+             * Format: int32
+             * @description Required for IN_STORAGE
+             */
             storage_location_id?: number | null;
-            /** @description For DELIVERED; defaults to the tracker's destination */
+            /**
+             * Format: int32
+             * @description For DELIVERED; defaults to the tracker's destination
+             */
             delivery_location_id?: number | null;
             notes?: string | null;
         };
@@ -1257,6 +1376,7 @@ export interface components {
             /** @example 13.405 */
             longitude: number;
             /**
+             * Format: int32
              * @description Integer; reports below 2 are stored but not aggregated.
              * @example 3
              */
@@ -1265,29 +1385,50 @@ export interface components {
             accuracy_m?: number | null;
             /** @example gps */
             source?: string | null;
-            /** @example 1 */
+            /**
+             * Format: int32
+             * @example 1
+             */
             tracker_id: number;
         };
         LocationReportBatchDto: {
             reports: components["schemas"]["LocationReportDto"][];
         };
         RejectedReportResponse: {
-            /** @description 0-based position in the request's list. */
+            /**
+             * Format: int32
+             * @description 0-based position in the request's list.
+             */
             index: number;
             /** @example latitude: must be a number between -90 and 90 */
             detail: string;
         };
         IngestResultResponse: {
-            /** @description Newly stored reports, eligible or not. */
+            /**
+             * Format: int32
+             * @description Newly stored reports, eligible or not.
+             */
             accepted: number;
-            /** @description Same (tracker_id, timestamp, latitude, longitude) as a stored report or an earlier one in the request; nothing changed. */
+            /**
+             * Format: int32
+             * @description Same (tracker_id, timestamp, latitude, longitude) as a stored report or an earlier one in the request; nothing changed.
+             */
             duplicates: number;
             rejected: components["schemas"]["RejectedReportResponse"][];
-            /** @description Accepted reports that are eligible for the hourly/daily history. */
+            /**
+             * Format: int32
+             * @description Accepted reports that are eligible for the hourly/daily history.
+             */
             aggregated: number;
-            /** @description Accepted reports with confidence below 2 (wins over the region filter). */
+            /**
+             * Format: int32
+             * @description Accepted reports with confidence below 2 (wins over the region filter).
+             */
             filtered_low_confidence: number;
-            /** @description Accepted reports inside the manufacturing-region box. */
+            /**
+             * Format: int32
+             * @description Accepted reports inside the manufacturing-region box.
+             */
             filtered_manufacturing_region: number;
         };
         TrackerLocationReportDto: {
@@ -1302,6 +1443,7 @@ export interface components {
             /** @example 13.405 */
             longitude: number;
             /**
+             * Format: int32
              * @description Integer; reports below 2 are stored but not aggregated.
              * @example 3
              */
@@ -1325,7 +1467,10 @@ export interface components {
             latitude: number;
             /** @example 13.405 */
             longitude: number;
-            /** @example 3 */
+            /**
+             * Format: int32
+             * @example 3
+             */
             confidence: number;
             /**
              * Format: date-time
@@ -1338,12 +1483,17 @@ export interface components {
         };
         LocationPointPage: {
             items: components["schemas"]["LocationPointResponse"][];
+            /** Format: int32 */
             total: number;
+            /** Format: int32 */
             page: number;
+            /** Format: int32 */
             size: number;
+            /** Format: int32 */
             pages: number;
         };
         StorageLocationVisitResponse: {
+            /** Format: int32 */
             storage_location_id: number | null;
             /** @description "" when the entry names no storage location */
             location_name: string;
@@ -1358,6 +1508,7 @@ export interface components {
             duration_days: number;
         };
         TrackerAnalyticsResponse: {
+            /** Format: int32 */
             tracker_id: number;
             tracker_name: string;
             /** @description (delivered_at or as_of) − journey start, in days */
@@ -1375,8 +1526,12 @@ export interface components {
             total_storage_duration_days: number;
         };
         AggregateMetricsResponse: {
+            /** Format: int32 */
             total_trackers: number;
-            /** @description Trackers whose current status is DELIVERED */
+            /**
+             * Format: int32
+             * @description Trackers whose current status is DELIVERED
+             */
             completed_trackers: number;
             /** @description completed / total × 100 (0 without trackers) */
             completion_rate_percent: number;
@@ -1385,16 +1540,22 @@ export interface components {
         };
         DeliveryLocationPerformanceResponse: {
             location_name: string;
+            /** Format: int32 */
             tracker_count: number;
             average_duration_days: number;
             min_duration_days: number;
             max_duration_days: number;
         };
         StorageLocationPerformanceResponse: {
+            /** Format: int32 */
             storage_location_id: number | null;
             location_name: string;
-            /** @description Distinct trackers that visited */
+            /**
+             * Format: int32
+             * @description Distinct trackers that visited
+             */
             tracker_count: number;
+            /** Format: int32 */
             visit_count: number;
             total_duration_days: number;
             /** @description Per visit */
@@ -1403,12 +1564,14 @@ export interface components {
             max_duration_days: number;
         };
         ProductionRunAnalyticsResponse: {
+            /** Format: int32 */
             production_run_id: number;
             production_run_description: string;
             /** Format: date-time */
             production_run_start_date: string | null;
             /** Format: date-time */
             production_run_end_date: string | null;
+            /** Format: int32 */
             total_trackers: number;
             tracker_analytics: components["schemas"]["TrackerAnalyticsResponse"][];
             aggregate_metrics: components["schemas"]["AggregateMetricsResponse"];
@@ -1416,7 +1579,10 @@ export interface components {
             storage_location_performance: components["schemas"]["StorageLocationPerformanceResponse"][];
         };
         ImageUploadResponse: {
-            /** @example 12 */
+            /**
+             * Format: int32
+             * @example 12
+             */
             id: number;
             /**
              * @description Public address of the bytes
@@ -1434,23 +1600,29 @@ export interface components {
              */
             mime_type: "image/jpeg" | "image/png" | "image/gif" | "image/webp" | "image/svg+xml";
             /**
+             * Format: int32
              * @description Bytes
              * @example 48213
              */
             size: number;
             /**
+             * Format: int32
              * @description Pixels, as displayed (EXIF orientation applied)
              * @example 640
              */
             width: number;
             /**
+             * Format: int32
              * @description Pixels, as displayed (EXIF orientation applied)
              * @example 480
              */
             height: number;
         };
         ImageResponse: {
-            /** @example 12 */
+            /**
+             * Format: int32
+             * @example 12
+             */
             id: number;
             /**
              * @description Public address of the bytes
@@ -1468,16 +1640,19 @@ export interface components {
              */
             mime_type: "image/jpeg" | "image/png" | "image/gif" | "image/webp" | "image/svg+xml";
             /**
+             * Format: int32
              * @description Bytes
              * @example 48213
              */
             size: number;
             /**
+             * Format: int32
              * @description Pixels, as displayed (EXIF orientation applied)
              * @example 640
              */
             width: number;
             /**
+             * Format: int32
              * @description Pixels, as displayed (EXIF orientation applied)
              * @example 480
              */
@@ -1495,9 +1670,13 @@ export interface components {
         };
         ImagePage: {
             items: components["schemas"]["ImageResponse"][];
+            /** Format: int32 */
             total: number;
+            /** Format: int32 */
             page: number;
+            /** Format: int32 */
             size: number;
+            /** Format: int32 */
             pages: number;
         };
         PipelineStepResponse: {
@@ -1549,7 +1728,9 @@ export interface components {
             timestamp: string;
             /** @description Percent of passed steps (two decimals) */
             success_rate: number;
+            /** Format: int32 */
             successful_steps: number;
+            /** Format: int32 */
             total_steps: number;
             /** @description Keys: check_database_connection, check_required_tables, check_views_and_policies, check_aggregation_freshness, check_aggregation_rules, check_cache_store, check_status_consistency */
             test_steps: {
@@ -1561,9 +1742,15 @@ export interface components {
         OverallMetricsResponse: {
             /** @description Pipeline success rate (percent) */
             success_rate: number;
-            /** @description Healthy basic components plus passed pipeline steps */
+            /**
+             * Format: int32
+             * @description Healthy basic components plus passed pipeline steps
+             */
             components_healthy: number;
-            /** @description Basic components plus pipeline steps */
+            /**
+             * Format: int32
+             * @description Basic components plus pipeline steps
+             */
             components_total: number;
             basic_response_time_ms: number;
             pipeline_response_time_ms: number;
@@ -1579,15 +1766,30 @@ export interface components {
             overall_metrics: components["schemas"]["OverallMetricsResponse"];
         };
         PoolStatsResponse: {
-            /** @description Configured pool maximum (DB_POOL_SIZE) */
+            /**
+             * Format: int32
+             * @description Configured pool maximum (DB_POOL_SIZE)
+             */
             size: number;
-            /** @description Connections available: size − checked_out */
+            /**
+             * Format: int32
+             * @description Connections available: size − checked_out
+             */
             checked_in: number;
-            /** @description Connections in use */
+            /**
+             * Format: int32
+             * @description Connections in use
+             */
             checked_out: number;
-            /** @description Requests waiting for a connection */
+            /**
+             * Format: int32
+             * @description Requests waiting for a connection
+             */
             overflow: number;
-            /** @description Open connections */
+            /**
+             * Format: int32
+             * @description Open connections
+             */
             total: number;
             /** @description checked_out / size × 100 */
             utilization_percent: number;

@@ -52,3 +52,21 @@ export function everySchema(document: Json, visit: (schema: Json) => void): void
     }
   }
 }
+
+const INT4 = { min: -2_147_483_648, max: 2_147_483_647 };
+
+/**
+ * Every integer of the API is a PostgreSQL int4 (ids, counts, pages): documented as such
+ * (`format: int32` and the int4 bounds where no tighter bound was declared), so client
+ * generators and contract-test tools pick a 32-bit type and never generate out-of-range values.
+ */
+export function boundIntegers(schema: Json): void {
+  for (const key of ['items', 'additionalProperties', 'not']) if (isObject(schema[key])) boundIntegers(schema[key]);
+  for (const key of ['allOf', 'oneOf', 'anyOf']) if (Array.isArray(schema[key])) (schema[key] as Json[]).forEach(boundIntegers);
+  if (isObject(schema.properties)) Object.values(schema.properties).forEach((p) => isObject(p) && boundIntegers(p));
+  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+  if (!types.includes('integer')) return;
+  schema.format ??= 'int32';
+  schema.minimum ??= INT4.min;
+  schema.maximum ??= INT4.max;
+}

@@ -3,7 +3,7 @@ import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swag
 import { ERROR_SCHEMAS } from '../errors/error-catalogue.js';
 import { applyDocumentedPaths } from './documented-path.js';
 import { documentErrors } from './error-responses.js';
-import { everySchema, toJsonSchema2020 } from './openapi-31.js';
+import { boundIntegers, everySchema, toJsonSchema2020 } from './openapi-31.js';
 
 type Json = Record<string, unknown>;
 
@@ -39,8 +39,15 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
       .setTitle('Tracker Pipeline Service')
       .setDescription('Trackers through production runs: status history, location aggregation, analytics, images.')
       .setVersion('1')
-      .addServer('/', 'This service (paths are absolute from its root)')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'bearer')
+      .addBearerAuth(
+        {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'An access token from POST /api/v1/auth/login. JWTs follow the RFC8725 best practices: HS256 only (alg none refused), iss, aud, exp and token_type verified, revocable by jti.',
+        },
+        'bearer',
+      )
       .build(),
     // `clientsList`, `trackersCreate`, `imagesUpload`: generated clients name their methods so.
     {
@@ -55,6 +62,9 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
 /** What holds for every route, applied once to the whole document. */
 export function finishDocument(document: Json): void {
   document.openapi = '3.1.0';
+  // Relative: the document describes whichever deployment serves it (production, staging or a
+  // development instance); the API is meant for the dashboard and integrations, not internal-only.
+  document.servers = [{ url: '/', description: 'This deployment (production, staging or development); paths are absolute from its root', 'x-internal': false }];
   applyDocumentedPaths(document);
   const components = (document.components ??= {}) as Json;
   const schemas = (components.schemas ??= {}) as Json;
@@ -70,6 +80,7 @@ export function finishDocument(document: Json): void {
   (document.info as Json).license = { name: 'UNLICENSED', identifier: 'UNLICENSED' };
   moveRequestDefaults(document, schemas);
   everySchema(document, toJsonSchema2020);
+  everySchema(document, boundIntegers);
 }
 
 function operations(document: Json): Json[] {
