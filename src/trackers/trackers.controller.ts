@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query, Req, Res, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query, Req, UseInterceptors } from '@nestjs/common';
 import {
   ApiBody,
   ApiConflictResponse,
@@ -12,7 +12,8 @@ import {
   ApiUnprocessableEntityResponse,
   getSchemaPath,
 } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { Request } from 'express';
+import { Cached, CacheHeaderInterceptor } from '../common/http/cache-header.interceptor.js';
 import { Access } from '../common/auth/access.decorator.js';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { CurrentScope } from '../common/auth/current-user.decorator.js';
@@ -52,24 +53,18 @@ export class TrackersController {
   @ApiOperation({ summary: 'List trackers (filtered, sorted, paginated; cached per caller scope and query)' })
   @ApiOkResponse({ type: PageOf(TrackerResponse), headers: CACHE_HEADER })
   @ApiUnprocessableEntityResponse({ description: 'Bad filter, sort_by/sort_order or pagination value' })
-  async list(@CurrentScope() scope: AccessScope, @Query() query: ListTrackersQuery, @Res({ passthrough: true }) res: Response): Promise<Page<TrackerResponse>> {
-    const { page, cache } = await this.trackers.list(scope, query);
-    res.setHeader('X-Cache', cache);
-    return page;
+  @UseInterceptors(CacheHeaderInterceptor)
+  list(@CurrentScope() scope: AccessScope, @Query() query: ListTrackersQuery): Promise<Cached<Page<TrackerResponse>>> {
+    return this.trackers.list(scope, query);
   }
 
   @Get('status-counts')
   @Access('admin', 'user')
   @ApiOperation({ summary: 'Counts of visible trackers per status (cached)' })
   @ApiOkResponse({ type: StatusCountsResponse, headers: CACHE_HEADER })
-  async statusCounts(
-    @CurrentScope() scope: AccessScope,
-    @Query() query: StatusCountsQuery,
-    @Res({ passthrough: true }) res: Response,
-  ): Promise<StatusCountsResponse> {
-    const { counts, cache } = await this.trackers.statusCounts(scope, query.production_run_id);
-    res.setHeader('X-Cache', cache);
-    return counts;
+  @UseInterceptors(CacheHeaderInterceptor)
+  statusCounts(@CurrentScope() scope: AccessScope, @Query() query: StatusCountsQuery): Promise<Cached<StatusCountsResponse>> {
+    return this.trackers.statusCounts(scope, query.production_run_id);
   }
 
   @Post('import-csv')

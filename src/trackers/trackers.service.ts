@@ -4,6 +4,7 @@ import type { AccessScope } from '../common/auth/access-scope.js';
 import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
 import { RequestValidationException } from '../common/errors/validation.exception.js';
+import { Cached } from '../common/http/cache-header.interceptor.js';
 import { toPage, type Page } from '../common/http/pagination.js';
 import { CACHE_AREAS, CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
 import { CacheService } from '../infrastructure/cache/cache.service.js';
@@ -29,7 +30,6 @@ import { assertStatusLocations, entryLocations } from './status-locations.js';
 import { DELIVERY_LOCATION_NOT_FOUND } from '../delivery-locations/delivery-locations.service.js';
 import { STORAGE_LOCATION_NOT_FOUND } from '../storage-locations/storage-locations.service.js';
 
-export type CacheOutcome = 'HIT' | 'MISS';
 
 
 export const trackerNotFound = () => new NotFoundException({ detail: 'Tracker not found' });
@@ -60,7 +60,7 @@ export class TrackersService {
    * Cached per (scope, normalized query). Rows are cached WITHOUT latest locations; those are
    * attached fresh (one query for the page) so location ingestion never has to invalidate lists.
    */
-  async list(scope: AccessScope, query: ListTrackersQuery): Promise<{ page: Page<TrackerResponse>; cache: CacheOutcome }> {
+  async list(scope: AccessScope, query: ListTrackersQuery): Promise<Cached<Page<TrackerResponse>>> {
     const filter: TrackerFilter = {
       ids: query.id?.length ? [...new Set(query.id.map(Number))].sort((a, b) => a - b) : undefined,
       productionRunId: query.production_run_id,
@@ -79,7 +79,7 @@ export class TrackersService {
       limit: query.limit,
     });
     let page = await this.cache.get<Page<TrackerResponse>>(key);
-    const outcome: CacheOutcome = page ? 'HIT' : 'MISS';
+    const hit = page !== undefined;
     if (!page) {
       const [rows, total] = await Promise.all([
         this.trackers.listPage(scope, filter, { sortBy: query.sort_by, sortOrder: query.sort_order, skip: query.skip, limit: query.limit }),
@@ -93,7 +93,7 @@ export class TrackersService {
       await this.cache.set(key, page, this.config.cacheTtlSeconds);
     }
     if (query.include_latest_location) page = { ...page, items: await this.withLatestLocations(scope, page.items) };
-    return { page, cache: outcome };
+    return new Cached(page, hit);
   }
 
   /**
@@ -109,18 +109,18 @@ export class TrackersService {
     return total;
   }
 
-  async statusCounts(scope: AccessScope, productionRunId?: number): Promise<{ counts: StatusCountsResponse; cache: CacheOutcome }> {
+  async statusCounts(scope: AccessScope, productionRunId?: number): Promise<Cached<StatusCountsResponse>> {
     const key = await this.cache.key('trackers:status-counts', [CACHE_AREAS.trackers], {
       scope: scope.cacheKey,
       production_run_id: productionRunId ?? null,
     });
     const cached = await this.cache.get<StatusCountsResponse>(key);
-    if (cached) return { counts: cached, cache: 'HIT' };
+    if (cached) return new Cached(cached, true);
     const byStatus = await this.statuses.statusCounts(scope, productionRunId);
     const counts = Object.fromEntries(TRACKER_STATES.map((s) => [s, byStatus[s] ?? 0])) as Record<TrackerStatus, number>;
     const result: StatusCountsResponse = { ...counts, total: TRACKER_STATES.reduce((sum, s) => sum + counts[s], 0) };
     await this.cache.set(key, result, this.config.cacheTtlSeconds);
-    return { counts: result, cache: 'MISS' };
+    return new Cached(result, false);
   }
 
   /** Trackers currently IN_STORAGE at a storage location, with latest locations. */

@@ -41,7 +41,7 @@ describe('Demo data through the tracker repository', () => {
     });
     expect(stats.reports).toBeGreaterThan(96);
 
-    const { counts } = await t.get(TrackersService).statusCounts(AccessScope.admin());
+    const counts = (await t.get(TrackersService).statusCounts(AccessScope.admin())).value;
     expect(counts).toEqual({ CREATED: 24, IN_TRANSIT: 24, IN_STORAGE: 24, DELIVERED: 24, total: 96 });
 
     await t.get(DemoDataService).seed(2);
