@@ -1,4 +1,4 @@
-import { applyDecorators, Controller, Get, Header, Query, Res } from '@nestjs/common';
+import { applyDecorators, Controller, Get, Header, Logger, Query, Res } from '@nestjs/common';
 import {
   ApiInternalServerErrorResponse,
   ApiNotFoundResponse,
@@ -9,11 +9,13 @@ import {
   ApiTags,
   ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
+import { pipeline } from 'node:stream/promises';
 import type { Response } from 'express';
 import { Access } from '../common/auth/access.decorator.js';
 import { CurrentScope } from '../common/auth/current-user.decorator.js';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { IdParam } from '../common/http/parse-id.pipe.js';
+import { CSV_STALL_TIMEOUT_MS } from './analytics-csv.writer.js';
 import { AnalyticsService } from './analytics.service.js';
 import { AnalyticsCsvQuery, AnalyticsQuery } from './dto/analytics.query.js';
 import {
@@ -36,6 +38,8 @@ function AnalyticsErrors(): MethodDecorator {
 @Controller('production-runs/:id/analytics')
 @Access('admin', 'user')
 export class AnalyticsController {
+  private readonly logger = new Logger(AnalyticsController.name);
+
   constructor(private readonly analytics: AnalyticsService) {}
 
   @Get()
@@ -88,22 +92,23 @@ export class AnalyticsController {
     schema: { type: 'string', format: 'binary' },
   })
   @AnalyticsErrors()
-  async csv(
-    @CurrentScope() scope: AccessScope,
-    @IdParam() id: number,
-    @Query() query: AnalyticsCsvQuery,
-    @Res() res: Response,
-  ): Promise<void> {
-    await this.analytics.streamCsv(
-      scope,
-      id,
-      query.as_of,
-      {
-        includeAggregateSummary: query.include_aggregate_summary,
-        includeDeliveryPerformance: query.include_delivery_performance,
-        dateFormat: query.date_format,
-      },
-      res,
-    );
+  async csv(@CurrentScope() scope: AccessScope, @IdParam() id: number, @Query() query: AnalyticsCsvQuery, @Res() res: Response): Promise<void> {
+    const file = await this.analytics.csvExport(scope, id, query.as_of, {
+      includeAggregateSummary: query.include_aggregate_summary,
+      includeDeliveryPerformance: query.include_delivery_performance,
+      dateFormat: query.date_format,
+    });
+    res.status(200);
+    res.setHeader('Content-Type', 'text/csv; charset=utf-8');
+    res.setHeader('Content-Disposition', `attachment; filename="${file.fileName}"`);
+    res.setHeader('Cache-Control', 'no-store');
+    // A client that accepts no data for this long is gone: its socket closes, and so does the export.
+    res.setTimeout(CSV_STALL_TIMEOUT_MS);
+    try {
+      await pipeline(file.stream, res);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') throw error;
+      this.logger.warn(`analytics CSV of run ${id}: client went away, export stopped`);
+    }
   }
 }

@@ -1,5 +1,4 @@
 import { HttpException, Inject, Injectable, InternalServerErrorException, Logger, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
-import type { Response } from 'express';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
@@ -8,7 +7,7 @@ import { isoUtc } from '../common/http/timestamps.js';
 import { CacheService } from '../infrastructure/cache/cache.service.js';
 import { NOW_RESULT_TTL_SECONDS } from './analytics-cache.js';
 import { CACHE_AREAS } from '../infrastructure/cache/cache-invalidation.js';
-import { writeAnalyticsCsv, type AnalyticsCsvOptions } from './analytics-csv.writer.js';
+import { analyticsCsvFile, type AnalyticsCsvFile, type AnalyticsCsvOptions } from './analytics-csv.writer.js';
 import {
   toAggregateMetricsResponse,
   toDeliveryPerformanceResponse,
@@ -107,31 +106,17 @@ export class AnalyticsService {
   }
 
   /**
-   * Streams the CSV export from a database cursor. Never cached: it is read straight from one
-   * consistent snapshot. Errors before the first byte answer normally; after it the filter cuts
-   * the connection (the status line is gone).
+   * The CSV export, read from a database cursor in one consistent snapshot as the caller consumes
+   * the stream. Never cached. Errors before the stream is returned answer normally (404, 500, 503).
    */
-  async streamCsv(
-    scope: AccessScope,
-    runId: number,
-    asOf: Date | undefined,
-    options: Omit<AnalyticsCsvOptions, 'generatedAt'>,
-    res: Response,
-  ): Promise<void> {
+  async csvExport(scope: AccessScope, runId: number, asOf: Date | undefined, options: Omit<AnalyticsCsvOptions, 'generatedAt'>): Promise<AnalyticsCsvFile> {
     const generatedAt = new Date();
     const source = await this.calculating(async () => {
       const opened = await this.repository.openExport(scope, runId, asOf ?? generatedAt, EXPORT_STATEMENT_TIMEOUT_MS);
       if (!opened) throw new NotFoundException({ detail: RUN_NOT_FOUND });
       return opened;
     });
-    try {
-      const completed = await writeAnalyticsCsv(res, source, { ...options, generatedAt });
-      if (!completed) this.logger.warn(`analytics CSV of run ${runId}: client went away, export stopped`);
-    } catch (error) {
-      throw toAnalyticsError(error, this.logger);
-    } finally {
-      await source.close();
-    }
+    return analyticsCsvFile(source, { ...options, generatedAt });
   }
 
   private async aggregateSections(scope: AccessScope, runId: number, asOf?: Date): Promise<AggregateSections> {
