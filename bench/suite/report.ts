@@ -1,5 +1,5 @@
 import { execSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import type { BenchOptions } from './options.js';
 import { fmt, pct, type ScenarioOutcome } from './results.js';
@@ -84,6 +84,8 @@ export function writeJson(path: string, payload: unknown): void {
 
 const md = (text: string) => text.replace(/\|/g, '\\|');
 
+export const HAND_KEPT_MARKER = '<!-- Hand-kept below this line (bench runs keep it): ranges over runs and what limited each figure. -->';
+
 /** docs/performance.md: the machine, the command, every figure with its goal and ratio. */
 export function writeMarkdown(
   path: string,
@@ -135,7 +137,10 @@ export function writeMarkdown(
   lines.push('');
   lines.push(...NOTES, '');
   mkdirSync(path.replace(/\/[^/]+$/, ''), { recursive: true });
-  writeFileSync(path, lines.join('\n'));
+  // The hand-kept part (ranges over runs, what limited each figure) survives every run.
+  const previous = existsSync(path) ? readFileSync(path, 'utf8') : '';
+  const kept = previous.indexOf(HAND_KEPT_MARKER);
+  writeFileSync(path, lines.join('\n') + (kept >= 0 ? `\n${previous.slice(kept)}` : ''));
 }
 
 const NOTES = [
