@@ -86,7 +86,7 @@ export class TrackerImportService {
     ]);
     for (const row of rows) {
       if (row.productionRunId !== null && !runs.has(row.productionRunId)) {
-        errors.push({ row: row.row, field: 'production_run_id', message: 'Production run not found' });
+        errors.push({ row: row.row, field: 'production_run_id', message: ERRORS.productionRunNotFound.detail });
       }
       if (row.deliveryLocationId !== null && !deliveries.has(row.deliveryLocationId)) {
         errors.push({ row: row.row, field: 'delivery_location_id', message: ERRORS.deliveryLocationNotFound.detail });

@@ -3,9 +3,10 @@ import { ApiResponse } from '@nestjs/swagger';
 import { errorExampleBody, errorSchemaName, type CatalogueError } from './error-catalogue.js';
 
 /**
- * `@ApiErrors(ERRORS.notEnoughPermissions, { status: 404, detail: TRACKER_NOT_FOUND })`: the
- * route's error responses, one per status, each a JSON `Error` (or `ValidationError` for 422)
- * whose examples are the given detail texts. Works on routes and controllers.
+ * `@ApiErrors(ERRORS.trackerNotFound, ERRORS.trackerExists())`: the route's error responses from
+ * catalogue entries, one per status, each a JSON `Error` (or `ValidationError` for 422) whose
+ * examples are the entries' detail texts (a builder called without arguments gives its example).
+ * An entry spread with its own `summary` explains it for this route. Works on routes and controllers.
  */
 export function ApiErrors(...errors: CatalogueError[]): MethodDecorator & ClassDecorator {
   return documentErrors(undefined, errors);

@@ -4,8 +4,13 @@ import { RESOURCE_ERRORS } from './resource-errors.js';
 
 export type { CatalogueError, CatalogueErrorBuilder } from './catalogue-error.js';
 
-/** A 422 for one field: `Validation failed: <field>: <message>` (RequestValidationException's shape). */
-const invalidField = (field = 'name', message = 'must be a string') => e('VALIDATION_FAILED', 422, `Validation failed: ${field}: ${message}`);
+/** The detail of every 422 with field errors: `Validation failed: f: m; g: n`. */
+export function validationFailedDetail(errors: readonly { field: string; message: string }[]): string {
+  return `Validation failed: ${errors.map((error) => `${error.field}: ${error.message}`).join('; ')}`;
+}
+
+/** A 422 for one field (RequestValidationException answers it with `errors: [{field, message}]`). */
+const invalidField = (field = 'name', message = 'must be a string') => e('VALIDATION_FAILED', 422, validationFailedDetail([{ field, message }]));
 
 /** Errors of the HTTP layer itself, every route can answer them. */
 const HTTP_ERRORS = {

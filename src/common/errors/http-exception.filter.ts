@@ -30,6 +30,9 @@ const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300', '08000', 
 
 /**
  * The one exception filter: every error leaves as `{"detail": string}` (plus `errors` for 422).
+ * A DomainError answers its catalogue entry (status, body, the occurrence's headers such as the
+ * login throttle's Retry-After); request-reading failures, database errors and Nest's own
+ * exceptions (validation, unmatched routes) are mapped to catalogue entries here too.
  * Unknown errors become a bare 500 and are logged with the request id — never a stack, SQL or path
  * in a response.
  */
@@ -105,7 +108,7 @@ function defaultDetail(status: number, payload: unknown): string {
   if (typeof payload === 'string') return payload;
   const message = (payload as { message?: unknown })?.message;
   if (status === 404 && (message === undefined || /^Cannot (GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) /.test(String(message)))) {
-    return 'Not Found';
+    return ERRORS.notFound.detail;
   }
   if (typeof message === 'string') return message;
   if (Array.isArray(message)) return message.join('; ');
