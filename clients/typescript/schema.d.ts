@@ -1194,13 +1194,6 @@ export interface components {
             /** Format: int32 */
             total: number;
         };
-        ImportDuplicate: {
-            /** Format: int32 */
-            row: number;
-            name: string;
-            /** Format: int32 */
-            production_run_id: number;
-        };
         ImportRowError: {
             /**
              * Format: int32
@@ -1209,6 +1202,23 @@ export interface components {
             row: number;
             field: string;
             message: string;
+        };
+        ImportFailureResponse: {
+            /** @example Import failed: 2 errors */
+            detail: string;
+            errors: components["schemas"]["ImportRowError"][];
+            /**
+             * Format: int32
+             * @example 0
+             */
+            imported: number;
+        };
+        ImportDuplicate: {
+            /** Format: int32 */
+            row: number;
+            name: string;
+            /** Format: int32 */
+            production_run_id: number;
         };
         ImportResultResponse: {
             /**
@@ -1224,16 +1234,6 @@ export interface components {
             duplicates: components["schemas"]["ImportDuplicate"][];
             /** @description Always empty on success */
             errors: components["schemas"]["ImportRowError"][];
-        };
-        ImportFailureResponse: {
-            /** @example Import failed: 2 errors */
-            detail: string;
-            errors: components["schemas"]["ImportRowError"][];
-            /**
-             * Format: int32
-             * @example 0
-             */
-            imported: number;
         };
         CreateTrackerDto: {
             /** @description Trimmed; unique within the production run */
@@ -1851,7 +1851,7 @@ export interface operations {
                     "application/json": components["schemas"]["TokenResponse"];
                 };
             };
-            /** @description Unknown e-mail, wrong password or inactive user: `{"detail":"Incorrect email or password"}` */
+            /** @description Unknown e-mail, wrong password or inactive user */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1887,7 +1887,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description More than 5 failed attempts for the e-mail or 20 from the IP within 15 minutes: `{"detail":"Too many login attempts. Try again later."}` with `Retry-After` (seconds) */
+            /** @description More than 5 failed attempts for the e-mail or 20 from the IP within 15 minutes (sent with Retry-After, in seconds) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1937,7 +1937,7 @@ export interface operations {
                     "application/json": components["schemas"]["LoginJsonResponse"];
                 };
             };
-            /** @description Unknown e-mail, wrong password or inactive user: `{"detail":"Incorrect email or password"}` */
+            /** @description Unknown e-mail, wrong password or inactive user */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1973,7 +1973,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description More than 5 failed attempts for the e-mail or 20 from the IP within 15 minutes: `{"detail":"Too many login attempts. Try again later."}` with `Retry-After` (seconds) */
+            /** @description More than 5 failed attempts for the e-mail or 20 from the IP within 15 minutes (sent with Retry-After, in seconds) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2023,7 +2023,7 @@ export interface operations {
                     "application/json": components["schemas"]["RefreshResponse"];
                 };
             };
-            /** @description `{"detail":"Invalid refresh token"}` (bad, expired, revoked or already rotated token, or inactive user) */
+            /** @description Bad, expired, revoked or already rotated token, or inactive user */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2096,7 +2096,7 @@ export interface operations {
                     "application/json": components["schemas"]["TokenResponse"];
                 };
             };
-            /** @description `{"detail":"Refresh token missing"}` or `{"detail":"Invalid refresh token"}` (bad, expired, revoked or already rotated token, or inactive user) */
+            /** @description Refresh token missing; Bad, expired, revoked or already rotated token, or inactive user */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2238,7 +2238,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserResponse"];
                 };
             };
-            /** @description `{"detail":"Current password is incorrect"}` */
+            /** @description Current password is incorrect */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2283,7 +2283,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Validation failed (`{"detail":"Validation failed: …","errors":[…]}`); also `password` without `current_password` and any other field (email, roles, …) */
+            /** @description A field failed validation; Validation failed: current_password: is required to change the password; Validation failed: email: should not exist */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2418,7 +2418,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `{"detail":"A user with this email already exists"}` */
+            /** @description A user with this email already exists */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2445,7 +2445,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Validation failed (`{"detail":"Validation failed: …","errors":[…]}`); unknown client ids in client_list */
+            /** @description A field failed validation; Validation failed: client_list: unknown client id(s): 7 */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2512,7 +2512,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `{"detail":"User not found"}` */
+            /** @description User not found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2588,7 +2588,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `{"detail":"User not found"}` */
+            /** @description User not found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2597,7 +2597,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `{"detail":"Cannot remove the last active admin"}` (deleting, deactivating or demoting it) */
+            /** @description Deleting, deactivating or demoting the last active admin */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2677,7 +2677,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `{"detail":"User not found"}` */
+            /** @description User not found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2686,7 +2686,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `{"detail":"A user with this email already exists"}` or `{"detail":"Cannot remove the last active admin"}` (deleting, deactivating or demoting it) */
+            /** @description A user with this email already exists; Deleting, deactivating or demoting the last active admin */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2713,7 +2713,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Validation failed (`{"detail":"Validation failed: …","errors":[…]}`) */
+            /** @description A parameter or body field failed validation */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2782,7 +2782,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid id, query or body: `{"detail":"Validation failed: ...","errors":[...]}` */
+            /** @description A parameter or body field failed validation */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2850,7 +2850,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Name already used (case-insensitive): `{"detail":"Client 'NAME' already exists"}` */
+            /** @description Client 'NAME' already exists */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2877,7 +2877,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid id, query or body: `{"detail":"Validation failed: ...","errors":[...]}` */
+            /** @description A parameter or body field failed validation */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2944,7 +2944,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, or not in the caller's client_list: `{"detail":"Client not found"}` */
+            /** @description Missing, or not in the caller's client_list */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2953,7 +2953,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid id, query or body: `{"detail":"Validation failed: ...","errors":[...]}` */
+            /** @description A parameter or body field failed validation */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3024,7 +3024,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, or not in the caller's client_list: `{"detail":"Client not found"}` */
+            /** @description Missing, or not in the caller's client_list */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3033,7 +3033,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Name already used by another client: `{"detail":"Client 'NAME' already exists"}` */
+            /** @description Client 'NAME' already exists */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3060,7 +3060,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid id, query or body: `{"detail":"Validation failed: ...","errors":[...]}` */
+            /** @description A parameter or body field failed validation */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3127,7 +3127,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, or not in the caller's client_list: `{"detail":"Client not found"}` */
+            /** @description Missing, or not in the caller's client_list */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3136,7 +3136,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Brands still belong to it: `{"detail":"Client is still referenced by brands"}` */
+            /** @description Client is still referenced by brands */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3145,7 +3145,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid id, query or body: `{"detail":"Validation failed: ...","errors":[...]}` */
+            /** @description A parameter or body field failed validation */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3215,7 +3215,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid id, query or body: `{"detail":"Validation failed: ...","errors":[...]}` */
+            /** @description A parameter or body field failed validation */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3283,7 +3283,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Name already used by the client (case-insensitive): `{"detail":"Brand 'NAME' already exists for client ID"}` */
+            /** @description Brand 'NAME' already exists for client ID */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3310,7 +3310,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid id, query or body: `{"detail":"Validation failed: ...","errors":[...]}`; an unknown client_id is `client_id: client does not exist` */
+            /** @description A field failed validation; Validation failed: client_id: client does not exist */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3377,7 +3377,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, or of a client not in the caller's client_list: `{"detail":"Brand not found"}` */
+            /** @description Missing, or of a client not in the caller's client_list */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3386,7 +3386,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid id, query or body: `{"detail":"Validation failed: ...","errors":[...]}` */
+            /** @description A parameter or body field failed validation */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3457,7 +3457,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, or of a client not in the caller's client_list: `{"detail":"Brand not found"}` */
+            /** @description Missing, or of a client not in the caller's client_list */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3466,7 +3466,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Name already used by another brand of the client: `{"detail":"Brand 'NAME' already exists for client ID"}` */
+            /** @description Brand 'NAME' already exists for client ID */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3493,7 +3493,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid id, query or body: `{"detail":"Validation failed: ...","errors":[...]}`; an unknown client_id is `client_id: client does not exist` */
+            /** @description A field failed validation; Validation failed: client_id: client does not exist */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3560,7 +3560,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, or of a client not in the caller's client_list: `{"detail":"Brand not found"}` */
+            /** @description Missing, or of a client not in the caller's client_list */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3569,7 +3569,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Production runs still belong to it: `{"detail":"Brand is still referenced by production runs"}` */
+            /** @description Brand is still referenced by production runs */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3578,7 +3578,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid id, query or body: `{"detail":"Validation failed: ...","errors":[...]}` */
+            /** @description A parameter or body field failed validation */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3647,7 +3647,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid id, query or body: `{"detail":"Validation failed: ...","errors":[...]}` */
+            /** @description A parameter or body field failed validation */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3733,7 +3733,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid id, query or body: `{"detail":"Validation failed: ...","errors":[...]}`. Also 422 for an unknown brand (`brand_id: brand does not exist`) and for end_date before start_date (`end_date: must not be before start_date`) */
+            /** @description A field failed validation; Validation failed: brand_id: brand does not exist; Validation failed: end_date: must not be before start_date */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3800,7 +3800,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, or of a client not in the caller's client_list: `{"detail":"Production run not found"}` */
+            /** @description Missing, or of a client not in the caller's client_list */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3809,7 +3809,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid id, query or body: `{"detail":"Validation failed: ...","errors":[...]}` */
+            /** @description A parameter or body field failed validation */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3880,7 +3880,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, or of a client not in the caller's client_list: `{"detail":"Production run not found"}` */
+            /** @description Missing, or of a client not in the caller's client_list */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3907,7 +3907,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid id, query or body: `{"detail":"Validation failed: ...","errors":[...]}`. Also 422 for an unknown brand (`brand_id: brand does not exist`) and for end_date before start_date (`end_date: must not be before start_date`) */
+            /** @description A field failed validation; Validation failed: brand_id: brand does not exist; Validation failed: end_date: must not be before start_date */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3974,7 +3974,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, or of a client not in the caller's client_list: `{"detail":"Production run not found"}` */
+            /** @description Missing, or of a client not in the caller's client_list */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3983,7 +3983,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Trackers still belong to it: `{"detail":"Production run is still referenced by trackers"}` */
+            /** @description Production run is still referenced by trackers */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3992,7 +3992,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid id, query or body: `{"detail":"Validation failed: ...","errors":[...]}` */
+            /** @description A parameter or body field failed validation */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4061,7 +4061,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid id, query or body: `{"detail":"Validation failed: ...","errors":[...]}` */
+            /** @description A parameter or body field failed validation */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4147,7 +4147,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid id, query or body: `{"detail":"Validation failed: ...","errors":[...]}` */
+            /** @description A parameter or body field failed validation */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4214,7 +4214,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `{"detail":"Storage location not found"}` */
+            /** @description Storage location not found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4223,7 +4223,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid id, query or body: `{"detail":"Validation failed: ...","errors":[...]}` */
+            /** @description A parameter or body field failed validation */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4294,7 +4294,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `{"detail":"Storage location not found"}` */
+            /** @description Storage location not found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4321,7 +4321,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid id, query or body: `{"detail":"Validation failed: ...","errors":[...]}` */
+            /** @description A parameter or body field failed validation */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4388,7 +4388,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `{"detail":"Storage location not found"}` */
+            /** @description Storage location not found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4397,7 +4397,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Still used: `{"detail":"Storage location is still referenced by trackers"}` or `{"detail":"Storage location is still referenced by tracker status history"}` */
+            /** @description Storage location is still referenced by trackers; Storage location is still referenced by tracker status history */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4406,7 +4406,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid id, query or body: `{"detail":"Validation failed: ...","errors":[...]}` */
+            /** @description A parameter or body field failed validation */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4475,7 +4475,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid id, query or body: `{"detail":"Validation failed: ...","errors":[...]}` */
+            /** @description A parameter or body field failed validation */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4561,7 +4561,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid id, query or body: `{"detail":"Validation failed: ...","errors":[...]}` */
+            /** @description A parameter or body field failed validation */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4628,7 +4628,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `{"detail":"Delivery location not found"}` */
+            /** @description Delivery location not found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4637,7 +4637,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid id, query or body: `{"detail":"Validation failed: ...","errors":[...]}` */
+            /** @description A parameter or body field failed validation */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4708,7 +4708,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `{"detail":"Delivery location not found"}` */
+            /** @description Delivery location not found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4735,7 +4735,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid id, query or body: `{"detail":"Validation failed: ...","errors":[...]}` */
+            /** @description A parameter or body field failed validation */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4802,7 +4802,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `{"detail":"Delivery location not found"}` */
+            /** @description Delivery location not found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4811,7 +4811,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Still used: `{"detail":"Delivery location is still referenced by trackers"}` or `{"detail":"Delivery location is still referenced by tracker status history"}` */
+            /** @description Delivery location is still referenced by trackers; Delivery location is still referenced by tracker status history */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4820,7 +4820,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid id, query or body: `{"detail":"Validation failed: ...","errors":[...]}` */
+            /** @description A parameter or body field failed validation */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4968,7 +4968,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or invisible run: `{"detail":"Production run not found"}`; unknown location */
+            /** @description Missing, or of a client not in the caller's client_list; Storage location not found; Delivery location not found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4977,7 +4977,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `{"detail":"Tracker 'NAME' already exists in production run ID"}` */
+            /** @description Tracker 'NAME' already exists in production run ID */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5150,7 +5150,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Duplicates with skip_duplicates=false: `{"detail":"Import failed: 2 duplicates"}`; rows written concurrently: `{"detail":"Import failed: the data changed during the import; nothing was imported"}` */
+            /** @description Names already used in their run, or repeated in the file (listed in `errors`); Import failed: the data changed during the import; nothing was imported; Import failed: trackers with these names were created concurrently; nothing was imported */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5159,7 +5159,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportFailureResponse"] | components["schemas"]["Error"];
                 };
             };
-            /** @description `File too large. Maximum size is 20 MB`, or more than 100 000 data rows */
+            /** @description File too large. Maximum size is 20 MB; Too many rows: the maximum is 100000 data rows */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5177,7 +5177,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid rows: `{"detail":"Import failed: 2 errors"}` with the rows in `errors`; a file that is not a tracker CSV: `{"detail":"CSV file is empty"}`, `{"detail":"CSV header has no name column (expected one of: name, tracker_name, tracker)"}` */
+            /** @description Rows with invalid values or unknown references (listed in `errors`); Not UTF-8, empty, no header or no name column, no data rows; Not UTF-8, empty, no header or no name column, no data rows */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5244,7 +5244,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or invisible tracker: `{"detail":"Tracker not found"}` */
+            /** @description Missing, or of a client not in the caller's client_list */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5324,7 +5324,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or invisible tracker: `{"detail":"Tracker not found"}`; target run: `{"detail":"Production run not found"}` */
+            /** @description Missing, or of a client not in the caller's client_list; Missing, or of a client not in the caller's client_list */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5333,7 +5333,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Name already used in the (target) run: `{"detail":"Tracker 'NAME' already exists in production run ID"}` */
+            /** @description Tracker 'NAME' already exists in production run ID */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5427,7 +5427,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or invisible tracker: `{"detail":"Tracker not found"}` */
+            /** @description Missing, or of a client not in the caller's client_list */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5503,7 +5503,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or invisible tracker: `{"detail":"Tracker not found"}` */
+            /** @description Missing, or of a client not in the caller's client_list */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5583,7 +5583,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or invisible tracker: `{"detail":"Tracker not found"}` */
+            /** @description Missing, or of a client not in the caller's client_list */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5680,7 +5680,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `{"detail":"Storage location not found"}` */
+            /** @description Storage location not found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5761,7 +5761,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `{"detail":"Delivery location not found"}` */
+            /** @description Delivery location not found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5856,7 +5856,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Malformed body (not an object, `reports` missing or not an array, empty, more than 10 000 reports): `{"detail":"Validation failed: ...","errors":[...]}` */
+            /** @description Malformed body (not an object, `reports` missing or not an array, empty, more than 10 000 reports) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5927,7 +5927,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `{"detail":"Tracker not found"}` */
+            /** @description Missing, or of a client not in the caller's client_list */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5954,7 +5954,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Malformed body (not an object, `reports` missing or not an array, empty, more than 10 000 reports): `{"detail":"Validation failed: ...","errors":[...]}`; a path id that is not a positive integer. */
+            /** @description Malformed body (not an object, `reports` missing or not an array, empty, more than 10 000 reports); Validation failed: id: must be a positive integer */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6032,7 +6032,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or not visible: `{"detail":"Tracker not found"}` */
+            /** @description Missing, or of a client not in the caller's client_list */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6041,7 +6041,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Bad query value, start_date after end_date, or a bad path id. */
+            /** @description A field failed validation; Validation failed: start_date: must not be after end_date */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6111,7 +6111,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Run missing or not visible: `{"detail":"Production run not found"}` */
+            /** @description Missing, or of a client not in the caller's client_list */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6129,7 +6129,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `{"detail":"Analytics calculation failed"}` */
+            /** @description Analytics calculation failed */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6138,7 +6138,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Database unavailable: `{"detail":"Service temporarily unavailable"}` */
+            /** @description Database unavailable or a statement timeout */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6190,7 +6190,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Run missing or not visible: `{"detail":"Production run not found"}` */
+            /** @description Missing, or of a client not in the caller's client_list */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6208,7 +6208,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `{"detail":"Analytics calculation failed"}` */
+            /** @description Analytics calculation failed */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6217,7 +6217,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Database unavailable: `{"detail":"Service temporarily unavailable"}` */
+            /** @description Database unavailable or a statement timeout */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6269,7 +6269,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Run missing or not visible: `{"detail":"Production run not found"}` */
+            /** @description Missing, or of a client not in the caller's client_list */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6287,7 +6287,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `{"detail":"Analytics calculation failed"}` */
+            /** @description Analytics calculation failed */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6296,7 +6296,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Database unavailable: `{"detail":"Service temporarily unavailable"}` */
+            /** @description Database unavailable or a statement timeout */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6355,7 +6355,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Run missing or not visible: `{"detail":"Production run not found"}` */
+            /** @description Missing, or of a client not in the caller's client_list */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6373,7 +6373,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `{"detail":"Analytics calculation failed"}` */
+            /** @description Analytics calculation failed */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6382,7 +6382,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Database unavailable: `{"detail":"Service temporarily unavailable"}` */
+            /** @description Database unavailable or a statement timeout */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6484,7 +6484,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImageUploadResponse"];
                 };
             };
-            /** @description Type not accepted, content not of the declared type, undecodable/truncated, or over 100 megapixels: `{"detail":"Invalid file type. Allowed types: image/jpeg, image/png, image/gif, image/webp, image/svg+xml"}` */
+            /** @description Type not accepted, content not of the declared type, undecodable/truncated, or over 100 megapixels */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6511,7 +6511,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Over IMAGE_MAX_BYTES: `{"detail":"File too large. Maximum size is 10 MB"}` */
+            /** @description Over IMAGE_MAX_BYTES */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6596,7 +6596,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `{"detail":"Image not found"}` */
+            /** @description Image not found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6605,7 +6605,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description image_id is not a positive integer */
+            /** @description Validation failed: image_id: must be a positive integer */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6677,7 +6677,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `{"detail":"Image not found"}` */
+            /** @description Image not found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6686,7 +6686,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description image_id is not a positive integer */
+            /** @description Validation failed: image_id: must be a positive integer */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6751,7 +6751,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The health check itself failed: `{"detail":"Health check failed: <cause>"}` */
+            /** @description The health check itself failed */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6806,7 +6806,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The health check itself failed: `{"detail":"Health check failed: <cause>"}` */
+            /** @description The health check itself failed */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6861,7 +6861,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The health check itself failed: `{"detail":"Health check failed: <cause>"}` */
+            /** @description The health check itself failed */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6916,7 +6916,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The health check itself failed: `{"detail":"Health check failed: <cause>"}` */
+            /** @description The health check itself failed */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6971,7 +6971,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not development or test: `{"detail":"Not Found"}` */
+            /** @description Not development or test */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7018,7 +7018,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description Token required and missing or wrong: `{"detail":"Not authenticated"}` / `{"detail":"Could not validate credentials"}` */
+            /** @description Token required and missing; Token wrong */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7027,7 +7027,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Production without METRICS_TOKEN and the token is not an admin's: `{"detail":"Not enough permissions"}` */
+            /** @description Production without METRICS_TOKEN and the token is not an admin's */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7089,7 +7089,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `{"detail":"Image not found"}` */
+            /** @description Image not found */
             404: {
                 headers: {
                     [name: string]: unknown;

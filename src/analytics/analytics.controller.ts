@@ -1,19 +1,17 @@
-import { applyDecorators, Controller, Get, Header, Logger, Query, Res } from '@nestjs/common';
+import { Controller, Get, Header, Logger, Query, Res } from '@nestjs/common';
 import {
-  ApiInternalServerErrorResponse,
-  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiProduces,
-  ApiServiceUnavailableResponse,
   ApiTags,
-  ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
 import { pipeline } from 'node:stream/promises';
 import type { Response } from 'express';
 import { Access } from '../common/auth/access.decorator.js';
 import { CurrentScope } from '../common/auth/current-user.decorator.js';
 import type { AccessScope } from '../common/auth/access-scope.js';
+import { ApiErrors } from '../common/errors/api-errors.decorator.js';
+import { ERRORS } from '../common/errors/error-catalogue.js';
 import { IdParam } from '../common/http/parse-id.pipe.js';
 import { CSV_STALL_TIMEOUT_MS } from './analytics-csv.writer.js';
 import { AnalyticsService } from './analytics.service.js';
@@ -24,13 +22,13 @@ import {
   ProductionRunAnalyticsResponse,
 } from './dto/analytics.response.js';
 
-/** Errors shared by the four analytics routes (contract §6). */
+/** Errors shared by the four analytics routes. */
 function AnalyticsErrors(): MethodDecorator {
-  return applyDecorators(
-    ApiNotFoundResponse({ description: 'Run missing or not visible: `{"detail":"Production run not found"}`' }),
-    ApiUnprocessableEntityResponse({ description: 'Bad id, `as_of` or other query parameter' }),
-    ApiInternalServerErrorResponse({ description: '`{"detail":"Analytics calculation failed"}`' }),
-    ApiServiceUnavailableResponse({ description: 'Database unavailable: `{"detail":"Service temporarily unavailable"}`' }),
+  return ApiErrors(
+    ERRORS.productionRunNotFound,
+    { ...ERRORS.validationFailed, summary: 'Bad id, `as_of` or other query parameter' },
+    ERRORS.analyticsFailed,
+    { ...ERRORS.unavailable, summary: 'Database unavailable or a statement timeout' },
   );
 }
 

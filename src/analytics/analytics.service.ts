@@ -1,7 +1,9 @@
-import { HttpException, Inject, Injectable, InternalServerErrorException, Logger, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
+import { HttpException, Inject, Injectable, Logger } from '@nestjs/common';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
+import { DomainError } from '../common/errors/domain-error.js';
+import { ERRORS } from '../common/errors/error-catalogue.js';
 import { isDatabaseUnavailable } from '../common/errors/http-exception.filter.js';
 import { isoUtc } from '../common/http/timestamps.js';
 import { CacheService } from '../infrastructure/cache/cache.service.js';
@@ -21,8 +23,6 @@ import type {
   StorageLocationPerformanceResponse,
 } from './dto/analytics.response.js';
 
-export const RUN_NOT_FOUND = 'Production run not found';
-export const CALCULATION_FAILED = 'Analytics calculation failed';
 
 /** A streamed export may run this long on its connection (a slow client reads a big run). */
 const EXPORT_STATEMENT_TIMEOUT_MS = 15 * 60_000;
@@ -47,12 +47,12 @@ interface SerializedAnalytics {
  * `500 Analytics calculation failed` (the cause is logged, never sent).
  */
 export function toAnalyticsError(error: unknown, logger?: Logger): unknown {
-  if (error instanceof HttpException) return error;
+  if (error instanceof HttpException || error instanceof DomainError) return error;
   if (isDatabaseUnavailable(error)) return error;
   const code = (error as { code?: string; driverError?: { code?: string } } | null)?.code ?? (error as { driverError?: { code?: string } })?.driverError?.code;
-  if (code === '57014') return new ServiceUnavailableException({ detail: 'Service temporarily unavailable' });
+  if (code === '57014') return new DomainError(ERRORS.unavailable);
   logger?.error({ err: error }, 'analytics calculation failed');
-  return new InternalServerErrorException({ detail: CALCULATION_FAILED });
+  return new DomainError(ERRORS.analyticsFailed);
 }
 
 /**
@@ -113,7 +113,7 @@ export class AnalyticsService {
     const generatedAt = new Date();
     const source = await this.calculating(async () => {
       const opened = await this.repository.openExport(scope, runId, asOf ?? generatedAt, EXPORT_STATEMENT_TIMEOUT_MS);
-      if (!opened) throw new NotFoundException({ detail: RUN_NOT_FOUND });
+      if (!opened) throw new DomainError(ERRORS.productionRunNotFound);
       return opened;
     });
     return analyticsCsvFile(source, { ...options, generatedAt });
@@ -128,7 +128,7 @@ export class AnalyticsService {
 
   private async requireRun(scope: AccessScope, runId: number): Promise<AnalyticsRunRow> {
     const run = await this.repository.findRun(scope, runId);
-    if (!run) throw new NotFoundException({ detail: RUN_NOT_FOUND });
+    if (!run) throw new DomainError(ERRORS.productionRunNotFound);
     return run;
   }
 

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Header, HttpCode, Inject, Post, Req, Res, UnauthorizedException, UseFilters, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Get, Header, HttpCode, Inject, Post, Req, Res, UseInterceptors } from '@nestjs/common';
 import { NoFilesInterceptor } from '@nestjs/platform-express';
 import {
   ApiBearerAuth,
@@ -7,25 +7,21 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiTags,
-  ApiTooManyRequestsResponse,
-  ApiUnauthorizedResponse,
-  ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Public } from '../common/auth/access.decorator.js';
 import { bearerToken } from '../common/auth/bearer.js';
+import { ApiErrors } from '../common/errors/api-errors.decorator.js';
+import { DomainError } from '../common/errors/domain-error.js';
+import { ERRORS } from '../common/errors/error-catalogue.js';
 import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
 import { toUserResponse } from '../users/dto/user.response.js';
-import { AuthService, REFRESH_TOKEN_MISSING } from './auth.service.js';
+import { AuthService } from './auth.service.js';
 import { LoginFormDto, LoginJsonDto, RefreshDto } from './dto/login.dto.js';
 import { DetailResponse, LoginJsonResponse, RefreshResponse, TokenResponse } from './dto/token.response.js';
-import { LoginThrottledFilter } from './login-throttled.filter.js';
 import { clearRefreshCookie, REFRESH_COOKIE, setRefreshCookie } from './refresh-cookie.js';
 
-const LOGIN_FAILED = 'Unknown e-mail, wrong password or inactive user: `{"detail":"Incorrect email or password"}`';
-const THROTTLED = 'More than 5 failed attempts for the e-mail or 20 from the IP within 15 minutes: `{"detail":"Too many login attempts. Try again later."}` with `Retry-After` (seconds)';
-const INVALID_REFRESH = '`{"detail":"Invalid refresh token"}` (bad, expired, revoked or already rotated token, or inactive user)';
 
 /** Multipart login carries only text fields; small limits keep it from being an upload path. */
 const multipartFields = NoFilesInterceptor({ limits: { fields: 10, fieldSize: 8 * 1024, parts: 10 } });
@@ -44,14 +40,11 @@ export class AuthController {
   @Header('Cache-Control', 'no-store')
   @HttpCode(200)
   @UseInterceptors(multipartFields)
-  @UseFilters(LoginThrottledFilter)
   @ApiOperation({ summary: 'OAuth2 password login (username = e-mail); sets the refresh_token cookie' })
   @ApiConsumes('application/x-www-form-urlencoded', 'application/json', 'multipart/form-data')
   @ApiBody({ type: LoginFormDto })
   @ApiOkResponse({ type: TokenResponse, description: 'Access token; the refresh token is set as the `refresh_token` cookie' })
-  @ApiUnauthorizedResponse({ description: LOGIN_FAILED })
-  @ApiTooManyRequestsResponse({ description: THROTTLED })
-  @ApiUnprocessableEntityResponse({ description: 'username or password missing' })
+  @ApiErrors(ERRORS.incorrectLogin, ERRORS.tooManyLoginAttempts, { ...ERRORS.validationFailed, summary: 'username or password missing' })
   async login(@Body() body: LoginFormDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<TokenResponse> {
     const result = await this.auth.login(body.username, body.password, clientIp(req));
     setRefreshCookie(res, result.refresh.token, this.config);
@@ -61,12 +54,9 @@ export class AuthController {
   @Post('login/json')
   @Header('Cache-Control', 'no-store')
   @HttpCode(200)
-  @UseFilters(LoginThrottledFilter)
   @ApiOperation({ summary: 'JSON login; returns the user too and sets the refresh_token cookie' })
   @ApiOkResponse({ type: LoginJsonResponse })
-  @ApiUnauthorizedResponse({ description: LOGIN_FAILED })
-  @ApiTooManyRequestsResponse({ description: THROTTLED })
-  @ApiUnprocessableEntityResponse({ description: 'email or password missing' })
+  @ApiErrors(ERRORS.incorrectLogin, ERRORS.tooManyLoginAttempts, { ...ERRORS.validationFailed, summary: 'email or password missing' })
   async loginJson(@Body() body: LoginJsonDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<LoginJsonResponse> {
     const result = await this.auth.login(body.email, body.password, clientIp(req));
     setRefreshCookie(res, result.refresh.token, this.config);
@@ -78,7 +68,7 @@ export class AuthController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Exchange a refresh token for a new pair (rotation: the old one is revoked); also sets the cookie' })
   @ApiOkResponse({ type: RefreshResponse })
-  @ApiUnauthorizedResponse({ description: INVALID_REFRESH })
+  @ApiErrors(ERRORS.invalidRefreshToken)
   async refresh(@Body() body: RefreshDto, @Res({ passthrough: true }) res: Response): Promise<RefreshResponse> {
     const pair = await this.auth.refresh(body.refresh_token);
     setRefreshCookie(res, pair.refresh.token, this.config);
@@ -89,10 +79,10 @@ export class AuthController {
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'New access token from the refresh_token cookie (sent by the browser; Path=/api/v1/auth); the cookie is rotated' })
   @ApiOkResponse({ type: TokenResponse })
-  @ApiUnauthorizedResponse({ description: `\`{"detail":"Refresh token missing"}\` or ${INVALID_REFRESH}` })
+  @ApiErrors(ERRORS.refreshTokenMissing, ERRORS.invalidRefreshToken)
   async refreshCookie(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<TokenResponse> {
     const token = cookie(req);
-    if (!token) throw new UnauthorizedException({ detail: REFRESH_TOKEN_MISSING });
+    if (!token) throw new DomainError(ERRORS.refreshTokenMissing);
     const pair = await this.auth.refresh(token);
     setRefreshCookie(res, pair.refresh.token, this.config);
     return { access_token: pair.access.token, token_type: 'bearer' };

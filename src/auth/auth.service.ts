@@ -1,4 +1,6 @@
-import { Injectable, UnauthorizedException } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
+import { DomainError } from '../common/errors/domain-error.js';
+import { ERRORS } from '../common/errors/error-catalogue.js';
 import { textProblem } from '../common/http/text-input.js';
 import { UsersRepository, type UserRow } from '../users/users.repository.js';
 import { LoginThrottle } from './login-throttle.service.js';
@@ -6,9 +8,6 @@ import { PasswordService } from '../users/password.service.js';
 import { RevocationService } from './revocation.service.js';
 import { issuedAfterEpoch, TokenService, type IssuedToken, type TokenClaims } from './token.service.js';
 
-export const INCORRECT_LOGIN = 'Incorrect email or password';
-export const INVALID_REFRESH_TOKEN = 'Invalid refresh token';
-export const REFRESH_TOKEN_MISSING = 'Refresh token missing';
 
 export interface TokenPair {
   access: IssuedToken;
@@ -37,7 +36,7 @@ export class AuthService {
     const passwordOk = user ? await this.passwords.verify(user.password_hash, password) : await this.passwords.dummyVerify(password);
     if (!user || !passwordOk || !user.is_active) {
       await this.throttle.failed(ip);
-      throw new UnauthorizedException({ detail: INCORRECT_LOGIN });
+      throw new DomainError(ERRORS.incorrectLogin);
     }
     await this.throttle.succeeded(email, ip);
     const { password_hash: _hash, ...row } = user;
@@ -51,11 +50,11 @@ export class AuthService {
    */
   async refresh(refreshToken: string | undefined): Promise<TokenPair> {
     const claims = refreshToken ? this.tokens.verify(refreshToken, 'refresh') : null;
-    if (!claims) throw new UnauthorizedException({ detail: INVALID_REFRESH_TOKEN });
+    if (!claims) throw new DomainError(ERRORS.invalidRefreshToken);
     const user = await this.users.findActiveById(Number(claims.sub));
-    if (!user || !issuedAfterEpoch(claims, user.tokens_valid_after_us)) throw new UnauthorizedException({ detail: INVALID_REFRESH_TOKEN });
+    if (!user || !issuedAfterEpoch(claims, user.tokens_valid_after_us)) throw new DomainError(ERRORS.invalidRefreshToken);
     if (!(await this.revocations.revokeOnce(claims.jti, expiry(claims)))) {
-      throw new UnauthorizedException({ detail: INVALID_REFRESH_TOKEN });
+      throw new DomainError(ERRORS.invalidRefreshToken);
     }
     return this.issuePair(user.id);
   }

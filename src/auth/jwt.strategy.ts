@@ -1,11 +1,12 @@
-import { Inject, Injectable, UnauthorizedException } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { createSecretKey } from 'node:crypto';
 import type { Request } from 'express';
 import { Strategy } from 'passport-jwt';
 import type { AuthUser } from '../common/auth/auth-user.js';
-import { INVALID_CREDENTIALS } from '../common/auth/auth.guard.js';
 import { bearerToken } from '../common/auth/bearer.js';
+import { DomainError } from '../common/errors/domain-error.js';
+import { ERRORS } from '../common/errors/error-catalogue.js';
 import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
 import { UsersRepository } from '../users/users.repository.js';
@@ -38,10 +39,10 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   }
 
   async validate(claims: Partial<TokenClaims>): Promise<AuthUser> {
-    if (!isWellFormed(claims, 'access')) throw new UnauthorizedException({ detail: INVALID_CREDENTIALS });
+    if (!isWellFormed(claims, 'access')) throw new DomainError(ERRORS.invalidCredentials);
     // Independent reads (cache, database): in parallel, so a request waits for one round trip, not two.
     const [revoked, user] = await Promise.all([this.revocations.isRevoked(claims.jti), this.users.findActiveById(Number(claims.sub))]);
-    if (revoked || !user || !issuedAfterEpoch(claims, user.tokens_valid_after_us)) throw new UnauthorizedException({ detail: INVALID_CREDENTIALS });
+    if (revoked || !user || !issuedAfterEpoch(claims, user.tokens_valid_after_us)) throw new DomainError(ERRORS.invalidCredentials);
     return {
       id: user.id,
       email: user.email,

@@ -1,16 +1,17 @@
-import { HttpException, HttpStatus, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
+import { DomainError } from '../common/errors/domain-error.js';
+import { ERRORS } from '../common/errors/error-catalogue.js';
 import { CacheService } from '../infrastructure/cache/cache.service.js';
 
 export const LOGIN_WINDOW_SECONDS = 15 * 60;
 export const MAX_FAILURES_PER_EMAIL = 5;
 export const MAX_FAILURES_PER_IP = 20;
-export const TOO_MANY_LOGIN_ATTEMPTS = 'Too many login attempts. Try again later.';
 
-/** 429 with the seconds until the window ends (sent as `Retry-After` by LoginThrottledFilter). */
-export class LoginThrottledException extends HttpException {
+/** 429 with the seconds until the window ends, sent as `Retry-After` (at least 1). */
+export class LoginThrottledException extends DomainError {
   constructor(readonly retryAfterSeconds: number) {
-    super({ detail: TOO_MANY_LOGIN_ATTEMPTS }, HttpStatus.TOO_MANY_REQUESTS);
+    super(ERRORS.tooManyLoginAttempts, { headers: { 'Retry-After': String(Math.max(1, retryAfterSeconds)) } });
   }
 }
 

@@ -1,13 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
 import {
-  ApiConflictResponse,
   ApiCreatedResponse,
-  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiTags,
-  ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
+import { ApiErrors } from '../common/errors/api-errors.decorator.js';
+import { ERRORS } from '../common/errors/error-catalogue.js';
 import { AccessScope } from '../common/auth/access-scope.js';
 import { Access } from '../common/auth/access.decorator.js';
 import { CurrentScope } from '../common/auth/current-user.decorator.js';
@@ -17,8 +16,6 @@ import { BrandsService } from './brands.service.js';
 import { CreateBrandDto, ListBrandsQuery, UpdateBrandDto } from './dto/brand.dto.js';
 import { BrandResponse } from './dto/brand.response.js';
 
-const NOT_FOUND = 'Missing, or of a client not in the caller\'s client_list: `{"detail":"Brand not found"}`';
-const INVALID = 'Invalid id, query or body: `{"detail":"Validation failed: ...","errors":[...]}`';
 
 @ApiTags('brands')
 @Controller('brands')
@@ -29,7 +26,6 @@ export class BrandsController {
   @Access('admin', 'user')
   @ApiOperation({ summary: 'List visible brands (a user sees the brands of the clients in their client_list)' })
   @ApiOkResponse({ type: PageOf(BrandResponse) })
-  @ApiUnprocessableEntityResponse({ description: INVALID })
   list(@CurrentScope() scope: AccessScope, @Query() query: ListBrandsQuery): Promise<Page<BrandResponse>> {
     return this.brands.list(scope, query);
   }
@@ -38,8 +34,7 @@ export class BrandsController {
   @Access('admin', 'user')
   @ApiOperation({ summary: 'Get a brand' })
   @ApiOkResponse({ type: BrandResponse })
-  @ApiNotFoundResponse({ description: NOT_FOUND })
-  @ApiUnprocessableEntityResponse({ description: INVALID })
+  @ApiErrors(ERRORS.brandNotFound)
   get(@CurrentScope() scope: AccessScope, @IdParam() id: number): Promise<BrandResponse> {
     return this.brands.get(scope, id);
   }
@@ -48,8 +43,7 @@ export class BrandsController {
   @Access('admin')
   @ApiOperation({ summary: 'Create a brand (admin)' })
   @ApiCreatedResponse({ type: BrandResponse })
-  @ApiConflictResponse({ description: 'Name already used by the client (case-insensitive): `{"detail":"Brand \'NAME\' already exists for client ID"}`' })
-  @ApiUnprocessableEntityResponse({ description: `${INVALID}; an unknown client_id is \`client_id: client does not exist\`` })
+  @ApiErrors(ERRORS.brandExists(), ERRORS.validationFailed, ERRORS.invalidField('client_id', 'client does not exist'))
   create(@CurrentScope() scope: AccessScope, @Body() body: CreateBrandDto): Promise<BrandResponse> {
     return this.brands.create(scope, body);
   }
@@ -58,9 +52,7 @@ export class BrandsController {
   @Access('admin')
   @ApiOperation({ summary: 'Update a brand (admin; partial body allowed; a new client_id moves its runs and trackers)' })
   @ApiOkResponse({ type: BrandResponse })
-  @ApiNotFoundResponse({ description: NOT_FOUND })
-  @ApiConflictResponse({ description: 'Name already used by another brand of the client: `{"detail":"Brand \'NAME\' already exists for client ID"}`' })
-  @ApiUnprocessableEntityResponse({ description: `${INVALID}; an unknown client_id is \`client_id: client does not exist\`` })
+  @ApiErrors(ERRORS.brandNotFound, ERRORS.brandExists(), ERRORS.validationFailed, ERRORS.invalidField('client_id', 'client does not exist'))
   update(@CurrentScope() scope: AccessScope, @IdParam() id: number, @Body() body: UpdateBrandDto): Promise<BrandResponse> {
     return this.brands.update(scope, id, body);
   }
@@ -70,9 +62,7 @@ export class BrandsController {
   @Access('admin')
   @ApiOperation({ summary: 'Delete a brand (admin); answers the deleted brand' })
   @ApiOkResponse({ type: BrandResponse })
-  @ApiNotFoundResponse({ description: NOT_FOUND })
-  @ApiConflictResponse({ description: 'Production runs still belong to it: `{"detail":"Brand is still referenced by production runs"}`' })
-  @ApiUnprocessableEntityResponse({ description: INVALID })
+  @ApiErrors(ERRORS.brandNotFound, ERRORS.stillReferencedBy('Brand', 'production runs'))
   delete(@CurrentScope() scope: AccessScope, @IdParam() id: number): Promise<BrandResponse> {
     return this.brands.delete(scope, id);
   }

@@ -1,5 +1,7 @@
-import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { AccessScope } from '../common/auth/access-scope.js';
+import { DomainError } from '../common/errors/domain-error.js';
+import { ERRORS } from '../common/errors/error-catalogue.js';
 import { RequestValidationException } from '../common/errors/validation.exception.js';
 import { toPage, type Page } from '../common/http/pagination.js';
 import { CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
@@ -8,7 +10,6 @@ import { BrandsRepository } from './brands.repository.js';
 import type { CreateBrandDto, ListBrandsQuery, UpdateBrandDto } from './dto/brand.dto.js';
 import { toBrandResponse, type BrandResponse } from './dto/brand.response.js';
 
-export const BRAND_NOT_FOUND = 'Brand not found';
 
 /** Brands: admin writes, reads scoped to the caller's clients. */
 @Injectable()
@@ -26,7 +27,7 @@ export class BrandsService {
 
   async get(scope: AccessScope, id: number): Promise<BrandResponse> {
     const row = await this.brands.findById(scope, id);
-    if (!row) throw new NotFoundException({ detail: BRAND_NOT_FOUND });
+    if (!row) throw new DomainError(ERRORS.brandNotFound);
     return toBrandResponse(row);
   }
 
@@ -46,7 +47,7 @@ export class BrandsService {
   async update(scope: AccessScope, id: number, body: UpdateBrandDto): Promise<BrandResponse> {
     const { row, movedRunIds } = await this.db.transaction(async () => {
       const current = await this.brands.findById(scope, id, true);
-      if (!current) throw new NotFoundException({ detail: BRAND_NOT_FOUND });
+      if (!current) throw new DomainError(ERRORS.brandNotFound);
       const clientId = body.client_id ?? current.client_id;
       const name = body.name ?? current.name;
       const moved = clientId !== current.client_id;
@@ -63,9 +64,9 @@ export class BrandsService {
   /** The row is locked first, so no run can start referencing it between the check and the delete. */
   async delete(scope: AccessScope, id: number): Promise<BrandResponse> {
     return this.db.transaction(async () => {
-      if (!(await this.brands.findById(scope, id, true))) throw new NotFoundException({ detail: BRAND_NOT_FOUND });
+      if (!(await this.brands.findById(scope, id, true))) throw new DomainError(ERRORS.brandNotFound);
       if ((await this.brands.references(id)).productionRuns) {
-        throw new ConflictException({ detail: 'Brand is still referenced by production runs' });
+        throw new DomainError(ERRORS.stillReferencedBy('Brand', 'production runs'));
       }
       return toBrandResponse((await this.brands.delete(scope, id))!);
     });
@@ -76,6 +77,6 @@ function unknownClient(): RequestValidationException {
   return RequestValidationException.field('client_id', 'client does not exist');
 }
 
-function duplicateName(name: string, clientId: number): ConflictException {
-  return new ConflictException({ detail: `Brand '${name}' already exists for client ${clientId}` });
+function duplicateName(name: string, clientId: number): DomainError {
+  return new DomainError(ERRORS.brandExists(name, clientId));
 }

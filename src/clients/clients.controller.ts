@@ -1,13 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
 import {
-  ApiConflictResponse,
   ApiCreatedResponse,
-  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiTags,
-  ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
+import { ApiErrors } from '../common/errors/api-errors.decorator.js';
+import { ERRORS } from '../common/errors/error-catalogue.js';
 import { AccessScope } from '../common/auth/access-scope.js';
 import { Access } from '../common/auth/access.decorator.js';
 import { CurrentScope } from '../common/auth/current-user.decorator.js';
@@ -17,8 +16,6 @@ import { ClientsService } from './clients.service.js';
 import { CreateClientDto, ListClientsQuery, UpdateClientDto } from './dto/client.dto.js';
 import { ClientResponse } from './dto/client.response.js';
 
-const NOT_FOUND = 'Missing, or not in the caller\'s client_list: `{"detail":"Client not found"}`';
-const INVALID = 'Invalid id, query or body: `{"detail":"Validation failed: ...","errors":[...]}`';
 
 @ApiTags('clients')
 @Controller('clients')
@@ -29,7 +26,6 @@ export class ClientsController {
   @Access('admin', 'user')
   @ApiOperation({ summary: 'List visible clients (a user sees the clients in their client_list)' })
   @ApiOkResponse({ type: PageOf(ClientResponse) })
-  @ApiUnprocessableEntityResponse({ description: INVALID })
   list(@CurrentScope() scope: AccessScope, @Query() query: ListClientsQuery): Promise<Page<ClientResponse>> {
     return this.clients.list(scope, query);
   }
@@ -38,8 +34,7 @@ export class ClientsController {
   @Access('admin', 'user')
   @ApiOperation({ summary: 'Get a client' })
   @ApiOkResponse({ type: ClientResponse })
-  @ApiNotFoundResponse({ description: NOT_FOUND })
-  @ApiUnprocessableEntityResponse({ description: INVALID })
+  @ApiErrors(ERRORS.clientNotFound)
   get(@CurrentScope() scope: AccessScope, @IdParam() id: number): Promise<ClientResponse> {
     return this.clients.get(scope, id);
   }
@@ -48,8 +43,7 @@ export class ClientsController {
   @Access('admin')
   @ApiOperation({ summary: 'Create a client (admin)' })
   @ApiCreatedResponse({ type: ClientResponse })
-  @ApiConflictResponse({ description: 'Name already used (case-insensitive): `{"detail":"Client \'NAME\' already exists"}`' })
-  @ApiUnprocessableEntityResponse({ description: INVALID })
+  @ApiErrors(ERRORS.clientExists())
   create(@Body() body: CreateClientDto): Promise<ClientResponse> {
     return this.clients.create(body);
   }
@@ -58,9 +52,7 @@ export class ClientsController {
   @Access('admin')
   @ApiOperation({ summary: 'Update a client (admin; partial body allowed)' })
   @ApiOkResponse({ type: ClientResponse })
-  @ApiNotFoundResponse({ description: NOT_FOUND })
-  @ApiConflictResponse({ description: 'Name already used by another client: `{"detail":"Client \'NAME\' already exists"}`' })
-  @ApiUnprocessableEntityResponse({ description: INVALID })
+  @ApiErrors(ERRORS.clientNotFound, ERRORS.clientExists())
   update(@CurrentScope() scope: AccessScope, @IdParam() id: number, @Body() body: UpdateClientDto): Promise<ClientResponse> {
     return this.clients.update(scope, id, body);
   }
@@ -70,9 +62,7 @@ export class ClientsController {
   @Access('admin')
   @ApiOperation({ summary: 'Delete a client (admin); answers the deleted client' })
   @ApiOkResponse({ type: ClientResponse })
-  @ApiNotFoundResponse({ description: NOT_FOUND })
-  @ApiConflictResponse({ description: 'Brands still belong to it: `{"detail":"Client is still referenced by brands"}`' })
-  @ApiUnprocessableEntityResponse({ description: INVALID })
+  @ApiErrors(ERRORS.clientNotFound, ERRORS.stillReferencedBy('Client', 'brands'))
   delete(@CurrentScope() scope: AccessScope, @IdParam() id: number): Promise<ClientResponse> {
     return this.clients.delete(scope, id);
   }

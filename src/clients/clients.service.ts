@@ -1,4 +1,6 @@
-import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
+import { DomainError } from '../common/errors/domain-error.js';
+import { ERRORS } from '../common/errors/error-catalogue.js';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { toPage, type Page } from '../common/http/pagination.js';
 import { Db } from '../infrastructure/database/db.js';
@@ -6,7 +8,6 @@ import { ClientsRepository } from './clients.repository.js';
 import type { CreateClientDto, ListClientsQuery, UpdateClientDto } from './dto/client.dto.js';
 import { toClientResponse, type ClientResponse } from './dto/client.response.js';
 
-export const CLIENT_NOT_FOUND = 'Client not found';
 
 /**
  * Clients. No write here changes a tracker list or analytics result (a client's
@@ -27,7 +28,7 @@ export class ClientsService {
 
   async get(scope: AccessScope, id: number): Promise<ClientResponse> {
     const row = await this.clients.findById(scope, id);
-    if (!row) throw new NotFoundException({ detail: CLIENT_NOT_FOUND });
+    if (!row) throw new DomainError(ERRORS.clientNotFound);
     return toClientResponse(row);
   }
 
@@ -40,7 +41,7 @@ export class ClientsService {
 
   async update(scope: AccessScope, id: number, body: UpdateClientDto): Promise<ClientResponse> {
     return this.db.transaction(async () => {
-      if (!(await this.clients.findById(scope, id, true))) throw new NotFoundException({ detail: CLIENT_NOT_FOUND });
+      if (!(await this.clients.findById(scope, id, true))) throw new DomainError(ERRORS.clientNotFound);
       if (body.name !== undefined && (await this.clients.nameTaken(body.name, id))) throw duplicateName(body.name);
       const row = await this.clients.update(scope, id, { name: body.name });
       return toClientResponse(row!);
@@ -50,9 +51,9 @@ export class ClientsService {
   /** The row is locked first, so no brand can start referencing it between the check and the delete. */
   async delete(scope: AccessScope, id: number): Promise<ClientResponse> {
     return this.db.transaction(async () => {
-      if (!(await this.clients.findById(scope, id, true))) throw new NotFoundException({ detail: CLIENT_NOT_FOUND });
+      if (!(await this.clients.findById(scope, id, true))) throw new DomainError(ERRORS.clientNotFound);
       if ((await this.clients.references(id)).brands) {
-        throw new ConflictException({ detail: 'Client is still referenced by brands' });
+        throw new DomainError(ERRORS.stillReferencedBy('Client', 'brands'));
       }
       const row = await this.clients.delete(scope, id);
       return toClientResponse(row!);
@@ -60,6 +61,6 @@ export class ClientsService {
   }
 }
 
-function duplicateName(name: string): ConflictException {
-  return new ConflictException({ detail: `Client '${name}' already exists` });
+function duplicateName(name: string): DomainError {
+  return new DomainError(ERRORS.clientExists(name));
 }

@@ -6,7 +6,6 @@ import { DeliveryLocationsRepository } from './delivery-locations.repository.js'
 
 /** Names the kind in summaries and error details. */
 export const DELIVERY_LOCATION = 'Delivery location';
-export const DELIVERY_LOCATION_NOT_FOUND = `${DELIVERY_LOCATION} not found`;
 
 /** Delivery locations: shared reference data, admin writes. */
 @Injectable()

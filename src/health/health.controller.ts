@@ -1,12 +1,14 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiExtraModels, ApiInternalServerErrorResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '../common/errors/api-errors.decorator.js';
+import { ERRORS } from '../common/errors/error-catalogue.js';
 import { Access } from '../common/auth/access.decorator.js';
 import { CurrentScope } from '../common/auth/current-user.decorator.js';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { BasicHealthResponse, PipelineHealthResponse, PipelineStepResponse, SimpleStatusResponse, SystemHealthResponse } from './dto/health.response.js';
 import { HealthService } from './health.service.js';
 
-const MACHINERY_FAILURE = { description: 'The health check itself failed: `{"detail":"Health check failed: <cause>"}`' };
+const MACHINERY_FAILURE = ERRORS.healthCheckFailed();
 
 @ApiTags('health')
 // test_steps is a map whose values reference this schema.
@@ -19,7 +21,7 @@ export class HealthController {
   @Get('basic')
   @ApiOperation({ summary: 'Database and cache store checks (fast; for polling and load balancers)' })
   @ApiOkResponse({ type: BasicHealthResponse, description: 'Always 200 when the check ran; failed components are `unhealthy` inside' })
-  @ApiInternalServerErrorResponse(MACHINERY_FAILURE)
+  @ApiErrors(MACHINERY_FAILURE)
   basic(): Promise<BasicHealthResponse> {
     return this.health.basic();
   }
@@ -27,7 +29,7 @@ export class HealthController {
   @Get('status')
   @ApiOperation({ summary: 'Overall status from the basic checks' })
   @ApiOkResponse({ type: SimpleStatusResponse })
-  @ApiInternalServerErrorResponse(MACHINERY_FAILURE)
+  @ApiErrors(MACHINERY_FAILURE)
   status(): Promise<SimpleStatusResponse> {
     return this.health.status();
   }
@@ -35,7 +37,7 @@ export class HealthController {
   @Get('pipeline')
   @ApiOperation({ summary: 'Tracker data pipeline checks (schema, aggregation freshness and rules, cache, status consistency)' })
   @ApiOkResponse({ type: PipelineHealthResponse })
-  @ApiInternalServerErrorResponse(MACHINERY_FAILURE)
+  @ApiErrors(MACHINERY_FAILURE)
   pipeline(@CurrentScope() scope: AccessScope): Promise<PipelineHealthResponse> {
     return this.health.pipeline(scope);
   }
@@ -43,7 +45,7 @@ export class HealthController {
   @Get('system')
   @ApiOperation({ summary: 'Basic and pipeline checks combined, with a derived status and overall metrics' })
   @ApiOkResponse({ type: SystemHealthResponse })
-  @ApiInternalServerErrorResponse(MACHINERY_FAILURE)
+  @ApiErrors(MACHINERY_FAILURE)
   system(@CurrentScope() scope: AccessScope): Promise<SystemHealthResponse> {
     return this.health.system(scope);
   }

@@ -1,6 +1,8 @@
-import { Inject, Injectable, InternalServerErrorException, Logger, ServiceUnavailableException } from '@nestjs/common';
+import { Inject, Injectable, Logger, ServiceUnavailableException } from '@nestjs/common';
 import { HealthCheckService, type HealthCheckResult, type HealthIndicatorResult } from '@nestjs/terminus';
 import type { AccessScope } from '../common/auth/access-scope.js';
+import { DomainError } from '../common/errors/domain-error.js';
+import { ERRORS } from '../common/errors/error-catalogue.js';
 import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
 import { isoWithOffset } from '../common/http/timestamps.js';
@@ -163,6 +165,6 @@ async function machinery<T>(run: () => Promise<T>): Promise<T> {
     return await run();
   } catch (error) {
     new Logger(HealthService.name).error({ err: error }, 'health check machinery failed');
-    throw new InternalServerErrorException({ detail: `Health check failed: ${causeOf(error)}` });
+    throw new DomainError(ERRORS.healthCheckFailed(causeOf(error)));
   }
 }

@@ -1,3 +1,5 @@
+import { ERRORS } from '../common/errors/error-catalogue.js';
+
 /**
  * The five accepted image types (docs/api.md, "Images") and the wire texts of their errors.
  * One table drives the declared-type check, the signature check and the stored extension.
@@ -5,8 +7,8 @@
 export const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'image/svg+xml'] as const;
 export type ImageMimeType = (typeof IMAGE_TYPES)[number];
 
-export const INVALID_FILE_TYPE = `Invalid file type. Allowed types: ${IMAGE_TYPES.join(', ')}`;
-export const IMAGE_NOT_FOUND = 'Image not found';
+export const INVALID_FILE_TYPE_ERROR = ERRORS.invalidFileType(IMAGE_TYPES.join(', '));
+export const INVALID_FILE_TYPE = INVALID_FILE_TYPE_ERROR.detail;
 
 /** Extensions a stored name may keep for each type; the first is the canonical one. */
 export const IMAGE_EXTENSIONS: Record<ImageMimeType, readonly string[]> = {

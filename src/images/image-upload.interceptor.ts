@@ -1,4 +1,4 @@
-import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor, PayloadTooLargeException } from '@nestjs/common';
+import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor } from '@nestjs/common';
 import type { Request, RequestHandler, Response } from 'express';
 import multer from 'multer';
 import { randomUUID } from 'node:crypto';
@@ -7,6 +7,8 @@ import { resolve } from 'node:path';
 import { catchError, from, mergeMap, throwError, type Observable } from 'rxjs';
 import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
+import { DomainError } from '../common/errors/domain-error.js';
+import { ERRORS, type CatalogueError } from '../common/errors/error-catalogue.js';
 import { RequestValidationException } from '../common/errors/validation.exception.js';
 import { formatByteSize } from './image-names.js';
 import { pipeThroughHeaderSanitizer } from './multipart-header-sanitizer.js';
@@ -36,7 +38,7 @@ const temporaryName = () => `.upload-${randomUUID()}.tmp`;
 @Injectable()
 export class ImageUploadInterceptor implements NestInterceptor {
   private readonly parse: RequestHandler;
-  private readonly tooLarge: string;
+  private readonly tooLarge: CatalogueError;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     const directory = resolve(config.uploadDir);
@@ -55,7 +57,7 @@ export class ImageUploadInterceptor implements NestInterceptor {
       limits: { fileSize: config.imageMaxBytes, files: 1, fields: 20, fieldSize: 64 * 1024, parts: 25, headerPairs: 100 },
     };
     this.parse = multer(options).single(UPLOAD_FIELD);
-    this.tooLarge = `File too large. Maximum size is ${formatByteSize(config.imageMaxBytes)}`;
+    this.tooLarge = ERRORS.fileOverLimit(formatByteSize(config.imageMaxBytes));
   }
 
   async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
@@ -76,7 +78,7 @@ export class ImageUploadInterceptor implements NestInterceptor {
     if (error instanceof multer.MulterError) {
       switch (error.code) {
         case 'LIMIT_FILE_SIZE':
-          return new PayloadTooLargeException({ detail: this.tooLarge });
+          return new DomainError(this.tooLarge);
         case 'LIMIT_FILE_COUNT':
           return RequestValidationException.field(UPLOAD_FIELD, 'exactly one file is accepted');
         case 'LIMIT_UNEXPECTED_FILE':

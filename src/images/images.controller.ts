@@ -1,18 +1,14 @@
 import { Controller, Delete, Get, HttpCode, Logger, Next, Param, Post, Query, Req, Res, UploadedFile, UseInterceptors } from '@nestjs/common';
 import {
-  ApiBadRequestResponse,
   ApiBody,
   ApiConsumes,
   ApiCreatedResponse,
-  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
-  ApiPayloadTooLargeResponse,
   ApiProduces,
   ApiResponse,
   ApiTags,
-  ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
 import { pipeline } from 'node:stream/promises';
@@ -28,11 +24,10 @@ import { ImageResponse, ImageUploadResponse } from './dto/image.response.js';
 import { ListImagesQuery } from './dto/list-images.query.js';
 import { setImageHeaders, ifNoneMatchHits } from './image-serving.js';
 import { DocumentedPath } from '../common/openapi/documented-path.js';
-import { IMAGE_EXTENSIONS, IMAGE_NOT_FOUND, IMAGE_TYPES, INVALID_FILE_TYPE } from './image-types.js';
+import { IMAGE_EXTENSIONS, IMAGE_TYPES, INVALID_FILE_TYPE_ERROR } from './image-types.js';
 import { ImageUploadInterceptor, UPLOAD_FIELD, type UploadedImageFile } from './image-upload.interceptor.js';
 import { ImagesService } from './images.service.js';
 
-const NOT_FOUND_DOC = { description: `\`{"detail":"${IMAGE_NOT_FOUND}"}\`` };
 
 @ApiTags('images')
 @Controller('images')
@@ -49,9 +44,11 @@ export class ImagesController {
   @ApiConsumes('multipart/form-data')
   @ApiBody({ schema: { type: 'object', required: [UPLOAD_FIELD], properties: { [UPLOAD_FIELD]: { type: 'string', format: 'binary' } } } })
   @ApiCreatedResponse({ type: ImageUploadResponse })
-  @ApiBadRequestResponse({ description: `Type not accepted, content not of the declared type, undecodable/truncated, or over 100 megapixels: \`{"detail":"${INVALID_FILE_TYPE}"}\`` })
-  @ApiPayloadTooLargeResponse({ description: 'Over IMAGE_MAX_BYTES: `{"detail":"File too large. Maximum size is 10 MB"}`' })
-  @ApiUnprocessableEntityResponse({ description: 'No `file` part, more than one file, or a malformed multipart body' })
+  @ApiErrors(
+    INVALID_FILE_TYPE_ERROR,
+    { ...ERRORS.fileOverLimit(), summary: 'Over IMAGE_MAX_BYTES' },
+    { ...ERRORS.validationFailed, summary: 'No `file` part, more than one file, or a malformed multipart body' },
+  )
   upload(@CurrentScope() scope: AccessScope, @UploadedFile() file: UploadedImageFile | undefined): Promise<ImageUploadResponse> {
     if (!file) throw RequestValidationException.field(UPLOAD_FIELD, 'an image file is required');
     return this.images.upload(scope, { path: file.path, size: file.size, declaredType: file.mimetype, originalName: file.originalname });
@@ -61,7 +58,7 @@ export class ImagesController {
   @Access('admin', 'user')
   @ApiOperation({ summary: 'List images, newest first' })
   @ApiOkResponse({ type: PageOf(ImageResponse) })
-  @ApiUnprocessableEntityResponse({ description: 'skip/limit out of range' })
+  @ApiErrors({ ...ERRORS.validationFailed, summary: 'skip/limit out of range' })
   list(@Query() query: ListImagesQuery): Promise<Page<ImageResponse>> {
     return this.images.list(query);
   }
@@ -80,7 +77,7 @@ export class ImagesController {
   @ApiProduces(...IMAGE_TYPES)
   @ApiOkResponse({ description: 'The stored bytes', schema: { type: 'string', format: 'binary' } })
   @ApiResponse({ status: 304, description: '`If-None-Match` matched the ETag: no body' })
-  @ApiNotFoundResponse(NOT_FOUND_DOC)
+  @ApiErrors(ERRORS.imageNotFound)
   async serve(@Param('storage_filename') ref: string, @Req() req: Request, @Res() res: Response, @Next() next: NextFunction): Promise<void> {
     if (/^\d+$/.test(ref)) return next();
     const image = await this.images.findServable(ref);
@@ -103,8 +100,7 @@ export class ImagesController {
   @Access('admin', 'user')
   @ApiOperation({ summary: 'Image metadata' })
   @ApiOkResponse({ type: ImageResponse })
-  @ApiNotFoundResponse(NOT_FOUND_DOC)
-  @ApiUnprocessableEntityResponse({ description: 'image_id is not a positive integer' })
+  @ApiErrors(ERRORS.imageNotFound, ERRORS.invalidField('image_id', 'must be a positive integer'))
   get(@IdParam('image_id') id: number): Promise<ImageResponse> {
     return this.images.get(id);
   }
@@ -114,8 +110,7 @@ export class ImagesController {
   @Access('admin', 'user')
   @ApiOperation({ summary: 'Delete an image (admin, or the user who uploaded it)' })
   @ApiOkResponse({ type: ImageResponse, description: 'The deleted image; its file is removed' })
-  @ApiNotFoundResponse(NOT_FOUND_DOC)
-  @ApiUnprocessableEntityResponse({ description: 'image_id is not a positive integer' })
+  @ApiErrors(ERRORS.imageNotFound, ERRORS.invalidField('image_id', 'must be a positive integer'))
   remove(@CurrentScope() scope: AccessScope, @IdParam('image_id') id: number): Promise<ImageResponse> {
     return this.images.delete(scope, id);
   }

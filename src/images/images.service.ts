@@ -1,12 +1,13 @@
-import { BadRequestException, ForbiddenException, Injectable, Logger, NotFoundException, type OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Readable } from 'node:stream';
 import type { AccessScope } from '../common/auth/access-scope.js';
-import { NOT_ENOUGH_PERMISSIONS } from '../common/auth/auth.guard.js';
+import { DomainError } from '../common/errors/domain-error.js';
+import { ERRORS } from '../common/errors/error-catalogue.js';
 import { toPage, type Page } from '../common/http/pagination.js';
 import { toImageResponse, toImageUploadResponse, type ImageResponse, type ImageUploadResponse } from './dto/image.response.js';
 import { inspectImage } from './image-inspector.js';
 import { isStorageFilename, newStorageFilename, sanitizeOriginalFilename } from './image-names.js';
-import { IMAGE_NOT_FOUND, INVALID_FILE_TYPE } from './image-types.js';
+import { INVALID_FILE_TYPE_ERROR } from './image-types.js';
 import { ImagesRepository, type ImageRow } from './images.repository.js';
 import { ImageStorage } from './storage/image-storage.js';
 
@@ -27,7 +28,7 @@ export interface ServableImage {
   etag: string;
 }
 
-const notFound = () => new NotFoundException({ detail: IMAGE_NOT_FOUND });
+const notFound = () => new DomainError(ERRORS.imageNotFound);
 
 /** A temporary upload file this old belongs to no upload still running (a crash left it). */
 const STALE_TEMPORARY_MS = 60 * 60 * 1000;
@@ -52,7 +53,7 @@ export class ImagesService implements OnApplicationBootstrap {
   /** Validates, stores the file, then records it; a failed insert removes the file again. */
   async upload(scope: AccessScope, upload: ImageUpload): Promise<ImageUploadResponse> {
     const inspected = await inspectImage(upload.path, upload.declaredType);
-    if (inspected === null) throw new BadRequestException({ detail: INVALID_FILE_TYPE });
+    if (inspected === null) throw new DomainError(INVALID_FILE_TYPE_ERROR);
     const originalFilename = sanitizeOriginalFilename(upload.originalName);
     const storageFilename = newStorageFilename(originalFilename, inspected.mimeType);
     await this.storage.adopt(storageFilename, upload.path);
@@ -108,7 +109,7 @@ export class ImagesService implements OnApplicationBootstrap {
   async delete(scope: AccessScope, id: number): Promise<ImageResponse> {
     const existing = await this.images.findById(id);
     if (!existing) throw notFound();
-    if (!scope.all && existing.uploaded_by !== scope.userId) throw new ForbiddenException({ detail: NOT_ENOUGH_PERMISSIONS });
+    if (!scope.all && existing.uploaded_by !== scope.userId) throw new DomainError(ERRORS.notEnoughPermissions);
     const deleted = await this.images.deleteIfAllowed(scope, id);
     if (!deleted) throw notFound(); // deleted concurrently
     await this.removeFile(deleted.storage_filename);

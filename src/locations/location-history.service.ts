@@ -1,12 +1,13 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { AccessScope } from '../common/auth/access-scope.js';
+import { DomainError } from '../common/errors/domain-error.js';
+import { ERRORS } from '../common/errors/error-catalogue.js';
 import { RequestValidationException } from '../common/errors/validation.exception.js';
 import { toPage, type Page } from '../common/http/pagination.js';
 import type { LocationHistoryQuery } from './dto/location-history.query.js';
 import { toLocationPoint, type LocationPoint } from './location-point.js';
 import { LocationsRepository } from './locations.repository.js';
 
-export const TRACKER_NOT_FOUND = 'Tracker not found';
 
 /** Reads of the aggregated history: pages for one tracker, latest locations for many. */
 @Injectable()
@@ -25,7 +26,7 @@ export class LocationHistoryService {
       skip: query.skip,
       limit: query.limit,
     });
-    if (!result) throw new NotFoundException({ detail: TRACKER_NOT_FOUND });
+    if (!result) throw new DomainError(ERRORS.trackerNotFound);
     return toPage(result.rows.map(toLocationPoint), result.total, query);
   }
 

@@ -1,31 +1,35 @@
-import { Body, Controller, Get, HttpCode, NotFoundException, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import {
   ApiBody,
   ApiExtraModels,
-  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiTags,
-  ApiUnprocessableEntityResponse,
   getSchemaPath,
 } from '@nestjs/swagger';
 import { Access } from '../common/auth/access.decorator.js';
 import { AccessScope } from '../common/auth/access-scope.js';
 import type { AuthUser } from '../common/auth/auth-user.js';
 import { CurrentScope, CurrentUser } from '../common/auth/current-user.decorator.js';
+import { ApiErrors } from '../common/errors/api-errors.decorator.js';
+import { DomainError } from '../common/errors/domain-error.js';
+import { ERRORS } from '../common/errors/error-catalogue.js';
 import { PageOf, type Page } from '../common/http/pagination.js';
 import { IdParam } from '../common/http/parse-id.pipe.js';
 import { IngestResultResponse } from './dto/ingest-result.response.js';
 import { LocationHistoryQuery } from './dto/location-history.query.js';
 import { LocationPointResponse } from './dto/location-point.response.js';
 import { LocationReportBatchDto, TrackerLocationReportBatchDto, TrackerLocationReportDto } from './dto/location-report.dto.js';
-import { LocationHistoryService, TRACKER_NOT_FOUND } from './location-history.service.js';
+import { LocationHistoryService } from './location-history.service.js';
 import { LocationIngestionService, type IngestResult } from './location-ingestion.service.js';
 import type { LocationPoint } from './location-point.js';
 import { LocationsRepository } from './locations.repository.js';
 import { reportItems } from './report-batch.js';
 
-const MALFORMED_BODY = 'Malformed body (not an object, `reports` missing or not an array, empty, more than 10 000 reports): `{"detail":"Validation failed: ...","errors":[...]}`';
+const MALFORMED_BODY = {
+  ...ERRORS.validationFailed,
+  summary: 'Malformed body (not an object, `reports` missing or not an array, empty, more than 10 000 reports)',
+};
 
 /**
  * Ingest devices post for every tracker (contract §1), so their scope is the whole fleet; the
@@ -56,7 +60,7 @@ export class LocationsController {
   })
   @ApiBody({ type: LocationReportBatchDto })
   @ApiOkResponse({ type: IngestResultResponse })
-  @ApiUnprocessableEntityResponse({ description: MALFORMED_BODY })
+  @ApiErrors(MALFORMED_BODY)
   ingestBatch(@CurrentUser() user: AuthUser, @Body() body: unknown): Promise<IngestResult> {
     return this.ingestion.ingest(ingestScope(user), reportItems(body, false));
   }
@@ -71,12 +75,11 @@ export class LocationsController {
   @ApiExtraModels(TrackerLocationReportDto, TrackerLocationReportBatchDto)
   @ApiBody({ schema: { oneOf: [{ $ref: getSchemaPath(TrackerLocationReportDto) }, { $ref: getSchemaPath(TrackerLocationReportBatchDto) }] } })
   @ApiOkResponse({ type: IngestResultResponse })
-  @ApiNotFoundResponse({ description: '`{"detail":"Tracker not found"}`' })
-  @ApiUnprocessableEntityResponse({ description: `${MALFORMED_BODY}; a path id that is not a positive integer.` })
+  @ApiErrors(ERRORS.trackerNotFound, MALFORMED_BODY, ERRORS.invalidField('id', 'must be a positive integer'))
   async ingestForTracker(@CurrentUser() user: AuthUser, @IdParam() id: number, @Body() body: unknown): Promise<IngestResult> {
     const scope = ingestScope(user);
     const items = reportItems(body, true);
-    if (!(await this.repository.trackerVisible(scope, id))) throw new NotFoundException({ detail: TRACKER_NOT_FOUND });
+    if (!(await this.repository.trackerVisible(scope, id))) throw new DomainError(ERRORS.trackerNotFound);
     return this.ingestion.ingest(scope, items, id);
   }
 
@@ -88,8 +91,7 @@ export class LocationsController {
       'One point per UTC hour or day bucket: the eligible report with the latest (timestamp, id) in it. `timestamp` is the bucket start, `reported_at` the report time.',
   })
   @ApiOkResponse({ type: PageOf(LocationPointResponse) })
-  @ApiNotFoundResponse({ description: 'Missing or not visible: `{"detail":"Tracker not found"}`' })
-  @ApiUnprocessableEntityResponse({ description: 'Bad query value, start_date after end_date, or a bad path id.' })
+  @ApiErrors(ERRORS.trackerNotFound, ERRORS.validationFailed, ERRORS.invalidField('start_date', 'must not be after end_date'))
   historyPage(@CurrentScope() scope: AccessScope, @IdParam() id: number, @Query() query: LocationHistoryQuery): Promise<Page<LocationPoint>> {
     return this.history.page(scope, id, query);
   }

@@ -1,9 +1,11 @@
-import { CanActivate, ExecutionContext, ForbiddenException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { timingSafeEqual } from 'node:crypto';
 import type { Strategy } from 'passport';
-import { authenticateBearer, BEARER_STRATEGY, INVALID_CREDENTIALS, NOT_AUTHENTICATED, NOT_ENOUGH_PERMISSIONS } from '../common/auth/auth.guard.js';
+import { authenticateBearer, BEARER_STRATEGY } from '../common/auth/auth.guard.js';
 import { parseBearer } from '../common/auth/bearer.js';
+import { DomainError } from '../common/errors/domain-error.js';
+import { ERRORS } from '../common/errors/error-catalogue.js';
 import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
 
@@ -29,15 +31,15 @@ export class MetricsAccessGuard implements CanActivate {
     }
     if (this.config.nodeEnv !== 'production') return true;
     const user = await authenticateBearer(this.strategy, request);
-    if (!user.roles.includes('admin')) throw new ForbiddenException({ detail: NOT_ENOUGH_PERMISSIONS });
+    if (!user.roles.includes('admin')) throw new DomainError(ERRORS.notEnoughPermissions);
     return true;
   }
 }
 
 function checkScrapeToken(header: string | undefined, expected: string): void {
   const credential = parseBearer(header);
-  if (credential.kind === 'none') throw new UnauthorizedException({ detail: NOT_AUTHENTICATED });
+  if (credential.kind === 'none') throw new DomainError(ERRORS.notAuthenticated);
   const given = Buffer.from(credential.kind === 'token' ? credential.token : '');
   const wanted = Buffer.from(expected);
-  if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) throw new UnauthorizedException({ detail: INVALID_CREDENTIALS });
+  if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) throw new DomainError(ERRORS.invalidCredentials);
 }

@@ -1,6 +1,8 @@
 import { Controller, Get, Res, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { ApiErrors } from '../common/errors/api-errors.decorator.js';
+import { ERRORS } from '../common/errors/error-catalogue.js';
 import { Public } from '../common/auth/access.decorator.js';
 import { MetricsAccessGuard } from './metrics-access.guard.js';
 import { MetricsService } from './metrics.service.js';
@@ -23,8 +25,11 @@ export class MetricsController {
   })
   @ApiProduces('text/plain')
   @ApiOkResponse({ description: 'Prometheus text exposition format', schema: { type: 'string' } })
-  @ApiUnauthorizedResponse({ description: 'Token required and missing or wrong: `{"detail":"Not authenticated"}` / `{"detail":"Could not validate credentials"}`' })
-  @ApiForbiddenResponse({ description: 'Production without METRICS_TOKEN and the token is not an admin\'s: `{"detail":"Not enough permissions"}`' })
+  @ApiErrors(
+    { ...ERRORS.notAuthenticated, summary: 'Token required and missing' },
+    { ...ERRORS.invalidCredentials, summary: 'Token wrong' },
+    { ...ERRORS.notEnoughPermissions, summary: "Production without METRICS_TOKEN and the token is not an admin's" },
+  )
   async scrape(@Res({ passthrough: true }) res: Response): Promise<string> {
     res.setHeader('Content-Type', this.metrics.contentType);
     return this.metrics.render();

@@ -1,14 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Post, Put, Query, type Type } from '@nestjs/common';
 import {
-  ApiConflictResponse,
   ApiCreatedResponse,
-  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiTags,
-  ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
 import { Access } from '../common/auth/access.decorator.js';
+import { ApiErrors } from '../common/errors/api-errors.decorator.js';
+import { ERRORS } from '../common/errors/error-catalogue.js';
 import { PageOf, type Page } from '../common/http/pagination.js';
 import { IdParam } from '../common/http/parse-id.pipe.js';
 import { CreatePlaceDto, ListPlacesQuery, UpdatePlaceDto } from './place.dto.js';
@@ -27,8 +26,6 @@ export interface PlaceKind {
   dto: { create: Type<CreatePlaceDto>; update: Type<UpdatePlaceDto>; list: Type<ListPlacesQuery>; response: Type<PlaceResponse> };
 }
 
-const INVALID = 'Invalid id, query or body: `{"detail":"Validation failed: ...","errors":[...]}`';
-
 /**
  * The CRUD routes of a kind of place: shared reference data, every admin and user reads all of
  * them, admins write. `GET /<path>/{id}/trackers` lives in the trackers module.
@@ -40,7 +37,7 @@ export function placesController(kind: PlaceKind): Type<object> {
   const { resource } = kind;
   const { create: CreateDto, update: UpdateDto, list: ListQuery, response: Response } = kind.dto;
   const name = resource.toLowerCase();
-  const notFound = `\`{"detail":"${resource} not found"}\``;
+  const notFound = resource === 'Storage location' ? ERRORS.storageLocationNotFound : ERRORS.deliveryLocationNotFound;
 
   @ApiTags(kind.path)
   @Controller(kind.path)
@@ -51,7 +48,6 @@ export function placesController(kind: PlaceKind): Type<object> {
     @Access('admin', 'user')
     @ApiOperation({ summary: `List ${name}s` })
     @ApiOkResponse({ type: PageOf(Response) })
-    @ApiUnprocessableEntityResponse({ description: INVALID })
     list(@Query() query: ListPlacesQuery): Promise<Page<PlaceResponse>> {
       return this.places.list(query);
     }
@@ -60,8 +56,7 @@ export function placesController(kind: PlaceKind): Type<object> {
     @Access('admin', 'user')
     @ApiOperation({ summary: `Get a ${name}` })
     @ApiOkResponse({ type: Response })
-    @ApiNotFoundResponse({ description: notFound })
-    @ApiUnprocessableEntityResponse({ description: INVALID })
+    @ApiErrors(notFound)
     get(@IdParam() id: number): Promise<PlaceResponse> {
       return this.places.get(id);
     }
@@ -70,7 +65,6 @@ export function placesController(kind: PlaceKind): Type<object> {
     @Access('admin')
     @ApiOperation({ summary: `Create a ${name} (admin)` })
     @ApiCreatedResponse({ type: Response })
-    @ApiUnprocessableEntityResponse({ description: INVALID })
     create(@Body() body: CreatePlaceDto): Promise<PlaceResponse> {
       return this.places.create(body);
     }
@@ -79,8 +73,7 @@ export function placesController(kind: PlaceKind): Type<object> {
     @Access('admin')
     @ApiOperation({ summary: `Update a ${name} (admin; partial body allowed; null clears address/latitude/longitude)` })
     @ApiOkResponse({ type: Response })
-    @ApiNotFoundResponse({ description: notFound })
-    @ApiUnprocessableEntityResponse({ description: INVALID })
+    @ApiErrors(notFound)
     update(@IdParam() id: number, @Body() body: UpdatePlaceDto): Promise<PlaceResponse> {
       return this.places.update(id, body);
     }
@@ -90,11 +83,7 @@ export function placesController(kind: PlaceKind): Type<object> {
     @Access('admin')
     @ApiOperation({ summary: `Delete a ${name} (admin); answers the deleted location` })
     @ApiOkResponse({ type: Response })
-    @ApiNotFoundResponse({ description: notFound })
-    @ApiConflictResponse({
-      description: `Still used: \`{"detail":"${resource} is still referenced by trackers"}\` or \`{"detail":"${resource} is still referenced by tracker status history"}\``,
-    })
-    @ApiUnprocessableEntityResponse({ description: INVALID })
+    @ApiErrors(notFound, ERRORS.stillReferencedBy(resource, 'trackers'), ERRORS.stillReferencedBy(resource, 'tracker status history'))
     delete(@IdParam() id: number): Promise<PlaceResponse> {
       return this.places.delete(id);
     }

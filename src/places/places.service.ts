@@ -1,4 +1,5 @@
-import { ConflictException, NotFoundException } from '@nestjs/common';
+import { DomainError } from '../common/errors/domain-error.js';
+import { ERRORS } from '../common/errors/error-catalogue.js';
 import { toPage, type Page } from '../common/http/pagination.js';
 import type { CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
 import type { Db } from '../infrastructure/database/db.js';
@@ -24,10 +25,6 @@ export class PlacesService {
     private readonly places: PlacesRepository,
     private readonly invalidation: CacheInvalidation,
   ) {}
-
-  get notFoundDetail(): string {
-    return `${this.resource} not found`;
-  }
 
   async list(query: ListPlacesQuery): Promise<Page<PlaceResponse>> {
     const { rows, total } = await this.places.list({ name: query.name }, query);
@@ -61,13 +58,17 @@ export class PlacesService {
     const row = await this.db.transaction(async () => {
       if (!(await this.places.findById(id, true))) throw this.notFound();
       const reference = await this.places.firstReference(id);
-      if (reference) throw new ConflictException({ detail: `${this.resource} is still referenced by ${reference.what}` });
+      if (reference) throw new DomainError(ERRORS.stillReferencedBy(this.resource, reference.what));
       return (await this.places.delete(id))!;
     });
     return toPlaceResponse(row);
   }
 
-  private notFound(): NotFoundException {
-    return new NotFoundException({ detail: this.notFoundDetail });
+  private notFound(): DomainError {
+    return new DomainError(this.notFoundError());
+  }
+
+  private notFoundError() {
+    return this.resource === 'Storage location' ? ERRORS.storageLocationNotFound : ERRORS.deliveryLocationNotFound;
   }
 }

@@ -1,13 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
 import {
-  ApiConflictResponse,
   ApiCreatedResponse,
-  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiTags,
-  ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
+import { ApiErrors } from '../common/errors/api-errors.decorator.js';
+import { ERRORS } from '../common/errors/error-catalogue.js';
 import { AccessScope } from '../common/auth/access-scope.js';
 import { Access } from '../common/auth/access.decorator.js';
 import { CurrentScope } from '../common/auth/current-user.decorator.js';
@@ -17,9 +16,12 @@ import { CreateProductionRunDto, ListProductionRunsQuery, UpdateProductionRunDto
 import { ProductionRunResponse } from './dto/production-run.response.js';
 import { ProductionRunsService } from './production-runs.service.js';
 
-const NOT_FOUND = 'Missing, or of a client not in the caller\'s client_list: `{"detail":"Production run not found"}`';
-const INVALID = 'Invalid id, query or body: `{"detail":"Validation failed: ...","errors":[...]}`';
-const INVALID_WRITE = `${INVALID}. Also 422 for an unknown brand (\`brand_id: brand does not exist\`) and for end_date before start_date (\`end_date: must not be before start_date\`)`;
+/** The 422s of a write: any field, an unknown brand, and an end before the start. */
+const INVALID_WRITE = [
+  ERRORS.validationFailed,
+  ERRORS.invalidField('brand_id', 'brand does not exist'),
+  ERRORS.invalidField('end_date', 'must not be before start_date'),
+];
 
 /** CRUD of runs. The analytics routes under /production-runs/{id}/analytics live in the analytics module. */
 @ApiTags('production-runs')
@@ -31,7 +33,6 @@ export class ProductionRunsController {
   @Access('admin', 'user')
   @ApiOperation({ summary: 'List visible production runs, with tracker_count' })
   @ApiOkResponse({ type: PageOf(ProductionRunResponse) })
-  @ApiUnprocessableEntityResponse({ description: INVALID })
   list(@CurrentScope() scope: AccessScope, @Query() query: ListProductionRunsQuery): Promise<Page<ProductionRunResponse>> {
     return this.runs.list(scope, query);
   }
@@ -40,8 +41,7 @@ export class ProductionRunsController {
   @Access('admin', 'user')
   @ApiOperation({ summary: 'Get a production run' })
   @ApiOkResponse({ type: ProductionRunResponse })
-  @ApiNotFoundResponse({ description: NOT_FOUND })
-  @ApiUnprocessableEntityResponse({ description: INVALID })
+  @ApiErrors(ERRORS.productionRunNotFound)
   get(@CurrentScope() scope: AccessScope, @IdParam() id: number): Promise<ProductionRunResponse> {
     return this.runs.get(scope, id);
   }
@@ -50,7 +50,7 @@ export class ProductionRunsController {
   @Access('admin')
   @ApiOperation({ summary: "Create a production run (admin); client_id is the brand's client" })
   @ApiCreatedResponse({ type: ProductionRunResponse })
-  @ApiUnprocessableEntityResponse({ description: INVALID_WRITE })
+  @ApiErrors(...INVALID_WRITE)
   create(@CurrentScope() scope: AccessScope, @Body() body: CreateProductionRunDto): Promise<ProductionRunResponse> {
     return this.runs.create(scope, body);
   }
@@ -59,8 +59,7 @@ export class ProductionRunsController {
   @Access('admin')
   @ApiOperation({ summary: 'Update a production run (admin; partial body allowed; null clears a date)' })
   @ApiOkResponse({ type: ProductionRunResponse })
-  @ApiNotFoundResponse({ description: NOT_FOUND })
-  @ApiUnprocessableEntityResponse({ description: INVALID_WRITE })
+  @ApiErrors(ERRORS.productionRunNotFound, ...INVALID_WRITE)
   update(
     @CurrentScope() scope: AccessScope,
     @IdParam() id: number,
@@ -74,9 +73,7 @@ export class ProductionRunsController {
   @Access('admin')
   @ApiOperation({ summary: 'Delete a production run (admin); answers the deleted run' })
   @ApiOkResponse({ type: ProductionRunResponse })
-  @ApiNotFoundResponse({ description: NOT_FOUND })
-  @ApiConflictResponse({ description: 'Trackers still belong to it: `{"detail":"Production run is still referenced by trackers"}`' })
-  @ApiUnprocessableEntityResponse({ description: INVALID })
+  @ApiErrors(ERRORS.productionRunNotFound, ERRORS.stillReferencedBy('Production run', 'trackers'))
   delete(@CurrentScope() scope: AccessScope, @IdParam() id: number): Promise<ProductionRunResponse> {
     return this.runs.delete(scope, id);
   }

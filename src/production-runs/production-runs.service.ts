@@ -1,5 +1,7 @@
-import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { AccessScope } from '../common/auth/access-scope.js';
+import { DomainError } from '../common/errors/domain-error.js';
+import { ERRORS } from '../common/errors/error-catalogue.js';
 import { RequestValidationException } from '../common/errors/validation.exception.js';
 import { toPage, type Page } from '../common/http/pagination.js';
 import { CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
@@ -8,7 +10,6 @@ import type { CreateProductionRunDto, ListProductionRunsQuery, UpdateProductionR
 import { toProductionRunResponse, type ProductionRunResponse } from './dto/production-run.response.js';
 import { ProductionRunsRepository } from './production-runs.repository.js';
 
-export const PRODUCTION_RUN_NOT_FOUND = 'Production run not found';
 
 /**
  * Production runs: admin writes, reads scoped to the caller's clients.
@@ -32,7 +33,7 @@ export class ProductionRunsService {
 
   async get(scope: AccessScope, id: number): Promise<ProductionRunResponse> {
     const row = await this.runs.findById(scope, id);
-    if (!row) throw new NotFoundException({ detail: PRODUCTION_RUN_NOT_FOUND });
+    if (!row) throw new DomainError(ERRORS.productionRunNotFound);
     return toProductionRunResponse(row);
   }
 
@@ -51,7 +52,7 @@ export class ProductionRunsService {
   async update(scope: AccessScope, id: number, body: UpdateProductionRunDto): Promise<ProductionRunResponse> {
     const { row, moved } = await this.db.transaction(async () => {
       const current = await this.runs.lock(scope, id);
-      if (!current) throw new NotFoundException({ detail: PRODUCTION_RUN_NOT_FOUND });
+      if (!current) throw new DomainError(ERRORS.productionRunNotFound);
       assertDatesOrdered(
         body.start_date === undefined ? current.start_date : body.start_date,
         body.end_date === undefined ? current.end_date : body.end_date,
@@ -69,9 +70,9 @@ export class ProductionRunsService {
   /** The row is locked first, so no tracker can start referencing it between the check and the delete. */
   async delete(scope: AccessScope, id: number): Promise<ProductionRunResponse> {
     const row = await this.db.transaction(async () => {
-      if (!(await this.runs.lock(scope, id))) throw new NotFoundException({ detail: PRODUCTION_RUN_NOT_FOUND });
+      if (!(await this.runs.lock(scope, id))) throw new DomainError(ERRORS.productionRunNotFound);
       if ((await this.runs.references(id)).trackers) {
-        throw new ConflictException({ detail: 'Production run is still referenced by trackers' });
+        throw new DomainError(ERRORS.stillReferencedBy('Production run', 'trackers'));
       }
       return (await this.runs.delete(scope, id))!;
     });

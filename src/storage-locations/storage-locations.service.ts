@@ -6,7 +6,6 @@ import { StorageLocationsRepository } from './storage-locations.repository.js';
 
 /** Names the kind in summaries and error details. */
 export const STORAGE_LOCATION = 'Storage location';
-export const STORAGE_LOCATION_NOT_FOUND = `${STORAGE_LOCATION} not found`;
 
 /** Storage locations: shared reference data, admin writes. */
 @Injectable()

@@ -1,9 +1,11 @@
-import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor, PayloadTooLargeException } from '@nestjs/common';
+import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import multer from 'multer';
 import type { Observable } from 'rxjs';
 import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
+import { DomainError } from '../common/errors/domain-error.js';
+import { ERRORS, type CatalogueError } from '../common/errors/error-catalogue.js';
 import { RequestValidationException } from '../common/errors/validation.exception.js';
 
 /** "20 MB", "512 KB", "100 bytes": the limit as people read it. */
@@ -25,11 +27,11 @@ export function formatBytes(bytes: number): string {
 @Injectable()
 export class CsvUploadInterceptor implements NestInterceptor {
   private readonly upload: ReturnType<ReturnType<typeof multer>['single']>;
-  private readonly tooLarge: string;
+  private readonly tooLarge: CatalogueError;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.upload = multer({ storage: multer.memoryStorage(), limits: { fileSize: config.importMaxBytes, files: 1, fields: 20 } }).single('file');
-    this.tooLarge = `File too large. Maximum size is ${formatBytes(config.importMaxBytes)}`;
+    this.tooLarge = ERRORS.fileOverLimit(formatBytes(config.importMaxBytes));
   }
 
   async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
@@ -39,7 +41,7 @@ export class CsvUploadInterceptor implements NestInterceptor {
       this.upload(request, http.getResponse<Response>(), (error: unknown) => {
         if (!error) return resolve();
         if (error instanceof multer.MulterError) {
-          if (error.code === 'LIMIT_FILE_SIZE') return reject(new PayloadTooLargeException({ detail: this.tooLarge }));
+          if (error.code === 'LIMIT_FILE_SIZE') return reject(new DomainError(this.tooLarge));
           return reject(RequestValidationException.field(error.field ?? 'file', error.message));
         }
         reject(RequestValidationException.field('file', 'unreadable multipart body'));

@@ -1,8 +1,10 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Access } from '../common/auth/access.decorator.js';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { CurrentScope } from '../common/auth/current-user.decorator.js';
+import { ApiErrors } from '../common/errors/api-errors.decorator.js';
+import { ERRORS } from '../common/errors/error-catalogue.js';
 import { PageOf, type Page } from '../common/http/pagination.js';
 import { IdParam } from '../common/http/parse-id.pipe.js';
 import { DeliveryLocationTrackersQuery, LocationTrackersQuery } from './dto/list-trackers.query.js';
@@ -19,7 +21,7 @@ export class LocationTrackersController {
   @ApiTags('storage-locations')
   @ApiOperation({ summary: 'Trackers currently IN_STORAGE at this storage location' })
   @ApiOkResponse({ type: PageOf(TrackerResponse) })
-  @ApiNotFoundResponse({ description: '`{"detail":"Storage location not found"}`' })
+  @ApiErrors(ERRORS.storageLocationNotFound)
   atStorage(@CurrentScope() scope: AccessScope, @IdParam() id: number, @Query() query: LocationTrackersQuery): Promise<Page<TrackerResponse>> {
     return this.trackers.atStorageLocation(scope, id, query);
   }
@@ -28,7 +30,7 @@ export class LocationTrackersController {
   @ApiTags('delivery-locations')
   @ApiOperation({ summary: 'Trackers whose destination is this delivery location (optional status filter)' })
   @ApiOkResponse({ type: PageOf(TrackerResponse) })
-  @ApiNotFoundResponse({ description: '`{"detail":"Delivery location not found"}`' })
+  @ApiErrors(ERRORS.deliveryLocationNotFound)
   forDelivery(
     @CurrentScope() scope: AccessScope,
     @IdParam() id: number,

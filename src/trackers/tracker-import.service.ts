@@ -1,15 +1,15 @@
-import { ConflictException, Injectable, PayloadTooLargeException, UnprocessableEntityException } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import type { AccessScope } from '../common/auth/access-scope.js';
-import { CsvFormatError, CsvTooManyRowsError, parseTrackerCsv, type CsvRowError, type CsvTrackerRow } from './csv/tracker-csv.js';
+import { CsvFormatError, CsvTooManyRowsError, IMPORT_MAX_ROWS, parseTrackerCsv, type CsvRowError, type CsvTrackerRow } from './csv/tracker-csv.js';
 import type { ImportTrackersQuery } from './dto/list-trackers.query.js';
 import type { ImportDuplicate, ImportResultResponse } from './dto/tracker.response.js';
 import { Db } from '../infrastructure/database/db.js';
 import { pairKey, TrackerBulkRepository } from './tracker-bulk.repository.js';
 import { TrackerReferencesRepository } from './tracker-references.repository.js';
 import { CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
-import { DELIVERY_LOCATION_NOT_FOUND } from '../delivery-locations/delivery-locations.service.js';
-import { STORAGE_LOCATION_NOT_FOUND } from '../storage-locations/storage-locations.service.js';
+import { DomainError } from '../common/errors/domain-error.js';
+import { ERRORS, type CatalogueError } from '../common/errors/error-catalogue.js';
 
 /** A 422/409 lists at most this many rows (the count in `detail` is always the full one). */
 const MAX_LISTED_PROBLEMS = 1000;
@@ -37,17 +37,16 @@ export class TrackerImportService {
       row.productionRunId ??= options.production_run_id ?? null;
     }
     await this.checkReferences(scope, rows, errors);
-    if (errors.length > 0) throw importFailure(UnprocessableEntityException, `Import failed: ${errors.length} errors`, errors);
+    if (errors.length > 0) throw importFailure(ERRORS.importRowsInvalid(errors.length), errors);
 
     const duplicates = await this.findDuplicates(scope, rows);
     if (duplicates.length > 0 && !options.skip_duplicates) {
       throw importFailure(
-        ConflictException,
-        `Import failed: ${duplicates.length} duplicates`,
+        ERRORS.importDuplicates(duplicates.length),
         duplicates.map((d) => ({
           row: d.row,
           field: 'name',
-          message: `Tracker '${d.name}' already exists in production run ${d.production_run_id}${d.inFile ? ` (repeated in the file)` : ''}`,
+          message: `${ERRORS.trackerExists(d.name, d.production_run_id).detail}${d.inFile ? ` (repeated in the file)` : ''}`,
         })),
       );
     }
@@ -70,8 +69,8 @@ export class TrackerImportService {
     try {
       return await parseTrackerCsv(file);
     } catch (error) {
-      if (error instanceof CsvTooManyRowsError) throw new PayloadTooLargeException({ detail: error.message });
-      if (error instanceof CsvFormatError) throw new UnprocessableEntityException({ detail: error.message });
+      if (error instanceof CsvTooManyRowsError) throw new DomainError(ERRORS.csvTooManyRows(IMPORT_MAX_ROWS));
+      if (error instanceof CsvFormatError) throw new DomainError(ERRORS.csvInvalid(error.message));
       throw error;
     }
   }
@@ -87,13 +86,13 @@ export class TrackerImportService {
     ]);
     for (const row of rows) {
       if (row.productionRunId !== null && !runs.has(row.productionRunId)) {
-        errors.push({ row: row.row, field: 'production_run_id', message: 'Production run not found' });
+        errors.push({ row: row.row, field: 'production_run_id', message: ERRORS.productionRunNotFound.detail });
       }
       if (row.deliveryLocationId !== null && !deliveries.has(row.deliveryLocationId)) {
-        errors.push({ row: row.row, field: 'delivery_location_id', message: DELIVERY_LOCATION_NOT_FOUND });
+        errors.push({ row: row.row, field: 'delivery_location_id', message: ERRORS.deliveryLocationNotFound.detail });
       }
       if (row.storageLocationId !== null && !storages.has(row.storageLocationId)) {
-        errors.push({ row: row.row, field: 'storage_location_id', message: STORAGE_LOCATION_NOT_FOUND });
+        errors.push({ row: row.row, field: 'storage_location_id', message: ERRORS.storageLocationNotFound.detail });
       }
     }
     errors.sort((a, b) => a.row - b.row);
@@ -137,21 +136,17 @@ export class TrackerImportService {
           scope.userId,
         );
         // A run that became invisible since validation: refuse rather than import part of the file.
-        if (inserted !== rows.length) throw new ConflictException({ detail: 'Import failed: the data changed during the import; nothing was imported', errors: [], imported: 0 });
+        if (inserted !== rows.length) throw new DomainError(ERRORS.importDataChanged);
       });
     } catch (error) {
       if (error instanceof QueryFailedError && (error.driverError as { code?: string })?.code === '23505') {
-        throw new ConflictException({ detail: 'Import failed: trackers with these names were created concurrently; nothing was imported', errors: [], imported: 0 });
+        throw new DomainError(ERRORS.importNamesTaken);
       }
       throw error;
     }
   }
 }
 
-function importFailure(
-  Exception: typeof UnprocessableEntityException | typeof ConflictException,
-  detail: string,
-  errors: CsvRowError[],
-): Error {
-  return new Exception({ detail, errors: errors.slice(0, MAX_LISTED_PROBLEMS), imported: 0 });
+function importFailure(error: CatalogueError, errors: CsvRowError[]): DomainError {
+  return new DomainError(error, { body: { errors: errors.slice(0, MAX_LISTED_PROBLEMS), imported: 0 } });
 }

@@ -1,15 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query, Req, UseInterceptors } from '@nestjs/common';
 import {
   ApiBody,
-  ApiConflictResponse,
   ApiConsumes,
   ApiCreatedResponse,
-  ApiNotFoundResponse,
+  ApiExtraModels,
   ApiOkResponse,
   ApiOperation,
-  ApiPayloadTooLargeResponse,
   ApiTags,
-  ApiUnprocessableEntityResponse,
   getSchemaPath,
 } from '@nestjs/swagger';
 import type { Request } from 'express';
@@ -17,8 +14,11 @@ import { Cached, CacheHeaderInterceptor } from '../common/http/cache-header.inte
 import { Access } from '../common/auth/access.decorator.js';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { CurrentScope } from '../common/auth/current-user.decorator.js';
+import { ApiErrors, ApiErrorsWithBody } from '../common/errors/api-errors.decorator.js';
+import { ERRORS } from '../common/errors/error-catalogue.js';
 import { PageOf, type Page } from '../common/http/pagination.js';
 import { IdParam } from '../common/http/parse-id.pipe.js';
+import { IMPORT_MAX_ROWS } from './csv/tracker-csv.js';
 import { CsvUploadInterceptor } from './csv-upload.interceptor.js';
 import { ImportTrackersQuery, ListTrackersQuery, StatusCountsQuery } from './dto/list-trackers.query.js';
 import { CreateStatusEntryDto, CreateTrackerDto, UpdateTrackerDto } from './dto/tracker.dto.js';
@@ -33,7 +33,6 @@ import {
 import { TrackerImportService } from './tracker-import.service.js';
 import { TrackersService } from './trackers.service.js';
 
-const NOT_FOUND = 'Missing or invisible tracker: `{"detail":"Tracker not found"}`';
 const CACHE_HEADER = { 'X-Cache': { description: 'HIT when served from the cache, else MISS', schema: { type: 'string', enum: ['HIT', 'MISS'] } } };
 
 /**
@@ -52,7 +51,7 @@ export class TrackersController {
   @Access('admin', 'user')
   @ApiOperation({ summary: 'List trackers (filtered, sorted, paginated; cached per caller scope and query)' })
   @ApiOkResponse({ type: PageOf(TrackerResponse), headers: CACHE_HEADER })
-  @ApiUnprocessableEntityResponse({ description: 'Bad filter, sort_by/sort_order or pagination value' })
+  @ApiErrors({ ...ERRORS.validationFailed, summary: 'Bad filter, sort_by/sort_order or pagination value' })
   @UseInterceptors(CacheHeaderInterceptor)
   list(@CurrentScope() scope: AccessScope, @Query() query: ListTrackersQuery): Promise<Cached<Page<TrackerResponse>>> {
     return this.trackers.list(scope, query);
@@ -81,20 +80,16 @@ export class TrackersController {
   @ApiConsumes('multipart/form-data')
   @ApiBody({ schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } } } })
   @ApiCreatedResponse({ type: ImportResultResponse })
-  @ApiUnprocessableEntityResponse({
-    // Row errors come with the rows; a file that is not a tracker CSV at all is a plain Error.
-    schema: { anyOf: [{ $ref: getSchemaPath(ImportFailureResponse) }, { $ref: '#/components/schemas/Error' }] },
-    description:
-      'Invalid rows: `{"detail":"Import failed: 2 errors"}` with the rows in `errors`; a file that is not a tracker CSV: ' +
-      '`{"detail":"CSV file is empty"}`, `{"detail":"CSV header has no name column (expected one of: name, tracker_name, tracker)"}`',
-  })
-  @ApiConflictResponse({
-    type: ImportFailureResponse,
-    description:
-      'Duplicates with skip_duplicates=false: `{"detail":"Import failed: 2 duplicates"}`; rows written concurrently: ' +
-      '`{"detail":"Import failed: the data changed during the import; nothing was imported"}`',
-  })
-  @ApiPayloadTooLargeResponse({ description: '`File too large. Maximum size is 20 MB`, or more than 100 000 data rows' })
+  @ApiExtraModels(ImportFailureResponse)
+  // Row errors come with the rows; a file that is not a tracker CSV at all is a plain Error.
+  @ApiErrorsWithBody(
+    { anyOf: [{ $ref: getSchemaPath(ImportFailureResponse) }, { $ref: '#/components/schemas/Error' }] },
+    ERRORS.importRowsInvalid(2),
+    ERRORS.csvInvalid('CSV file is empty'),
+    ERRORS.csvInvalid('CSV header has no name column (expected one of: name, tracker_name, tracker)'),
+  )
+  @ApiErrorsWithBody({ $ref: getSchemaPath(ImportFailureResponse) }, ERRORS.importDuplicates(2), ERRORS.importDataChanged, ERRORS.importNamesTaken)
+  @ApiErrors(ERRORS.fileOverLimit('20 MB'), ERRORS.csvTooManyRows(IMPORT_MAX_ROWS))
   importCsv(@CurrentScope() scope: AccessScope, @Query() query: ImportTrackersQuery, @Req() req: Request): Promise<ImportResultResponse> {
     return this.importer.import(scope, (req.file as Express.Multer.File).buffer, query);
   }
@@ -103,9 +98,16 @@ export class TrackersController {
   @Access('admin', 'user')
   @ApiOperation({ summary: 'Create a tracker with its first status entry' })
   @ApiCreatedResponse({ type: TrackerResponse })
-  @ApiNotFoundResponse({ description: 'Missing or invisible run: `{"detail":"Production run not found"}`; unknown location' })
-  @ApiConflictResponse({ description: "`{\"detail\":\"Tracker 'NAME' already exists in production run ID\"}`" })
-  @ApiUnprocessableEntityResponse({ description: 'Invalid body, storage_location_id without IN_STORAGE (or missing with it), DELIVERED without delivery_location_id, future status_timestamp' })
+  @ApiErrors(
+    ERRORS.productionRunNotFound,
+    ERRORS.storageLocationNotFound,
+    ERRORS.deliveryLocationNotFound,
+    ERRORS.trackerExists(),
+    {
+      ...ERRORS.invalidField('status_timestamp', 'must not be more than 5 minutes in the future'),
+      summary: 'Invalid body, storage_location_id without IN_STORAGE (or missing with it), DELIVERED without delivery_location_id, future status_timestamp',
+    },
+  )
   create(@CurrentScope() scope: AccessScope, @Body() dto: CreateTrackerDto): Promise<TrackerResponse> {
     return this.trackers.create(scope, dto);
   }
@@ -114,7 +116,7 @@ export class TrackersController {
   @Access('admin', 'user')
   @ApiOperation({ summary: 'Tracker with run, locations, status history, latest location and the newest 100 history points' })
   @ApiOkResponse({ type: TrackerDetailResponse })
-  @ApiNotFoundResponse({ description: NOT_FOUND })
+  @ApiErrors(ERRORS.trackerNotFound)
   detail(@CurrentScope() scope: AccessScope, @IdParam() id: number): Promise<TrackerDetailResponse> {
     return this.trackers.detail(scope, id);
   }
@@ -123,8 +125,7 @@ export class TrackersController {
   @Access('admin', 'user')
   @ApiOperation({ summary: 'Update a tracker; a changed status appends a status entry at the current time' })
   @ApiOkResponse({ type: TrackerResponse })
-  @ApiNotFoundResponse({ description: `${NOT_FOUND}; target run: \`{"detail":"Production run not found"}\`` })
-  @ApiConflictResponse({ description: "Name already used in the (target) run: `{\"detail\":\"Tracker 'NAME' already exists in production run ID\"}`" })
+  @ApiErrors(ERRORS.trackerNotFound, ERRORS.productionRunNotFound, ERRORS.trackerExists())
   update(@CurrentScope() scope: AccessScope, @IdParam() id: number, @Body() dto: UpdateTrackerDto): Promise<TrackerResponse> {
     return this.trackers.update(scope, id, dto);
   }
@@ -133,7 +134,7 @@ export class TrackersController {
   @Access('admin')
   @ApiOperation({ summary: 'Delete a tracker with its status entries, reports and history (admin)' })
   @ApiOkResponse({ type: TrackerResponse })
-  @ApiNotFoundResponse({ description: NOT_FOUND })
+  @ApiErrors(ERRORS.trackerNotFound)
   remove(@CurrentScope() scope: AccessScope, @IdParam() id: number): Promise<TrackerResponse> {
     return this.trackers.remove(scope, id);
   }
@@ -142,7 +143,7 @@ export class TrackersController {
   @Access('admin', 'user')
   @ApiOperation({ summary: 'Status entries ascending by (timestamp, id)' })
   @ApiOkResponse({ type: [StatusEntryResponse] })
-  @ApiNotFoundResponse({ description: NOT_FOUND })
+  @ApiErrors(ERRORS.trackerNotFound)
   statusHistory(@CurrentScope() scope: AccessScope, @IdParam() id: number): Promise<StatusEntryResponse[]> {
     return this.trackers.statusHistory(scope, id);
   }
@@ -155,8 +156,10 @@ export class TrackersController {
     description: "The tracker's status follows the entry with the latest (timestamp, id); a back-dated entry does not override a newer state.",
   })
   @ApiCreatedResponse({ type: StatusEntryResponse })
-  @ApiNotFoundResponse({ description: NOT_FOUND })
-  @ApiUnprocessableEntityResponse({ description: 'Timestamp > 5 min ahead; IN_STORAGE without storage_location_id; DELIVERED without any delivery location; storage_location_id for any status but IN_STORAGE or delivery_location_id for any but DELIVERED' })
+  @ApiErrors(ERRORS.trackerNotFound, {
+    ...ERRORS.invalidField('timestamp', 'must not be more than 5 minutes in the future'),
+    summary: 'Timestamp > 5 min ahead; IN_STORAGE without storage_location_id; DELIVERED without any delivery location; storage_location_id for any status but IN_STORAGE or delivery_location_id for any but DELIVERED',
+  })
   addStatus(@CurrentScope() scope: AccessScope, @IdParam() id: number, @Body() dto: CreateStatusEntryDto): Promise<StatusEntryResponse> {
     return this.trackers.addStatusEntry(scope, id, dto);
   }

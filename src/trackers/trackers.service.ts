@@ -1,8 +1,10 @@
-import { ConflictException, Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
+import { DomainError } from '../common/errors/domain-error.js';
+import { ERRORS } from '../common/errors/error-catalogue.js';
 import { RequestValidationException } from '../common/errors/validation.exception.js';
 import { Cached } from '../common/http/cache-header.interceptor.js';
 import { toPage, type Page } from '../common/http/pagination.js';
@@ -27,17 +29,15 @@ import { TrackerReferencesRepository } from './tracker-references.repository.js'
 import { TrackerStatusRepository } from './tracker-status.repository.js';
 import { TrackersRepository, type TrackerFilter } from './trackers.repository.js';
 import { assertStatusLocations, entryLocations } from './status-locations.js';
-import { DELIVERY_LOCATION_NOT_FOUND } from '../delivery-locations/delivery-locations.service.js';
-import { STORAGE_LOCATION_NOT_FOUND } from '../storage-locations/storage-locations.service.js';
 
 
 
-export const trackerNotFound = () => new NotFoundException({ detail: 'Tracker not found' });
-export const runNotFound = () => new NotFoundException({ detail: 'Production run not found' });
-const storageLocationNotFound = () => new NotFoundException({ detail: STORAGE_LOCATION_NOT_FOUND });
-const deliveryLocationNotFound = () => new NotFoundException({ detail: DELIVERY_LOCATION_NOT_FOUND });
+export const trackerNotFound = () => new DomainError(ERRORS.trackerNotFound);
+export const runNotFound = () => new DomainError(ERRORS.productionRunNotFound);
+const storageLocationNotFound = () => new DomainError(ERRORS.storageLocationNotFound);
+const deliveryLocationNotFound = () => new DomainError(ERRORS.deliveryLocationNotFound);
 export const trackerNameTaken = (name: string, runId: number) =>
-  new ConflictException({ detail: `Tracker '${name}' already exists in production run ${runId}` });
+  new DomainError(ERRORS.trackerExists(name, runId));
 
 /**
  * Tracker rules: status/location requirements, the "latest (timestamp, id) wins" status, scoped

@@ -1,4 +1,6 @@
-import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
+import { DomainError } from '../common/errors/domain-error.js';
+import { ERRORS } from '../common/errors/error-catalogue.js';
 import { PasswordService } from './password.service.js';
 import { RequestValidationException } from '../common/errors/validation.exception.js';
 import { toPage, type Page } from '../common/http/pagination.js';
@@ -7,10 +9,6 @@ import type { CreateUserDto, UpdateMeDto, UpdateUserDto } from './dto/user.dto.j
 import { toUserResponse, type UserResponse } from './dto/user.response.js';
 import { EmailTakenError, UsersRepository, type UserPatch, type UserRow } from './users.repository.js';
 
-export const USER_NOT_FOUND = 'User not found';
-export const EMAIL_TAKEN = 'A user with this email already exists';
-export const LAST_ADMIN = 'Cannot remove the last active admin';
-export const CURRENT_PASSWORD_INCORRECT = 'Current password is incorrect';
 
 /**
  * User management. Changes take effect on the caller's next request because the
@@ -68,7 +66,7 @@ export class UsersService {
       await this.users.lockAdminChanges();
       const current = this.found(await this.users.findById(id));
       if (isActiveAdmin(current) && !(await this.users.otherActiveAdminExists(id))) {
-        throw new ConflictException({ detail: LAST_ADMIN });
+        throw new DomainError(ERRORS.lastAdmin);
       }
       return toUserResponse(this.found(await this.mapEmailTaken(() => this.users.update(id, patch))));
     });
@@ -79,7 +77,7 @@ export class UsersService {
       await this.users.lockAdminChanges();
       const current = this.found(await this.users.findById(id));
       if (isActiveAdmin(current) && !(await this.users.otherActiveAdminExists(id))) {
-        throw new ConflictException({ detail: LAST_ADMIN });
+        throw new DomainError(ERRORS.lastAdmin);
       }
       return toUserResponse(this.found(await this.users.delete(id)));
     });
@@ -98,7 +96,7 @@ export class UsersService {
       }
       const currentHash = this.found(await this.users.findPasswordHash(userId));
       if (!(await this.passwords.verify(currentHash, dto.current_password))) {
-        throw new BadRequestException({ detail: CURRENT_PASSWORD_INCORRECT });
+        throw new DomainError(ERRORS.currentPasswordIncorrect);
       }
       passwordHash = await this.passwords.hash(dto.password);
     }
@@ -120,7 +118,7 @@ export class UsersService {
   }
 
   private found<T>(value: T | null): T {
-    if (value === null) throw new NotFoundException({ detail: USER_NOT_FOUND });
+    if (value === null) throw new DomainError(ERRORS.userNotFound);
     return value;
   }
 
@@ -128,7 +126,7 @@ export class UsersService {
     try {
       return await operation();
     } catch (error) {
-      if (error instanceof EmailTakenError) throw new ConflictException({ detail: EMAIL_TAKEN });
+      if (error instanceof EmailTakenError) throw new DomainError(ERRORS.emailTaken);
       throw error;
     }
   }

@@ -1,4 +1,5 @@
-import { BadRequestException, InternalServerErrorException, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
+import { BadRequestException, NotFoundException } from '@nestjs/common';
+import { DomainError } from '../../src/common/errors/domain-error.js';
 import { QueryFailedError } from 'typeorm';
 import { analyticsCsvFileName } from '../../src/analytics/analytics-csv.js';
 import { JOURNEY_COMPLETION_PERCENT } from '../../src/analytics/analytics.mapper.js';
@@ -55,14 +56,19 @@ describe('analytics pure logic', () => {
 
     it('maps a statement timeout to 503', () => {
       const timeout = new QueryFailedError('SELECT', [], Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }));
-      expect(toAnalyticsError(timeout)).toBeInstanceOf(ServiceUnavailableException);
-      expect(toAnalyticsError(Object.assign(new Error('x'), { code: '57014' }))).toBeInstanceOf(ServiceUnavailableException);
+      for (const error of [timeout, Object.assign(new Error('x'), { code: '57014' })]) {
+        const mapped = toAnalyticsError(error) as DomainError;
+        expect(mapped).toBeInstanceOf(DomainError);
+        expect(mapped.getStatus()).toBe(503);
+        expect(mapped.getResponse()).toEqual({ detail: 'Service temporarily unavailable' });
+      }
     });
 
     it('maps any other failure to 500 "Analytics calculation failed"', () => {
       for (const error of [new Error('boom'), new QueryFailedError('SELECT', [], Object.assign(new Error('division by zero'), { code: '22012' })), 'x']) {
-        const mapped = toAnalyticsError(error) as InternalServerErrorException;
-        expect(mapped).toBeInstanceOf(InternalServerErrorException);
+        const mapped = toAnalyticsError(error) as DomainError;
+        expect(mapped).toBeInstanceOf(DomainError);
+        expect(mapped.getStatus()).toBe(500);
         expect(mapped.getResponse()).toEqual({ detail: 'Analytics calculation failed' });
       }
     });

@@ -1,4 +1,5 @@
-import { InternalServerErrorException, Logger, ServiceUnavailableException } from '@nestjs/common';
+import { Logger, ServiceUnavailableException } from '@nestjs/common';
+import { DomainError } from '../../src/common/errors/domain-error.js';
 import type { HealthCheckService } from '@nestjs/terminus';
 import { AccessScope } from '../../src/common/auth/access-scope.js';
 import type { AppConfig } from '../../src/common/config/app-config.js';
@@ -87,8 +88,9 @@ describe('health machinery failures', () => {
     const service = healthService(() => Promise.reject(new Error('indicator exploded')), pipeline);
     for (const call of [() => service.basic(), () => service.status(), () => service.system(admin)]) {
       const error = await call().catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(InternalServerErrorException);
-      expect((error as InternalServerErrorException).getResponse()).toEqual({ detail: 'Health check failed: indicator exploded' });
+      expect(error).toBeInstanceOf(DomainError);
+      expect((error as DomainError).getStatus()).toBe(500);
+      expect((error as DomainError).getResponse()).toEqual({ detail: 'Health check failed: indicator exploded' });
     }
   });
 
@@ -96,7 +98,8 @@ describe('health machinery failures', () => {
     const broken = { check: () => Promise.reject(new Error('step catalogue unavailable')) } as unknown as PipelineHealthService;
     const service = healthService(() => Promise.resolve(upResult), broken);
     const error = await service.pipeline(admin).catch((e: unknown) => e);
-    expect((error as InternalServerErrorException).getResponse()).toEqual({ detail: 'Health check failed: step catalogue unavailable' });
+    expect((error as DomainError).getStatus()).toBe(500);
+    expect((error as DomainError).getResponse()).toEqual({ detail: 'Health check failed: step catalogue unavailable' });
     const system = await service.system(admin);
     expect(system.status).toBe('unhealthy');
     expect(system.pipeline).toMatchObject({ status: 'error', success_rate: 0, successful_steps: 0, total_steps: 7 });

@@ -29,12 +29,15 @@ describe('OpenAPI 3.0 → 3.1 schemas', () => {
 });
 
 describe('OpenAPI error responses', () => {
-  it('types every error as Error or ValidationError, takes detail texts from the prose and adds what every route can give', () => {
+  it('types every error as Error or ValidationError, keeps the examples routes declare and adds what every route can give', () => {
     const operation = {
       parameters: [{ name: 'id', in: 'path' }],
       responses: {
         200: { description: 'ok' },
-        404: { description: 'Missing: `{"detail":"Tracker not found"}`' },
+        404: {
+          description: 'Missing',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples: { trackerNotFound: { summary: 'Tracker not found', value: { detail: 'Tracker not found' } } } } },
+        },
         409: { description: 'Rows', content: { 'application/json': { schema: { $ref: '#/components/schemas/ImportFailure' } } } },
       },
     };

@@ -1,6 +1,7 @@
 import { HttpException } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
+import { DomainError } from '../../common/errors/domain-error.js';
 import { flattenValidationErrors } from '../../common/errors/validation.exception.js';
 import { CreateUserDto } from '../../users/dto/user.dto.js';
 import { UsersService } from '../../users/users.service.js';
@@ -25,8 +26,8 @@ export const userCreateCommand: CliCommand = {
     const problems = flattenValidationErrors(await validate(dto, { whitelist: true, forbidNonWhitelisted: true }));
     if (problems.length > 0) throw new Error(problems.map((p) => `${p.field === 'client_list' ? 'clients' : p.field}: ${p.message}`).join('; '));
     const user = await app.get(UsersService).create(dto).catch((error: unknown) => {
-      // Service errors are HTTP exceptions carrying the contract's `detail` text: show just that.
-      const detail = error instanceof HttpException ? (error.getResponse() as { detail?: string }).detail : undefined;
+      // Service errors (domain errors, validation exceptions) carry the answer's `detail` text: show just that.
+      const detail = error instanceof DomainError ? error.error.detail : error instanceof HttpException ? (error.getResponse() as { detail?: string }).detail : undefined;
       throw detail ? new Error(detail) : error;
     });
     console.log(`Created user ${user.id} (${user.email}, roles: ${user.roles.join(',')})`);

@@ -1,16 +1,14 @@
-import { CanActivate, ExecutionContext, ForbiddenException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import type { Strategy } from 'passport';
 import type { Role } from './roles.js';
+import { DomainError } from '../errors/domain-error.js';
 import { ERRORS } from '../errors/error-catalogue.js';
 import { ACCESS_ROLES, PUBLIC_ROUTE } from './access.decorator.js';
 import type { AuthUser } from './auth-user.js';
 import { parseBearer } from './bearer.js';
 
-export const NOT_AUTHENTICATED = ERRORS.notAuthenticated.detail;
-export const INVALID_CREDENTIALS = ERRORS.invalidCredentials.detail;
-export const NOT_ENOUGH_PERMISSIONS = ERRORS.notEnoughPermissions.detail;
 
 /** A strategy object during one authentication: passport's action functions set on it. */
 interface StrategyActions {
@@ -49,7 +47,7 @@ export class AuthGuard implements CanActivate {
     const user = await authenticateBearer(this.strategy, request);
     request.user = user;
     const allowed = this.reflector.getAllAndOverride<Role[]>(ACCESS_ROLES, targets) ?? ['admin'];
-    if (!user.roles.some((role) => allowed.includes(role))) throw new ForbiddenException({ detail: NOT_ENOUGH_PERMISSIONS });
+    if (!user.roles.some((role) => allowed.includes(role))) throw new DomainError(ERRORS.notEnoughPermissions);
     return true;
   }
 }
@@ -61,8 +59,8 @@ export class AuthGuard implements CanActivate {
  */
 export function authenticateBearer(strategy: Strategy, request: Request): Promise<AuthUser> {
   const credential = parseBearer(request.headers.authorization);
-  if (credential.kind === 'none') return Promise.reject(new UnauthorizedException({ detail: NOT_AUTHENTICATED }));
-  if (credential.kind === 'malformed') return Promise.reject(new UnauthorizedException({ detail: INVALID_CREDENTIALS }));
+  if (credential.kind === 'none') return Promise.reject(new DomainError(ERRORS.notAuthenticated));
+  if (credential.kind === 'malformed') return Promise.reject(new DomainError(ERRORS.invalidCredentials));
   return runStrategy(strategy, request);
 }
 
@@ -90,7 +88,7 @@ function runStrategy(shared: Strategy, request: Request): Promise<AuthUser> {
     const strategy = Object.create(shared) as StrategyActions;
     strategy.success = (user: AuthUser, info?: unknown) => settle(null, user, info);
     strategy.fail = (challenge?: unknown) => settle(null, false, challenge);
-    strategy.error = (error: unknown) => settle(error ?? new UnauthorizedException({ detail: INVALID_CREDENTIALS }), false);
+    strategy.error = (error: unknown) => settle(error ?? new DomainError(ERRORS.invalidCredentials), false);
     // A bearer strategy neither passes nor redirects; either would be a failed authentication.
     strategy.pass = () => settle(null, false);
     strategy.redirect = () => settle(null, false);
@@ -107,7 +105,7 @@ function handleResult(error: unknown, user: AuthUser | false, info: unknown): Au
   if (error) throw error;
   if (!user) {
     const noToken = info instanceof Error && /no auth token/i.test(info.message);
-    throw new UnauthorizedException({ detail: noToken ? NOT_AUTHENTICATED : INVALID_CREDENTIALS });
+    throw new DomainError(noToken ? ERRORS.notAuthenticated : ERRORS.invalidCredentials);
   }
   return user;
 }

@@ -1,7 +1,8 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { QueryFailedError } from 'typeorm';
-import { ERRORS } from './error-catalogue.js';
+import { DomainError } from './domain-error.js';
+import { ERRORS, errorExampleBody, type CatalogueError } from './error-catalogue.js';
 import { describeRequestError } from './request-errors.js';
 
 interface PgError {
@@ -25,14 +26,13 @@ const UNAVAILABLE_MESSAGES = [
  * is the backstop for any path that reaches the database without it.
  */
 const UNSTORABLE_TEXT_CODES = new Set(['22021', '22P05']);
-const UNSTORABLE_TEXT = {
-  detail: 'Validation failed: request: contains characters that cannot be stored',
-  errors: [{ field: 'request', message: 'contains characters that cannot be stored' }],
-};
 const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300', '08000', '08003', '08006', '08001', '08004', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT']);
 
 /**
  * The one exception filter: every error leaves as `{"detail": string}` (plus `errors` for 422).
+ * A DomainError answers its catalogue entry (status, body, the occurrence's headers such as the
+ * login throttle's Retry-After); request-reading failures, database errors and Nest's own
+ * exceptions (validation, unmatched routes) are mapped to catalogue entries here too.
  * Unknown errors become a bare 500 and are logged with the request id — never a stack, SQL or path
  * in a response.
  */
@@ -62,10 +62,14 @@ export class HttpExceptionFilter implements ExceptionFilter {
     // Unreadable bodies, multipart forms and paths: 422 like any validation failure (or 413/415).
     const requestError = describeRequestError(exception);
     if (requestError) return requestError;
+    if (exception instanceof DomainError) {
+      const status = exception.getStatus();
+      return { status, body: exception.getResponse(), headers: { ...challenge(status), ...exception.headers } };
+    }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       const payload = exception.getResponse();
-      const headers = status === HttpStatus.UNAUTHORIZED ? { 'WWW-Authenticate': 'Bearer' } : undefined;
+      const headers = challenge(status);
       if (typeof payload === 'object' && payload !== null && typeof (payload as { detail?: unknown }).detail === 'string') {
         return { status, body: payload as Record<string, unknown>, headers };
       }
@@ -73,16 +77,24 @@ export class HttpExceptionFilter implements ExceptionFilter {
     }
     if (exception instanceof QueryFailedError) {
       const pg = exception.driverError as PgError;
-      if (pg?.code === '23505') return { status: 409, body: { detail: ERRORS.alreadyExists.detail } };
-      if (pg?.code === '23503') return { status: 409, body: { detail: ERRORS.stillReferenced.detail } };
-      if (pg?.code === '57014') return { status: 503, body: { detail: ERRORS.unavailable.detail } };
-      if (pg?.code && UNSTORABLE_TEXT_CODES.has(pg.code)) return { status: 422, body: UNSTORABLE_TEXT };
+      if (pg?.code === '23505') return answer(ERRORS.alreadyExists);
+      if (pg?.code === '23503') return answer(ERRORS.stillReferenced);
+      if (pg?.code === '57014') return answer(ERRORS.unavailable);
+      if (pg?.code && UNSTORABLE_TEXT_CODES.has(pg.code)) return answer(ERRORS.unstorableText);
     }
-    if (isDatabaseUnavailable(exception)) {
-      return { status: 503, body: { detail: ERRORS.unavailable.detail }, headers: { 'Retry-After': '1' } };
-    }
-    return { status: 500, body: { detail: ERRORS.internal.detail } };
+    if (isDatabaseUnavailable(exception)) return { ...answer(ERRORS.unavailable), headers: { 'Retry-After': '1' } };
+    return answer(ERRORS.internal);
   }
+}
+
+/** A catalogue error's answer (422 entries carry their one field error). */
+function answer(error: CatalogueError): { status: number; body: Record<string, unknown> } {
+  return { status: error.status, body: errorExampleBody(error) };
+}
+
+/** A 401 names the scheme that would succeed. */
+function challenge(status: number): Record<string, string> | undefined {
+  return status === HttpStatus.UNAUTHORIZED ? { 'WWW-Authenticate': 'Bearer' } : undefined;
 }
 
 export function isDatabaseUnavailable(exception: unknown): boolean {
@@ -96,7 +108,7 @@ function defaultDetail(status: number, payload: unknown): string {
   if (typeof payload === 'string') return payload;
   const message = (payload as { message?: unknown })?.message;
   if (status === 404 && (message === undefined || /^Cannot (GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) /.test(String(message)))) {
-    return 'Not Found';
+    return ERRORS.notFound.detail;
   }
   if (typeof message === 'string') return message;
   if (Array.isArray(message)) return message.join('; ');

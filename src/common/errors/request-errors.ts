@@ -1,6 +1,6 @@
 import { HttpException } from '@nestjs/common';
 import type { FieldError } from './validation.exception.js';
-import { ERRORS } from './error-catalogue.js';
+import { ERRORS, validationFailedDetail } from './error-catalogue.js';
 
 /** An error's answer: status, JSON body and extra headers. */
 export interface ErrorAnswer {
@@ -102,5 +102,5 @@ function bodyParserAnswer(type: string, status: number): ErrorAnswer {
 
 function invalid(field: string, message: string): ErrorAnswer {
   const errors: FieldError[] = [{ field, message }];
-  return { status: 422, body: { detail: `Validation failed: ${field}: ${message}`, errors } };
+  return { status: 422, body: { detail: validationFailedDetail(errors), errors } };
 }

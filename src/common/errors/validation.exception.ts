@@ -1,16 +1,17 @@
 import { UnprocessableEntityException } from '@nestjs/common';
 import type { ValidationError } from 'class-validator';
+import { validationFailedDetail } from './error-catalogue.js';
 
 export interface FieldError {
   field: string;
   message: string;
 }
 
-/** 422 with `{detail: "Validation failed: f: m; ...", errors: [{field, message}]}`. */
+/** 422 with `{detail: "Validation failed: f: m; ...", errors: [{field, message}]}` (catalogue code VALIDATION_FAILED). */
 export class RequestValidationException extends UnprocessableEntityException {
   constructor(readonly errors: FieldError[]) {
     super({
-      detail: `Validation failed: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`,
+      detail: validationFailedDetail(errors),
       errors,
     });
   }

@@ -5,9 +5,6 @@ type Json = Record<string, unknown>;
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
-/** A detail text written into a response's prose as `{"detail":"…"}`. */
-const PROSE_DETAIL = /`\{"detail":"((?:[^"\\]|\\.)*)"/g;
-
 /** The catalogue's answer for a status every route of a kind can give. */
 const GENERIC: Record<number, CatalogueError[]> = {
   413: [ERRORS.bodyTooLarge],
@@ -49,10 +46,6 @@ function errorResponse(status: number, response: Json): Json {
   const json = ((response.content as Json | undefined)?.['application/json'] ?? {}) as Json;
   const examples = { ...((json.examples as Json | undefined) ?? {}) };
   const description = String(response.description ?? '');
-  for (const match of description.matchAll(PROSE_DETAIL)) {
-    const detail = JSON.parse(`"${match[1]}"`) as string;
-    examples[exampleKey(detail)] ??= { summary: detail, value: errorExampleBody({ status, detail }) };
-  }
   if (Object.keys(examples).length === 0) {
     for (const error of GENERIC[status] ?? []) examples[exampleKey(error.detail)] = { summary: error.summary ?? error.detail, value: errorExampleBody(error) };
   }

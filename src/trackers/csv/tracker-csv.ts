@@ -1,3 +1,4 @@
+import { ERRORS } from '../../common/errors/error-catalogue.js';
 import { isUtf8 } from 'node:buffer';
 import { StringDecoder } from 'node:string_decoder';
 import { csvRecordReader } from './csv-lines.js';
@@ -108,7 +109,7 @@ export async function parseTrackerCsv(
       return;
     }
     if (++dataRows > maxRows) {
-      failure = new CsvTooManyRowsError(`Too many rows: the maximum is ${maxRows} data rows`);
+      failure = new CsvTooManyRowsError(ERRORS.csvTooManyRows(maxRows).detail);
       return;
     }
     if (malformed) {
