@@ -1,21 +1,17 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { IsNumber, IsOptional, IsString, Length, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsNumber, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { PaginationQuery } from '../common/http/pagination.js';
 import { MultilineText } from '../common/http/text-input.js';
+import { NameField } from '../common/http/text-fields.js';
 
 /**
  * Bodies and queries shared by storage and delivery locations (both kinds have the same fields
  * and rules). Each kind subclasses them so OpenAPI names the schemas after the resource.
  */
-const trim = Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
 const FINITE = { allowNaN: false, allowInfinity: false };
 
 export class CreatePlaceDto {
-  @ApiProperty({ minLength: 1, maxLength: 255, example: 'Rotterdam Hub' })
-  @trim
-  @IsString()
-  @Length(1, 255)
+  @NameField({ example: 'Rotterdam Hub' })
   name: string;
 
   @ApiPropertyOptional({ type: String, nullable: true, maxLength: 1000, example: 'Maasvlakte 1, Rotterdam' })
@@ -42,11 +38,7 @@ export class CreatePlaceDto {
 
 /** PUT body: every field optional (partial update); address/latitude/longitude may be null to clear them. */
 export class UpdatePlaceDto {
-  @ApiPropertyOptional({ minLength: 1, maxLength: 255 })
-  @ValidateIf((_, value) => value !== undefined)
-  @trim
-  @IsString()
-  @Length(1, 255)
+  @NameField({}, { optional: true })
   name?: string;
 
   @ApiPropertyOptional({ type: String, nullable: true, maxLength: 1000 })

@@ -1,16 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { IsOptional, IsString, Length, MaxLength, ValidateIf } from 'class-validator';
+import { IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { PaginationQuery } from '../../common/http/pagination.js';
 import { PositiveId } from '../../common/http/id-field.js';
 import { ID_SCHEMA } from '../../common/openapi/schema-types.js';
+import { NameField } from '../../common/http/text-fields.js';
 
-const trim = Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
 export class CreateBrandDto {
-  @ApiProperty({ minLength: 1, maxLength: 255, example: 'Acme Premium', description: 'Unique per client (case-insensitive); trimmed.' })
-  @trim
-  @IsString()
-  @Length(1, 255)
+  @NameField({ example: 'Acme Premium', description: 'Unique per client (case-insensitive); trimmed.' })
   name: string;
 
   @ApiProperty({ ...ID_SCHEMA, description: 'Owning client; an unknown id is 422.' })
@@ -20,11 +16,7 @@ export class CreateBrandDto {
 
 /** PUT body: every field optional (partial update); a given field may not be null. */
 export class UpdateBrandDto {
-  @ApiPropertyOptional({ minLength: 1, maxLength: 255 })
-  @ValidateIf((_, value) => value !== undefined)
-  @trim
-  @IsString()
-  @Length(1, 255)
+  @NameField({}, { optional: true })
   name?: string;
 
   @ApiPropertyOptional({ ...ID_SCHEMA, description: "Moving a brand moves its production runs (and their trackers) to the new client's scope." })

@@ -1,18 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
 import { IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { PaginationQuery } from '../../common/http/pagination.js';
 import { IsoDateTime } from '../../common/http/iso-date-time.decorator.js';
 import { PositiveId } from '../../common/http/id-field.js';
 import { MultilineText } from '../../common/http/text-input.js';
 import { ID_SCHEMA } from '../../common/openapi/schema-types.js';
+import { Trim } from '../../common/http/text-fields.js';
 
-const trim = Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
 
 export class CreateProductionRunDto {
   @ApiPropertyOptional({ maxLength: 1000, default: '', example: 'Spring 2026 batch' })
   @IsOptional()
-  @trim
+  @Trim()
   @IsString()
   @MaxLength(1000)
   @MultilineText()
@@ -40,7 +39,7 @@ export class CreateProductionRunDto {
 export class UpdateProductionRunDto {
   @ApiPropertyOptional({ maxLength: 1000 })
   @ValidateIf((_, value) => value !== undefined)
-  @trim
+  @Trim()
   @IsString()
   @MaxLength(1000)
   @MultilineText()

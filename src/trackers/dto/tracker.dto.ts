@@ -1,21 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { IsIn, IsOptional, IsString, Length, MaxLength, ValidateIf } from 'class-validator';
+import { IsIn, IsOptional, ValidateIf } from 'class-validator';
 import { TRACKER_STATES, type TrackerStatus } from '../entities/tracker-status.js';
 import { IsoDateTime } from '../../common/http/iso-date-time.decorator.js';
 import { PositiveId } from '../../common/http/id-field.js';
-import { MultilineText } from '../../common/http/text-input.js';
 import { ID_SCHEMA } from '../../common/openapi/schema-types.js';
+import { NameField, NotesField } from '../../common/http/text-fields.js';
 
-const trim = () => Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
 const statusMessage = { message: `must be one of ${TRACKER_STATES.join(', ')}` };
 
 /** Body of `POST /trackers` (contract §4). */
 export class CreateTrackerDto {
-  @ApiProperty({ minLength: 1, maxLength: 255, description: 'Trimmed; unique within the production run' })
-  @trim()
-  @IsString()
-  @Length(1, 255)
+  @NameField({ description: 'Trimmed; unique within the production run' })
   name: string;
 
   @ApiProperty(ID_SCHEMA)
@@ -37,11 +32,7 @@ export class CreateTrackerDto {
   @PositiveId()
   storage_location_id?: number | null;
 
-  @ApiPropertyOptional({ type: String, nullable: true })
-  @IsOptional()
-  @IsString()
-  @MaxLength(10_000)
-  @MultilineText()
+  @NotesField()
   notes?: string | null;
 
   @ApiPropertyOptional({ type: String, format: 'date-time', description: 'Time of the first status entry (default now; at most 5 minutes ahead)' })
@@ -56,11 +47,7 @@ export class CreateTrackerDto {
  * accepted with a change of status to IN_STORAGE (where it is required).
  */
 export class UpdateTrackerDto {
-  @ApiPropertyOptional({ minLength: 1, maxLength: 255 })
-  @ValidateIf((o: UpdateTrackerDto) => o.name !== undefined)
-  @trim()
-  @IsString()
-  @Length(1, 255)
+  @NameField({}, { optional: true })
   name?: string;
 
   @ApiPropertyOptional(ID_SCHEMA)
@@ -83,11 +70,7 @@ export class UpdateTrackerDto {
   @PositiveId()
   storage_location_id?: number | null;
 
-  @ApiPropertyOptional({ type: String, nullable: true })
-  @IsOptional()
-  @IsString()
-  @MaxLength(10_000)
-  @MultilineText()
+  @NotesField()
   notes?: string | null;
 }
 
@@ -112,10 +95,6 @@ export class CreateStatusEntryDto {
   @PositiveId()
   delivery_location_id?: number | null;
 
-  @ApiPropertyOptional({ type: String, nullable: true })
-  @IsOptional()
-  @IsString()
-  @MaxLength(10_000)
-  @MultilineText()
+  @NotesField()
   notes?: string | null;
 }

@@ -19,10 +19,10 @@ import { ROLES, type Role } from '../../common/auth/roles.js';
 import { PositiveId } from '../../common/http/id-field.js';
 import { OpaqueText } from '../../common/http/text-input.js';
 import { ID_SCHEMA } from '../../common/openapi/schema-types.js';
+import { Trim } from '../../common/http/text-fields.js';
 
 export const MIN_PASSWORD_LENGTH = 8;
 
-const trim = () => Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
 const trimLower = () => Transform(({ value }) => (typeof value === 'string' ? value.trim().toLowerCase() : value));
 
 export class NotificationPreferencesDto {
@@ -33,7 +33,7 @@ export class NotificationPreferencesDto {
 /** `POST /users` (admin). E-mails are stored trimmed and lower-cased; uniqueness ignores case. */
 export class CreateUserDto {
   @ApiProperty({ minLength: 1, maxLength: 255 })
-  @trim()
+  @Trim()
   @IsString()
   @IsNotEmpty()
   @MaxLength(255)
@@ -89,7 +89,7 @@ export class UpdateUserDto extends PartialType(CreateUserDto) {}
 export class UpdateMeDto {
   @ApiPropertyOptional({ minLength: 1, maxLength: 255 })
   @IsOptional()
-  @trim()
+  @Trim()
   @IsString()
   @IsNotEmpty()
   @MaxLength(255)
