@@ -9,7 +9,7 @@ import { APP_CONFIG } from '../common/config/config.module.js';
 import { PoolHealthResponse } from './dto/health.response.js';
 import { HealthService } from './health.service.js';
 
-/** Environments in which the pool endpoint exists (contract §8). */
+/** Environments in which the pool endpoint exists. */
 export const DB_POOL_ENVIRONMENTS: readonly string[] = ['development', 'test'];
 
 /** `GET /health/db-pool` — outside the /api/v1 prefix (excluded in app.setup.ts). */

@@ -32,7 +32,7 @@ const MALFORMED_BODY = {
 };
 
 /**
- * Ingest devices post for every tracker (contract §1), so their scope is the whole fleet; the
+ * Ingest devices post for every tracker, so their scope is the whole fleet; the
  * repository still applies it in SQL like any other scope.
  */
 function ingestScope(user: AuthUser): AccessScope {

@@ -11,7 +11,7 @@ import { DeliveryLocationTrackersQuery, LocationTrackersQuery } from './dto/list
 import { TrackerResponse } from './dto/tracker.response.js';
 import { TrackersService } from './trackers.service.js';
 
-/** Trackers seen from a location (contract §3): visible trackers only, each with its latest location. */
+/** Trackers seen from a location: visible trackers only, each with its latest location. */
 @Controller()
 @Access('admin', 'user')
 export class LocationTrackersController {

@@ -36,7 +36,7 @@ import { TrackersService } from './trackers.service.js';
 const CACHE_HEADER = { 'X-Cache': { description: 'HIT when served from the cache, else MISS', schema: { type: 'string', enum: ['HIT', 'MISS'] } } };
 
 /**
- * Tracker routes (contract §4). The literal paths (status-counts, import-csv) are declared before
+ * Tracker routes. The literal paths (status-counts, import-csv) are declared before
  * `:id` so they are never taken for an id.
  */
 @ApiTags('trackers')

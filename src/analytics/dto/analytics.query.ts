@@ -5,7 +5,7 @@ import { CSV_DATE_FORMATS, type CsvDateFormat } from '../../common/csv/csv.js';
 import { QueryBoolean } from '../../common/http/query-transforms.js';
 import { IsoDateTime } from '../../common/http/iso-date-time.decorator.js';
 
-/** Query of every analytics endpoint (contract §6). */
+/** Query of every analytics endpoint. */
 export class AnalyticsQuery {
   @ApiPropertyOptional({
     type: String,

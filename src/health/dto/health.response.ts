@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { COUNT_SCHEMA } from '../../common/openapi/schema-types.js';
 
-/** Wire shapes of interface.md "Health" and contract §8 (OpenAPI documentation). */
+/** Wire shapes of the health endpoints (OpenAPI documentation). */
 
 export class ComponentHealthResponse {
   @ApiProperty({ enum: ['healthy', 'unhealthy'] }) status: 'healthy' | 'unhealthy';

@@ -4,7 +4,7 @@ import { IMAGE_TYPES } from '../image-types.js';
 import type { ImageRow } from '../images.repository.js';
 import { COUNT_SCHEMA, ID_SCHEMA } from '../../common/openapi/schema-types.js';
 
-/** The upload response: the subset of Image named by interface.md. */
+/** The upload response: the subset of Image the API promises on upload. */
 export class ImageUploadResponse {
   @ApiProperty({ ...ID_SCHEMA, example: 12 }) id: number;
   @ApiProperty({ example: '/api/v1/images/0b7c2a9e-5d6f-4e1a-9c3b-2f8d7e6a5b4c.png', description: 'Public address of the bytes' })

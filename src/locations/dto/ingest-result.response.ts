@@ -7,7 +7,7 @@ export class RejectedReportResponse {
   @ApiProperty({ example: 'latitude: must be a number between -90 and 90' }) detail: string;
 }
 
-/** Counters of contract §5: accepted + duplicates + rejected = reports sent. */
+/** Ingest counters: accepted + duplicates + rejected = reports sent. */
 export class IngestResultResponse implements IngestResult {
   @ApiProperty({ ...COUNT_SCHEMA, description: 'Newly stored reports, eligible or not.' }) accepted: number;
   @ApiProperty({ ...COUNT_SCHEMA, description: 'Same (tracker_id, timestamp, latitude, longitude) as a stored report or an earlier one in the request; nothing changed.' })

@@ -6,7 +6,7 @@ import type { HistoryGranularity } from '../locations.repository.js';
 
 export const GRANULARITIES: HistoryGranularity[] = ['auto', 'hourly', 'daily'];
 
-/** Query of GET /trackers/{id}/location-history (contract §5). */
+/** Query of GET /trackers/{id}/location-history. */
 export class LocationHistoryQuery extends PaginationQuery {
   @ApiPropertyOptional({
     type: String,

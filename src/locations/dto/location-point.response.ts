@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import type { LocationPoint } from '../location-point.js';
 import { COUNT_SCHEMA } from '../../common/openapi/schema-types.js';
 
-/** OpenAPI shape of LocationPoint (contract §5); built by `toLocationPoint`. */
+/** OpenAPI shape of LocationPoint built by `toLocationPoint`. */
 export class LocationPointResponse implements LocationPoint {
   @ApiProperty({ format: 'date-time', description: 'Start of the UTC hour/day bucket.', example: '2026-11-21T10:00:00.000Z' })
   timestamp: string;

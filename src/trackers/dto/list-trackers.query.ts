@@ -20,7 +20,7 @@ export function QueryStatusList(): PropertyDecorator {
   });
 }
 
-/** Query of `GET /trackers` (contract §4). */
+/** Query of `GET /trackers`. */
 export class ListTrackersQuery extends PaginationQuery {
   @ApiPropertyOptional({ description: 'One tracker id or a comma list, e.g. `7` or `1,2,3`. Default: every tracker.', type: String })
   @IsOptional()

@@ -8,7 +8,7 @@ import { NameField, NotesField } from '../../common/http/text-fields.js';
 
 const statusMessage = { message: `must be one of ${TRACKER_STATES.join(', ')}` };
 
-/** Body of `POST /trackers` (contract §4). */
+/** Body of `POST /trackers`. */
 export class CreateTrackerDto {
   @NameField({ description: 'Trimmed; unique within the production run' })
   name: string;
@@ -74,7 +74,7 @@ export class UpdateTrackerDto {
   notes?: string | null;
 }
 
-/** Body of `POST /trackers/{id}/status` (contract §4). */
+/** Body of `POST /trackers/{id}/status`. */
 export class CreateStatusEntryDto {
   @ApiProperty({ enum: TRACKER_STATES })
   @IsIn(TRACKER_STATES, statusMessage)

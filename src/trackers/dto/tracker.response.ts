@@ -5,7 +5,7 @@ import { toLocationPoint, type LocationPoint } from '../../locations/location-po
 import { TRACKER_STATES, type TrackerStatus } from '../entities/tracker-status.js';
 import { COUNT_SCHEMA, ID_SCHEMA } from '../../common/openapi/schema-types.js';
 
-/** LocationPoint of contract §5 (OpenAPI schema; the mapper lives in src/locations). */
+/** LocationPoint (OpenAPI schema; the mapper lives in src/locations). */
 export class TrackerLocationPoint implements LocationPoint {
   @ApiProperty({ description: 'Bucket start (UTC)', example: '2026-11-21T10:00:00.000Z' }) timestamp: string;
   @ApiProperty() latitude: number;
