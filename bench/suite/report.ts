@@ -199,7 +199,7 @@ const NOTES = [
   '  Redis round trips). The garbage-collection fix (above) took `GET /users/me` from ~760 to ~1 000–1 150 req/s, but the',
   '  framework ceiling rose more (~3 900 → ~6 900–7 500 req/s), so the shares fell (cached list ~15 % of it). The cached list\'s',
   '  70 % goal cannot be met while every request re-reads the user row and runs the production middleware; it would need the',
-  '  user row cached between requests, which the contract rules out. Done on the way: the user row is a prepared statement,',
+  '  user row cached between requests, which the API rules out unless every change invalidates it on every instance. Done on the way: the user row is a prepared statement,',
   '  the cache store (de)serializes with plain JSON (Keyv\'s default walked every value with a reviver: the largest cost of a hit),',
   '  and jsonwebtoken gets the HS256 secret as a `KeyObject` (it re-parsed a string secret as a PEM key on every verify, ~1 ms).',
   '- **Uncached list**: the total of a filtered list is cached apart from its pages (paging counts once per cache generation), so',

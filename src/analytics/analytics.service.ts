@@ -42,7 +42,7 @@ interface SerializedAnalytics {
 }
 
 /**
- * Errors of an analytics calculation as the contract wants them: 404/422 and other HTTP errors
+ * Errors of an analytics calculation as the API answers them: 404/422 and other HTTP errors
  * stay, an unreachable database or a statement timeout stays 503, anything else is
  * `500 Analytics calculation failed` (the cause is logged, never sent).
  */

@@ -35,7 +35,7 @@ const SHARP_FORMATS: Record<RasterType, string> = { 'image/jpeg': 'jpeg', 'image
 /**
  * Accepts bytes only when the declared type is one of the five AND the content is that same
  * family, fully decodable, and at most 100 megapixels. Returns the type and the size as displayed,
- * or null for anything else (the caller answers 400 with the contract's one detail).
+ * or null for anything else (the caller answers 400 with the one detail for a bad file type).
  */
 export async function inspectImage(source: Buffer | string, declaredType: string | undefined): Promise<InspectedImage | null> {
   const mimeType = acceptedMimeType(declaredType);

@@ -160,7 +160,7 @@ describe('Production-run analytics (JSON)', () => {
     };
   };
 
-  it('computes every field per the contract formulas at a fixed as_of', async () => {
+  it('computes every field per the documented formulas at a fixed as_of', async () => {
     const res = await t.http().get(base()).query({ as_of: AS_OF }).set(admin.auth).expect(200);
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(res.body).toEqual(expectedAtAsOf());

@@ -257,7 +257,7 @@ describe('Images', () => {
       expect((await t.http().delete(`/api/v1/images/${uploaded.id}`).set(ingest.auth).expect(403)).body).toEqual(forbidden);
     });
 
-    it('serves the bytes publicly with the contract headers, and 304 for a matching If-None-Match', async () => {
+    it('serves the bytes publicly with the documented headers, and 304 for a matching If-None-Match', async () => {
       const res = await t.http().get(uploaded.url_path).buffer(true).parse(binaryParser).expect(200);
       expect(Buffer.compare(res.body as Buffer, bytes)).toBe(0);
       expect(res.headers['content-type']).toBe('image/png');

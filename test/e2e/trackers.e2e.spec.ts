@@ -101,7 +101,7 @@ describe('Trackers API', () => {
       expect(await countRows(t.db, 'trackers', "name = 'Twin'")).toBe(2);
     });
 
-    it('concurrent creates of one name: exactly one 201, the others 409 with the contract detail', async () => {
+    it('concurrent creates of one name: exactly one 201, the others 409 with the documented detail', async () => {
       const results = await Promise.all(Array.from({ length: 6 }, () => create({ name: 'Racer', production_run_id: w.runA.id })));
       expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
       for (const r of results.filter((x) => x.status === 409)) {

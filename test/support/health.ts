@@ -25,7 +25,7 @@ export interface ReportSpec {
 }
 
 /**
- * Stores raw reports with `eligible` computed by the interface's rules, as the ingest path does
+ * Stores raw reports with `eligible` computed by the aggregation rules, as the ingest path does
  * (SQL only: the health checks must not depend on the locations module's code).
  */
 export async function insertReports(db: DataSource, trackerId: number, reports: ReportSpec[]): Promise<void> {
