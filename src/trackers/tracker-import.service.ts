@@ -135,6 +135,7 @@ export class TrackerImportService {
             notes: row.notes,
           })),
           scope.userId,
+          'import',
         );
         // A run that became invisible since validation: refuse rather than import part of the file.
         if (inserted !== rows.length) throw new ConflictException({ detail: 'Import failed: the data changed during the import; nothing was imported', errors: [], imported: 0 });

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { GeofencePendingRepository } from './geofence-pending.repository.js';
+import { GeofenceProcessor } from './geofence-processor.service.js';
+import { GeofenceWorker } from './geofence-worker.service.js';
+import { GeofenceRepository } from './geofence.repository.js';
+import { VisitsController } from './visits.controller.js';
+import { VisitsRepository } from './visits.repository.js';
+
+/** Locations as geofences: the replay queue and worker, visits and their routes. */
+@Module({
+  controllers: [VisitsController],
+  providers: [GeofenceRepository, GeofencePendingRepository, GeofenceProcessor, GeofenceWorker, VisitsRepository],
+  exports: [GeofenceProcessor, GeofencePendingRepository, GeofenceWorker],
+})
+export class GeofencesModule {}
