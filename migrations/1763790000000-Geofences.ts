@@ -11,7 +11,10 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *   replay, with the earliest affected timestamp. `seq` grows with every mark, so a worker that
  *   finished a replay deletes the mark only if nothing new arrived meanwhile; `claimed_until`
  *   lets a worker hold a tracker without keeping a row lock (ingest never waits on a replay), and
- *   a crashed worker's claim simply expires.
+ *   a crashed worker's claim simply expires. No foreign key to trackers: its check would take a
+ *   share lock on the tracker row in every ingest, so ingest would wait for replays and manual
+ *   entries holding that row (location_reports has none for the same reason). A mark of a
+ *   deleted tracker is dropped by the worker that finds the tracker gone.
  *
  * Existing status entries become `manual`: entries written by the CSV import before this column
  * existed cannot be told apart from those of the API (both are a tracker's first entry, stamped
@@ -50,7 +53,7 @@ export class Geofences1763790000000 implements MigrationInterface {
       CREATE INDEX geofence_visits_storage_idx ON geofence_visits (storage_location_id, entered_at DESC) WHERE storage_location_id IS NOT NULL;
       CREATE INDEX geofence_visits_delivery_idx ON geofence_visits (delivery_location_id, entered_at DESC) WHERE delivery_location_id IS NOT NULL;
       CREATE TABLE geofence_pending (
-        tracker_id     integer PRIMARY KEY REFERENCES trackers(id) ON DELETE CASCADE,
+        tracker_id     integer PRIMARY KEY,
         from_ts        timestamptz NOT NULL,
         seq            bigint NOT NULL DEFAULT 1,
         marked_at      timestamptz NOT NULL DEFAULT now(),
