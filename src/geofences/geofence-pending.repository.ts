@@ -4,6 +4,7 @@ import { Db, sql } from '../infrastructure/database/db.js';
 export interface PendingClaim {
   tracker_id: number;
   seq: string;
+  marked_at: Date;
 }
 
 /** How long a claim keeps other workers off a tracker; a crashed worker's claim lapses after it. */
@@ -25,7 +26,7 @@ export class GeofencePendingRepository {
            WHERE g.tracker_id IN (SELECT p.tracker_id FROM geofence_pending p
                                    WHERE p.claimed_until IS NULL OR p.claimed_until < now()
                                    ORDER BY p.marked_at, p.tracker_id LIMIT ${limit} FOR UPDATE SKIP LOCKED)
-          RETURNING g.tracker_id, g.seq::text AS seq`,
+          RETURNING g.tracker_id, g.seq::text AS seq, g.marked_at`,
     );
   }
 

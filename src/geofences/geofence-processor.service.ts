@@ -3,6 +3,8 @@ import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
 import { CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
 import { Db } from '../infrastructure/database/db.js';
+import type { RebuildProgress } from '../locations/location-rebuild.service.js';
+import { GeofenceMetrics } from './geofence-metrics.js';
 import { replay } from './geofence-replay.js';
 import { GeofenceRepository, signature } from './geofence.repository.js';
 
@@ -28,26 +30,50 @@ export class GeofenceProcessor {
     private readonly db: Db,
     private readonly repository: GeofenceRepository,
     private readonly invalidation: CacheInvalidation,
+    private readonly metrics: GeofenceMetrics,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** `afterCommit` runs inside the transaction, after the replay's writes (the worker clears its mark there). */
-  async replayTracker(trackerId: number, afterWrite?: () => Promise<void>): Promise<ReplayOutcome> {
-    const outcome = await this.db.transaction(async () => {
+  /**
+   * Replays every tracker (or the one asked for) with the locations as they are now, one
+   * transaction per tracker; returns how many it replayed (0 when `trackerId` is unknown).
+   */
+  async rebuild(options: { trackerId?: number; progress?: RebuildProgress } = {}): Promise<number> {
+    const ids = await this.repository.trackerIds(options.trackerId);
+    options.progress?.start?.(ids.length);
+    for (const [i, id] of ids.entries()) {
+      await this.replayTracker(id);
+      options.progress?.advance?.(i + 1);
+    }
+    return ids.length;
+  }
+
+  /**
+   * `afterWrite` runs inside the transaction, after the replay's writes (the worker clears its mark
+   * there, so mark and result commit together). `markedAt`: when the tracker was marked (for the lag metric).
+   */
+  async replayTracker(trackerId: number, afterWrite?: () => Promise<void>, markedAt?: Date): Promise<ReplayOutcome> {
+    const done = await this.db.transaction(async () => {
       const tracker = await this.repository.lockTracker(trackerId);
       if (!tracker) {
         await afterWrite?.();
-        return { found: false, visits: 0, automaticEntries: 0, changed: false, runId: 0 };
+        return null;
       }
       const input = await this.repository.loadInput(trackerId, this.config.geofenceDwellMinutes);
       const result = replay(input.reports, input.manual);
       const changed = signature(result.entries) !== input.storedAutomatic;
-      await this.repository.writeResult(trackerId, result.visits, result.entries, changed);
+      const before = await this.repository.writeResult(trackerId, result.visits, result.entries, changed);
       await afterWrite?.();
-      return { found: true, visits: result.visits.length, automaticEntries: result.entries.length, changed, runId: tracker.production_run_id };
+      return { runId: tracker.production_run_id, input, result, changed, before };
     });
-    if (outcome.changed) await this.invalidation.trackersChanged([outcome.runId]);
-    const { runId: _runId, ...rest } = outcome;
-    return rest;
+    if (!done) return { found: false, visits: 0, automaticEntries: 0, changed: false };
+    const { runId, input, result, changed, before } = done;
+    if (changed) await this.invalidation.trackersChanged([runId]);
+    this.metrics.replayed(
+      { ...before, entries: input.storedAutomaticCount },
+      { visits: result.visits.length, confirmed: result.visits.filter((v) => v.confirmed).length, entries: result.entries.length },
+      markedAt ? (Date.now() - markedAt.getTime()) / 1000 : null,
+    );
+    return { found: true, visits: result.visits.length, automaticEntries: result.entries.length, changed };
   }
 }

@@ -15,8 +15,9 @@ export interface TrackerReplayInput {
   productionRunId: number;
   reports: ReplayReport[];
   manual: ManualEntry[];
-  /** The automatic entries stored now, as a comparable signature. */
+  /** The automatic entries stored now, as a comparable signature, and how many. */
   storedAutomatic: string;
+  storedAutomaticCount: number;
 }
 
 type FenceJson = [type: 's' | 'd', id: number, latitude: number, longitude: number, radius: number, dwell: number | null];
@@ -36,6 +37,14 @@ export class GeofenceRepository {
   /** Locks the tracker row (manual entries take the same lock); null when it is gone. */
   async lockTracker(trackerId: number): Promise<{ production_run_id: number } | null> {
     return this.db.first<{ production_run_id: number }>(sql`SELECT production_run_id FROM trackers WHERE id = ${trackerId} FOR UPDATE`);
+  }
+
+  /** Every tracker id ascending, or just `trackerId` when it exists. */
+  async trackerIds(trackerId?: number): Promise<number[]> {
+    const rows = await this.db.rows<{ id: number }>(
+      trackerId === undefined ? sql`SELECT id FROM trackers ORDER BY id` : sql`SELECT id FROM trackers WHERE id = ${trackerId}`,
+    );
+    return rows.map((r) => r.id);
   }
 
   async loadInput(trackerId: number, defaultDwellMinutes: number): Promise<Omit<TrackerReplayInput, 'productionRunId'>> {
@@ -74,6 +83,9 @@ export class GeofenceRepository {
       radiusM: radius,
       dwellMinutes: dwell ?? defaultDwellMinutes,
     });
+    const automatic = entries
+      .filter((e) => e.source === 'geofence')
+      .map((e) => ({ status: e.status, timestamp: Number(e.ts), storageLocationId: e.storage_location_id, deliveryLocationId: e.delivery_location_id }));
     return {
       reports: reports.map((r) => ({
         timestamp: Number(r.ts),
@@ -83,17 +95,20 @@ export class GeofenceRepository {
         candidates: (r.fences ?? []).map(toFence),
       })),
       manual: entries.filter((e) => e.source !== 'geofence').map((e) => ({ timestamp: Number(e.ts), status: e.status, storageLocationId: e.storage_location_id })),
-      storedAutomatic: signature(
-        entries
-          .filter((e) => e.source === 'geofence')
-          .map((e) => ({ status: e.status, timestamp: Number(e.ts), storageLocationId: e.storage_location_id, deliveryLocationId: e.delivery_location_id })),
-      ),
+      storedAutomatic: signature(automatic),
+      storedAutomaticCount: automatic.length,
     };
   }
 
-  /** Replaces the tracker's visits and, when they changed, its automatic entries; then moves the tracker to its latest entry. */
-  async writeResult(trackerId: number, visits: Visit[], entries: AutomaticEntry[], entriesChanged: boolean): Promise<boolean> {
-    await this.db.execute(sql`DELETE FROM geofence_visits WHERE tracker_id = ${trackerId}`);
+  /**
+   * Replaces the tracker's visits and, when they changed, its automatic entries; then moves the
+   * tracker to its latest entry. Returns how many visits (and confirmed ones) there were before.
+   */
+  async writeResult(trackerId: number, visits: Visit[], entries: AutomaticEntry[], entriesChanged: boolean): Promise<{ visits: number; confirmed: number }> {
+    const [before] = await this.db.rows<{ visits: number; confirmed: number }>(
+      sql`WITH gone AS (DELETE FROM geofence_visits WHERE tracker_id = ${trackerId} RETURNING confirmed)
+          SELECT count(*)::int AS visits, count(*) FILTER (WHERE confirmed)::int AS confirmed FROM gone`,
+    );
     if (visits.length > 0) {
       const col = <T>(pick: (v: Visit) => T) => visits.map(pick);
       const at = (column: string) => raw(`timestamptz 'epoch' + u.${column} * interval '1 microsecond'`);
@@ -107,7 +122,7 @@ export class GeofenceRepository {
              ORDER BY u.ord`,
       );
     }
-    if (!entriesChanged) return false;
+    if (!entriesChanged) return before;
     await this.db.execute(sql`DELETE FROM tracker_status_history WHERE tracker_id = ${trackerId} AND source = 'geofence'`);
     if (entries.length > 0) {
       const col = <T>(pick: (e: AutomaticEntry) => T) => entries.map(pick);
@@ -133,7 +148,7 @@ export class GeofenceRepository {
                    WHERE h.tracker_id = ${trackerId} ORDER BY h.timestamp DESC, h.id DESC LIMIT 1) l
            WHERE t.id = ${trackerId}`,
     );
-    return true;
+    return before;
   }
 }
 

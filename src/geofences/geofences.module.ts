@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { GeofenceMetrics } from './geofence-metrics.js';
 import { GeofencePendingRepository } from './geofence-pending.repository.js';
 import { GeofenceProcessor } from './geofence-processor.service.js';
 import { GeofenceWorker } from './geofence-worker.service.js';
@@ -9,7 +10,7 @@ import { VisitsRepository } from './visits.repository.js';
 /** Locations as geofences: the replay queue and worker, visits and their routes. */
 @Module({
   controllers: [VisitsController],
-  providers: [GeofenceRepository, GeofencePendingRepository, GeofenceProcessor, GeofenceWorker, VisitsRepository],
+  providers: [GeofenceMetrics, GeofenceRepository, GeofencePendingRepository, GeofenceProcessor, GeofenceWorker, VisitsRepository],
   exports: [GeofenceProcessor, GeofencePendingRepository, GeofenceWorker],
 })
 export class GeofencesModule {}
