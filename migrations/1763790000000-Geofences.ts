@@ -15,6 +15,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *   share lock on the tracker row in every ingest, so ingest would wait for replays and manual
  *   entries holding that row (location_reports has none for the same reason). A mark of a
  *   deleted tracker is dropped by the worker that finds the tracker gone.
+ * - geofence_progress: the last report a tracker's replay took into account, so reports arriving
+ *   in order resume from there instead of replaying the tracker's whole history.
  *
  * Existing status entries become `manual`: entries written by the CSV import before this column
  * existed cannot be told apart from those of the API (both are a tracker's first entry, stamped
@@ -59,11 +61,16 @@ export class Geofences1763790000000 implements MigrationInterface {
         marked_at      timestamptz NOT NULL DEFAULT now(),
         claimed_until  timestamptz
       );
-      CREATE INDEX geofence_pending_marked_idx ON geofence_pending (marked_at)`);
+      CREATE INDEX geofence_pending_marked_idx ON geofence_pending (marked_at);
+      CREATE TABLE geofence_progress (
+        tracker_id      integer PRIMARY KEY REFERENCES trackers(id) ON DELETE CASCADE,
+        last_ts         timestamptz NOT NULL,
+        last_report_id  bigint NOT NULL
+      )`);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`DROP TABLE geofence_pending; DROP TABLE geofence_visits`);
+    await queryRunner.query(`DROP TABLE geofence_progress; DROP TABLE geofence_pending; DROP TABLE geofence_visits`);
     await queryRunner.query(`ALTER TABLE tracker_status_history DROP COLUMN source`);
     for (const table of ['storage_locations', 'delivery_locations']) {
       await queryRunner.query(`DROP INDEX ${table}_geofence_idx`);

@@ -5,6 +5,8 @@ export interface PendingClaim {
   tracker_id: number;
   seq: string;
   marked_at: Date;
+  /** Earliest affected report/entry time in epoch microseconds (null: replay everything). */
+  from_us: string | null;
 }
 
 /** How long a claim keeps other workers off a tracker; a crashed worker's claim lapses after it. */
@@ -26,7 +28,8 @@ export class GeofencePendingRepository {
            WHERE g.tracker_id IN (SELECT p.tracker_id FROM geofence_pending p
                                    WHERE p.claimed_until IS NULL OR p.claimed_until < now()
                                    ORDER BY p.marked_at, p.tracker_id LIMIT ${limit} FOR UPDATE SKIP LOCKED)
-          RETURNING g.tracker_id, g.seq::text AS seq, g.marked_at`,
+          RETURNING g.tracker_id, g.seq::text AS seq, g.marked_at,
+                    CASE WHEN isfinite(g.from_ts) THEN (extract(epoch FROM g.from_ts) * 1000000)::bigint::text END AS from_us`,
     );
   }
 

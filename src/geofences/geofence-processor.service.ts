@@ -4,15 +4,14 @@ import { APP_CONFIG } from '../common/config/config.module.js';
 import { CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
 import { Db } from '../infrastructure/database/db.js';
 import type { RebuildProgress } from '../locations/location-rebuild.service.js';
-import { GeofenceMetrics } from './geofence-metrics.js';
-import { replay } from './geofence-replay.js';
+import { GeofenceMetrics, type Counts } from './geofence-metrics.js';
+import { GeofenceResumeRepository } from './geofence-resume.repository.js';
+import { replay, type Visit } from './geofence-replay.js';
 import { GeofenceRepository, signature } from './geofence.repository.js';
 
 export interface ReplayOutcome {
   /** False when the tracker no longer exists. */
   found: boolean;
-  visits: number;
-  automaticEntries: number;
   /** Whether the automatic entries (and so possibly the tracker's status) changed. */
   changed: boolean;
 }
@@ -21,14 +20,15 @@ export interface ReplayOutcome {
  * Replays one tracker: reads its eligible reports, nearby locations and manual entries, computes
  * its visits and automatic entries (geofence-replay.ts) and stores them, in one transaction that
  * holds the tracker's row lock (manual entries and deletes of the tracker wait, and wait for it).
- * The replay always starts from the tracker's first report, so its result never depends on the
- * order in which reports arrived or on what an earlier replay stored.
+ * A replay from the first report is a function of what is stored, so its result never depends on
+ * the order in which reports arrived; a resumed replay continues exactly where that one would be.
  */
 @Injectable()
 export class GeofenceProcessor {
   constructor(
     private readonly db: Db,
     private readonly repository: GeofenceRepository,
+    private readonly resume: GeofenceResumeRepository,
     private readonly invalidation: CacheInvalidation,
     private readonly metrics: GeofenceMetrics,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -49,31 +49,52 @@ export class GeofenceProcessor {
   }
 
   /**
-   * `afterWrite` runs inside the transaction, after the replay's writes (the worker clears its mark
-   * there, so mark and result commit together). `markedAt`: when the tracker was marked (for the lag metric).
+   * Replays one tracker. `afterWrite` runs inside the transaction, after the replay's writes (the
+   * worker clears its mark there, so mark and result commit together); `markedAt` feeds the lag
+   * metric. `fromMicros`: the earliest time the tracker's mark covers; when it lies after the last
+   * report the previous replay took into account, the replay resumes there (reports arriving in
+   * order), else it starts from the tracker's first report (late reports, back-dated entries).
    */
-  async replayTracker(trackerId: number, afterWrite?: () => Promise<void>, markedAt?: Date): Promise<ReplayOutcome> {
+  async replayTracker(
+    trackerId: number,
+    options: { afterWrite?: () => Promise<void>; markedAt?: Date; fromMicros?: string | null } = {},
+  ): Promise<ReplayOutcome> {
     const done = await this.db.transaction(async () => {
       const tracker = await this.repository.lockTracker(trackerId);
       if (!tracker) {
-        await afterWrite?.();
+        await options.afterWrite?.();
         return null;
       }
-      const input = await this.repository.loadInput(trackerId, this.config.geofenceDwellMinutes);
-      const result = replay(input.reports, input.manual);
-      const changed = signature(result.entries) !== input.storedAutomatic;
-      const before = await this.repository.writeResult(trackerId, result.visits, result.entries, changed);
-      await afterWrite?.();
-      return { runId: tracker.production_run_id, input, result, changed, before };
+      const dwell = this.config.geofenceDwellMinutes;
+      const progress = options.fromMicros ? await this.resume.progress(trackerId) : null;
+      let counts: { before: Counts; after: Counts; changed: boolean };
+      if (progress && Number(options.fromMicros) > progress.micros) {
+        const state = await this.resume.stateAt(trackerId, progress, dwell);
+        const input = await this.repository.loadInput(trackerId, dwell, progress);
+        const result = replay(input.reports, input.manual, state);
+        await this.resume.append(trackerId, result.visits, result.entries);
+        if (result.entries.length > 0) await this.repository.syncTracker(trackerId);
+        if (input.last) await this.resume.saveProgress(trackerId, input.last);
+        // Counted over the resumed part: the continued visit before and after, plus what was added.
+        counts = { before: tally(state.open ? [state.open] : [], 0), after: tally(result.visits, result.entries.length), changed: result.entries.length > 0 };
+      } else {
+        const input = await this.repository.loadInput(trackerId, dwell);
+        const result = replay(input.reports, input.manual);
+        const changed = signature(result.entries) !== input.storedAutomatic;
+        const before = await this.repository.writeResult(trackerId, result.visits, result.entries, changed);
+        await this.resume.saveProgress(trackerId, input.last);
+        counts = { before: { ...before, entries: input.storedAutomaticCount }, after: tally(result.visits, result.entries.length), changed };
+      }
+      await options.afterWrite?.();
+      return { runId: tracker.production_run_id, ...counts };
     });
-    if (!done) return { found: false, visits: 0, automaticEntries: 0, changed: false };
-    const { runId, input, result, changed, before } = done;
-    if (changed) await this.invalidation.trackersChanged([runId]);
-    this.metrics.replayed(
-      { ...before, entries: input.storedAutomaticCount },
-      { visits: result.visits.length, confirmed: result.visits.filter((v) => v.confirmed).length, entries: result.entries.length },
-      markedAt ? (Date.now() - markedAt.getTime()) / 1000 : null,
-    );
-    return { found: true, visits: result.visits.length, automaticEntries: result.entries.length, changed };
+    if (!done) return { found: false, changed: false };
+    if (done.changed) await this.invalidation.trackersChanged([done.runId]);
+    this.metrics.replayed(done.before, done.after, options.markedAt ? (Date.now() - options.markedAt.getTime()) / 1000 : null);
+    return { found: true, changed: done.changed };
   }
+}
+
+function tally(visits: readonly Visit[], entries: number): Counts {
+  return { visits: visits.length, confirmed: visits.filter((v) => v.confirmed).length, entries };
 }

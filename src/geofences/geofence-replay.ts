@@ -42,6 +42,8 @@ export interface ManualEntry {
 }
 
 export interface Visit {
+  /** Set on the visit a resumed replay continues (the stored row it updates). */
+  id?: string;
   type: LocationType;
   locationId: number;
   enteredAt: number;
@@ -92,16 +94,38 @@ function nearer(a: Judged, b: Judged): number {
 
 const same = (visit: Visit, fence: Geofence) => visit.type === fence.type && visit.locationId === fence.id;
 
+export interface CurrentStatus {
+  status: TrackerStatus;
+  storageLocationId: number | null;
+}
+
+/** Where a replay stood after some report: enough to go on with the reports after it. */
+export interface ReplayState {
+  open: Visit | null;
+  /** The current status (latest entry in replay order); null before the tracker's first entry. */
+  status: CurrentStatus | null;
+  /** Timestamp of the latest manual entry so far (-Infinity: none). */
+  latestManual: number;
+}
+
+export const INITIAL_STATE: ReplayState = { open: null, status: null, latestManual: -Infinity };
+
 /**
  * `reports` and `manual` each in (timestamp, id) order. A manual entry is taken before a report
- * of the same timestamp.
+ * of the same timestamp. From `start` (default: the beginning), `reports` and `manual` then being
+ * only those after the state's point: the result is what a replay from the beginning would add
+ * after that point (the continued open visit comes first in `visits`, with its id).
  */
-export function replay(reports: readonly ReplayReport[], manual: readonly ManualEntry[]): { visits: Visit[]; entries: AutomaticEntry[] } {
-  const visits: Visit[] = [];
+export function replay(
+  reports: readonly ReplayReport[],
+  manual: readonly ManualEntry[],
+  start: ReplayState = INITIAL_STATE,
+): { visits: Visit[]; entries: AutomaticEntry[] } {
+  const visits: Visit[] = start.open ? [{ ...start.open }] : [];
   const entries: AutomaticEntry[] = [];
-  let open: Visit | null = null;
-  let status: { status: TrackerStatus; storageLocationId: number | null } | null = null;
-  let latestManual = -Infinity;
+  let open: Visit | null = visits[0] ?? null;
+  let status: CurrentStatus | null = start.status;
+  let latestManual = start.latestManual;
   let m = 0;
   const set = (entry: AutomaticEntry) => {
     entries.push(entry);

@@ -64,7 +64,7 @@ export class GeofenceWorker implements OnApplicationBootstrap, OnModuleDestroy {
           continue;
         }
         try {
-          await this.processor.replayTracker(claim.tracker_id, () => this.pending.finish(claim), claim.marked_at);
+          await this.processor.replayTracker(claim.tracker_id, { afterWrite: () => this.pending.finish(claim), markedAt: claim.marked_at, fromMicros: claim.from_us });
           replayed++;
         } catch (error) {
           // The claim lapses after CLAIM_SECONDS and the tracker is retried then (not at once: a

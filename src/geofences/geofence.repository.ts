@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Db, raw, sql, type Sql } from '../infrastructure/database/db.js';
 import type { AutomaticEntry, Geofence, ManualEntry, ReplayReport, Visit } from './geofence-replay.js';
 import { EXIT_FACTOR } from './geofence-replay.js';
+import { GeofenceResumeRepository, type Progress } from './geofence-resume.repository.js';
 
 /** Metres per degree of latitude on the replay's sphere (slightly rounded down: a wider band). */
 const METRES_PER_DEGREE = 111_000;
@@ -18,7 +19,10 @@ export interface TrackerReplayInput {
   /** The automatic entries stored now, as a comparable signature, and how many. */
   storedAutomatic: string;
   storedAutomaticCount: number;
+  /** The last report of `reports` (null when there are none). */
+  last: Progress | null;
 }
+
 
 type FenceJson = [type: 's' | 'd', id: number, latitude: number, longitude: number, radius: number, dwell: number | null];
 
@@ -32,7 +36,10 @@ type FenceJson = [type: 's' | 'd', id: number, latitude: number, longitude: numb
  */
 @Injectable()
 export class GeofenceRepository {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly writes: GeofenceResumeRepository,
+  ) {}
 
   /** Locks the tracker row (manual entries take the same lock); null when it is gone. */
   async lockTracker(trackerId: number): Promise<{ production_run_id: number } | null> {
@@ -47,7 +54,12 @@ export class GeofenceRepository {
     return rows.map((r) => r.id);
   }
 
-  async loadInput(trackerId: number, defaultDwellMinutes: number): Promise<Omit<TrackerReplayInput, 'productionRunId'>> {
+  /**
+   * The replay's input: every eligible report and manual entry, or with `after` only those after
+   * that report (reports by (timestamp, id), manual entries by a later timestamp).
+   */
+  async loadInput(trackerId: number, defaultDwellMinutes: number, after?: Progress): Promise<Omit<TrackerReplayInput, 'productionRunId'>> {
+    const afterTs = after ? sql`timestamptz 'epoch' + ${after.ts}::bigint * interval '1 microsecond'` : null;
     const fences = (table: string, kind: 's' | 'd') => sql`
       SELECT jsonb_build_array(${kind}::text, l.id, l.latitude, l.longitude, l.radius_m, l.dwell_minutes) AS f,
              2 * 6371008.8 * asin(least(1, sqrt(sin(radians(l.latitude - r.latitude) / 2) ^ 2
@@ -55,25 +67,25 @@ export class GeofenceRepository {
              l.radius_m
         FROM ${raw(table)} l
        WHERE l.latitude BETWEEN r.latitude - band.deg AND r.latitude + band.deg AND l.longitude IS NOT NULL`;
-    const reports = await this.db.rows<{ ts: string; latitude: number; longitude: number; accuracy_m: number | null; fences: FenceJson[] | null }>(
+    const reports = await this.db.rows<{ id: string; ts: string; latitude: number; longitude: number; accuracy_m: number | null; fences: FenceJson[] | null }>(
       sql`WITH band AS (
             SELECT ${REACH_FACTOR}::float8 * greatest(
                      (SELECT max(radius_m) FROM storage_locations WHERE latitude IS NOT NULL AND longitude IS NOT NULL),
                      (SELECT max(radius_m) FROM delivery_locations WHERE latitude IS NOT NULL AND longitude IS NOT NULL), 0) / ${METRES_PER_DEGREE}::float8 AS deg
           )
-          SELECT ${micros('r.timestamp')} AS ts, r.latitude, r.longitude, r.accuracy_m, c.fences
+          SELECT r.id::text AS id, ${micros('r.timestamp')} AS ts, r.latitude, r.longitude, r.accuracy_m, c.fences
             FROM location_reports r CROSS JOIN band
             LEFT JOIN LATERAL (
               SELECT jsonb_agg(x.f) AS fences
                 FROM (${fences('storage_locations', 's')} UNION ALL ${fences('delivery_locations', 'd')}) x
                WHERE x.d <= x.radius_m * ${REACH_FACTOR}::float8 + 1
             ) c ON band.deg > 0
-           WHERE r.tracker_id = ${trackerId} AND r.eligible
+           WHERE r.tracker_id = ${trackerId} AND r.eligible${afterTs ? sql` AND (r.timestamp, r.id) > (${afterTs}, ${after!.reportId}::bigint)` : raw('')}
            ORDER BY r.timestamp, r.id`,
     );
     const entries = await this.db.rows<{ ts: string; status: ManualEntry['status']; storage_location_id: number | null; source: string; delivery_location_id: number | null }>(
       sql`SELECT ${micros('timestamp')} AS ts, status, storage_location_id, delivery_location_id, source
-            FROM tracker_status_history WHERE tracker_id = ${trackerId} ORDER BY timestamp, id`,
+            FROM tracker_status_history WHERE tracker_id = ${trackerId}${afterTs ? sql` AND timestamp > ${afterTs}` : raw('')} ORDER BY timestamp, id`,
     );
     const toFence = ([kind, id, latitude, longitude, radius, dwell]: FenceJson): Geofence => ({
       type: kind === 's' ? 'storage' : 'delivery',
@@ -97,6 +109,7 @@ export class GeofenceRepository {
       manual: entries.filter((e) => e.source !== 'geofence').map((e) => ({ timestamp: Number(e.ts), status: e.status, storageLocationId: e.storage_location_id })),
       storedAutomatic: signature(automatic),
       storedAutomaticCount: automatic.length,
+      last: reports.length > 0 ? { ts: reports[reports.length - 1].ts, reportId: reports[reports.length - 1].id } : null,
     };
   }
 
@@ -109,33 +122,16 @@ export class GeofenceRepository {
       sql`WITH gone AS (DELETE FROM geofence_visits WHERE tracker_id = ${trackerId} RETURNING confirmed)
           SELECT count(*)::int AS visits, count(*) FILTER (WHERE confirmed)::int AS confirmed FROM gone`,
     );
-    if (visits.length > 0) {
-      const col = <T>(pick: (v: Visit) => T) => visits.map(pick);
-      const at = (column: string) => raw(`timestamptz 'epoch' + u.${column} * interval '1 microsecond'`);
-      await this.db.execute(
-        sql`INSERT INTO geofence_visits (tracker_id, storage_location_id, delivery_location_id, entered_at, last_seen_at, exited_at, report_count, confirmed)
-            SELECT ${trackerId}::int, u.s, u.d, ${at('e')}, ${at('l')}, ${at('x')}, u.n, u.c
-              FROM unnest(${col((v) => (v.type === 'storage' ? v.locationId : null))}::int[], ${col((v) => (v.type === 'delivery' ? v.locationId : null))}::int[],
-                          ${col((v) => String(v.enteredAt))}::bigint[], ${col((v) => String(v.lastSeenAt))}::bigint[],
-                          ${col((v) => (v.exitedAt === null ? null : String(v.exitedAt)))}::bigint[], ${col((v) => v.reportCount)}::int[],
-                          ${col((v) => v.confirmed)}::boolean[]) WITH ORDINALITY AS u(s, d, e, l, x, n, c, ord)
-             ORDER BY u.ord`,
-      );
-    }
+    await this.writes.insertVisits(trackerId, visits);
     if (!entriesChanged) return before;
     await this.db.execute(sql`DELETE FROM tracker_status_history WHERE tracker_id = ${trackerId} AND source = 'geofence'`);
-    if (entries.length > 0) {
-      const col = <T>(pick: (e: AutomaticEntry) => T) => entries.map(pick);
-      await this.db.execute(
-        sql`INSERT INTO tracker_status_history (tracker_id, status, timestamp, storage_location_id, delivery_location_id, notes, created_by, source)
-            SELECT ${trackerId}::int, u.status, timestamptz 'epoch' + u.ts * interval '1 microsecond', u.s, u.d, NULL, NULL, 'geofence'
-              FROM unnest(${col((e) => e.status)}::text[], ${col((e) => String(e.timestamp))}::bigint[], ${col((e) => e.storageLocationId)}::int[],
-                          ${col((e) => e.deliveryLocationId)}::int[]) WITH ORDINALITY AS u(status, ts, s, d, ord)
-             ORDER BY u.ord`,
-      );
-    }
-    // The latest (timestamp, id) entry is the tracker's state; an automatic delivery gives a
-    // tracker without destination its location.
+    await this.writes.insertEntries(trackerId, entries);
+    await this.syncTracker(trackerId);
+    return before;
+  }
+
+  /** The latest (timestamp, id) entry is the tracker's state; an automatic delivery gives a tracker without destination its location. */
+  async syncTracker(trackerId: number): Promise<void> {
     await this.db.execute(
       sql`UPDATE trackers t
              SET status = l.status,
@@ -148,7 +144,6 @@ export class GeofenceRepository {
                    WHERE h.tracker_id = ${trackerId} ORDER BY h.timestamp DESC, h.id DESC LIMIT 1) l
            WHERE t.id = ${trackerId}`,
     );
-    return before;
   }
 }
 

@@ -1,7 +1,7 @@
 import { jest } from '@jest/globals';
 import { parseArgs } from '../../src/cli/command.js';
 import { COMMANDS } from '../../src/cli/commands/index.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { createTestApp, GEOFENCE_ON, type TestApp } from '../support/app.js';
 import { at, createPlace, north, ORIGIN, settled } from '../support/geofences.js';
 import { postReports, report } from '../support/locations.js';
 import { TRACKERS, trackerWorld, type TrackerWorld } from '../support/trackers.js';
@@ -25,7 +25,7 @@ describe('geofences: operations', () => {
   };
 
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ env: GEOFENCE_ON });
     w = await trackerWorld(t);
     S = await createPlace(t, w.admin.auth, 'storage', { ...ORIGIN, radius_m: 300, dwell_minutes: 0 });
   });

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { createTestApp, GEOFENCE_ON, type TestApp } from '../support/app.js';
 import { referenceReplay, type RefFence, type RefManual, type RefReport } from '../support/geofence-reference.js';
 import { at, BASE, createPlace, north } from '../support/geofences.js';
 import { settled } from '../support/geofences.js';
@@ -26,7 +26,7 @@ describe('geofences: order independence (property)', () => {
   const fences: RefFence[] = [];
 
   beforeAll(async () => {
-    t = await createTestApp({ env: { GEOFENCE_DWELL_MINUTES: '60' } });
+    t = await createTestApp({ env: { ...GEOFENCE_ON, GEOFENCE_DWELL_MINUTES: '60' } });
     w = await trackerWorld(t);
     const place = async (kind: 'storage' | 'delivery', metres: number, radius: number, dwell: number | null) => {
       const p = north(metres, P0);

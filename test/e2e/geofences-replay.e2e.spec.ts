@@ -1,4 +1,4 @@
-import { createTestApp, type TestApp } from '../support/app.js';
+import { createTestApp, GEOFENCE_ON, type TestApp } from '../support/app.js';
 import { at, auto, createPlace, history, north, ORIGIN, settled } from '../support/geofences.js';
 import { postReports, report } from '../support/locations.js';
 import { TRACKERS, trackerWorld, type TrackerWorld } from '../support/trackers.js';
@@ -17,7 +17,7 @@ describe('geofences: replay, manual entries, durability, instances', () => {
   const inD = north(20_000);
 
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ env: GEOFENCE_ON });
     w = await trackerWorld(t);
     S = await createPlace(t, w.admin.auth, 'storage', { ...ORIGIN, radius_m: 500, dwell_minutes: 30 });
     D = await createPlace(t, w.admin.auth, 'delivery', { ...inD, radius_m: 200, dwell_minutes: 0 });
@@ -95,7 +95,7 @@ describe('geofences: replay, manual entries, durability, instances', () => {
   });
 
   it('two instances ingesting for the same tracker end the same as one in-order batch', async () => {
-    const second = await createTestApp({ database: t.database, cachePrefix: t.config.cachePrefix });
+    const second = await createTestApp({ database: t.database, cachePrefix: t.config.cachePrefix, env: GEOFENCE_ON });
     try {
       const [one, two] = [await tracker(), await tracker()];
       const points: [number, { latitude: number; longitude: number }][] = [[1, FAR], [10, ORIGIN], [25, ORIGIN], [41, ORIGIN], [50, FAR], [60, inD], [70, FAR]];

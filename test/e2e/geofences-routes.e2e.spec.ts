@@ -1,4 +1,4 @@
-import { createTestApp, type TestApp } from '../support/app.js';
+import { createTestApp, GEOFENCE_ON, type TestApp } from '../support/app.js';
 import { at, createPlace, north, ORIGIN, settled } from '../support/geofences.js';
 import { postReports, report } from '../support/locations.js';
 import { TRACKERS, trackerWorld, uploadCsv, type TrackerWorld } from '../support/trackers.js';
@@ -9,7 +9,7 @@ describe('geofences: location fields, visit routes, entry sources', () => {
   let w: TrackerWorld;
 
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ env: GEOFENCE_ON });
     w = await trackerWorld(t);
   });
   afterAll(() => t.close());

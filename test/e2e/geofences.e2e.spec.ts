@@ -1,4 +1,4 @@
-import { createTestApp, type TestApp } from '../support/app.js';
+import { createTestApp, GEOFENCE_ON, type TestApp } from '../support/app.js';
 import { at, auto, createPlace, history, north, ORIGIN, settled } from '../support/geofences.js';
 import { postReports, report } from '../support/locations.js';
 import { TRACKERS, trackerWorld, type TrackerWorld } from '../support/trackers.js';
@@ -18,7 +18,7 @@ describe('geofences: visits and automatic status entries', () => {
   const inD = north(20_000);
 
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ env: GEOFENCE_ON });
     w = await trackerWorld(t);
     S = await createPlace(t, w.admin.auth, 'storage', { ...ORIGIN, radius_m: 500, dwell_minutes: 30 });
     D = await createPlace(t, w.admin.auth, 'delivery', { ...inD, radius_m: 200, dwell_minutes: 0 });

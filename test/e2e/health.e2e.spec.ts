@@ -1,4 +1,4 @@
-import { createTestApp, type TestApp } from '../support/app.js';
+import { createTestApp, GEOFENCE_ON, type TestApp } from '../support/app.js';
 import type { CreatedUser } from '../support/factories.js';
 import { expectKeys, HEALTH_ROUTES, ISO_WITH_OFFSET, seedConsistentPipeline, STEP_KEYS } from '../support/health.js';
 
@@ -194,7 +194,8 @@ describe('Health: forced failures move the right step and the overall status', (
   const system = async () => (await t.http().get('/api/v1/health/system').set(admin.auth).expect(200)).body;
 
   beforeAll(async () => {
-    t = await createTestApp();
+    // Automation on, so a mark waiting too long is a failure (the last test uses one).
+    t = await createTestApp({ env: GEOFENCE_ON });
     admin = await t.factories.admin();
     ({ trackerIds } = await seedConsistentPipeline(t));
   });

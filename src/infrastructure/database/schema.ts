@@ -34,6 +34,11 @@ export interface Tables {
     marked_at: Date;
     claimed_until: Date | null;
   };
+  geofence_progress: {
+    tracker_id: number;
+    last_ts: Date;
+    last_report_id: string;
+  };
   geofence_visits: {
     id: string;
     tracker_id: number;
