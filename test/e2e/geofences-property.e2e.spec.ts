@@ -11,7 +11,8 @@ import { TRACKERS, trackerWorld, type TrackerWorld } from '../support/trackers.j
  * batches sent at once included), and wherever a back-dated manual entry falls among them, the
  * stored visits and automatic entries equal those of a plain reading of the rules
  * (test/support/geofence-reference.ts) over all reports in time order.
- * GEOFENCE_PROPERTY_RUNS raises the number of cases (e.g. 2000 locally).
+ * GEOFENCE_PROPERTY_RUNS raises the number of cases (e.g. 2000 locally). The pool is large enough
+ * for the worker to replay three trackers at once.
  */
 
 const RUNS = Number(process.env.GEOFENCE_PROPERTY_RUNS ?? 15);
@@ -26,7 +27,7 @@ describe('geofences: order independence (property)', () => {
   const fences: RefFence[] = [];
 
   beforeAll(async () => {
-    t = await createTestApp({ env: { ...GEOFENCE_ON, GEOFENCE_DWELL_MINUTES: '60' } });
+    t = await createTestApp({ env: { ...GEOFENCE_ON, GEOFENCE_DWELL_MINUTES: '60', DB_POOL_SIZE: '9' } });
     w = await trackerWorld(t);
     const place = async (kind: 'storage' | 'delivery', metres: number, radius: number, dwell: number | null) => {
       const p = north(metres, P0);
