@@ -6,6 +6,7 @@ import { AggregateTablesLeaveRoomForHotUpdates1763740000000 } from './1763740000
 import { DailyRowsCountTheirHours1763750000000 } from './1763750000000-DailyRowsCountTheirHours.js';
 import { TrackerDeletesWaitForLocationWrites1763760000000 } from './1763760000000-TrackerDeletesWaitForLocationWrites.js';
 import { UserTokensValidAfter1763775000000 } from './1763775000000-UserTokensValidAfter.js';
+import { Geofences1763790000000 } from './1763790000000-Geofences.js';
 
 export const MIGRATIONS = [
   InitialSchema1763700000000,
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   DailyRowsCountTheirHours1763750000000,
   TrackerDeletesWaitForLocationWrites1763760000000,
   UserTokensValidAfter1763775000000,
+  Geofences1763790000000,
 ];

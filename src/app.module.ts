@@ -8,6 +8,7 @@ import type { AppConfig } from './common/config/app-config.js';
 import { AppConfigModule } from './common/config/config.module.js';
 import { HttpExceptionFilter } from './common/errors/http-exception.filter.js';
 import { DeliveryLocationsModule } from './delivery-locations/delivery-locations.module.js';
+import { GeofencesModule } from './geofences/geofences.module.js';
 import { HealthModule } from './health/health.module.js';
 import { ImagesModule } from './images/images.module.js';
 import { CacheModule } from './infrastructure/cache/cache.module.js';
@@ -42,6 +43,7 @@ export class AppModule {
         DeliveryLocationsModule,
         TrackersModule,
         LocationsModule,
+        GeofencesModule,
         AnalyticsModule,
         ImagesModule,
         HealthModule,

@@ -1,4 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import type { AppConfig } from '../common/config/app-config.js';
+import { APP_CONFIG } from '../common/config/config.module.js';
+import { markPendingSql } from '../geofences/geofence-marks.sql.js';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { Db, empty, join, raw, sql, type Sql } from '../infrastructure/database/db.js';
 import { PreparedQueries } from '../infrastructure/database/prepared-queries.js';
@@ -53,10 +56,19 @@ function aggregateUpsert(table: 'location_history_hourly' | 'location_history_da
 /** SQL of location reports and their hourly/daily aggregates. */
 @Injectable()
 export class LocationsRepository {
+  /** CTE marking the batch's trackers for a geofence replay from their earliest new eligible report. */
+  private readonly geofenceMark: Sql;
+
   constructor(
     private readonly db: Db,
     private readonly prepared: PreparedQueries,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.geofenceMark = config.geofenceEnabled
+      ? sql`,
+      geofence AS (${markPendingSql(sql`SELECT r.tracker_id, r.timestamp FROM inserted r WHERE r.eligible`)})`
+      : empty;
+  }
 
   /**
    * Stores a batch and maintains both aggregates in ONE statement (so one transaction and one round
@@ -100,7 +112,7 @@ export class LocationsRepository {
         RETURNING id, tracker_id, timestamp, latitude, longitude, confidence, eligible
       ),
       hourly AS (${aggregateUpsert('location_history_hourly', 'hour', sql`inserted r WHERE r.eligible`)}),
-      daily AS (${aggregateUpsert('location_history_daily', 'day', sql`inserted r WHERE r.eligible`)})
+      daily AS (${aggregateUpsert('location_history_daily', 'day', sql`inserted r WHERE r.eligible`)})${this.geofenceMark}
       SELECT (SELECT coalesce(array_agg(id), '{}') FROM known) AS known_tracker_ids,
              count(*)::int AS accepted,
              count(*) FILTER (WHERE eligible)::int AS aggregated,

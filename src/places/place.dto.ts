@@ -1,5 +1,5 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsNumber, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsInt, IsNumber, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 import { PaginationQuery } from '../common/http/pagination.js';
 import { MultilineText } from '../common/http/text-input.js';
 import { NameField } from '../common/http/text-fields.js';
@@ -34,6 +34,26 @@ export class CreatePlaceDto {
   @Min(-180)
   @Max(180)
   longitude?: number | null;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 10, maximum: 100000, default: 250, description: 'Geofence radius in metres', example: 400 })
+  @ValidateIf((_, value) => value !== undefined)
+  @IsInt()
+  @Min(10)
+  @Max(100000)
+  radius_m?: number;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    minimum: 0,
+    maximum: 10080,
+    description: 'Minutes a tracker must be seen inside before it counts as arrived; null: GEOFENCE_DWELL_MINUTES',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(10080)
+  dwell_minutes?: number | null;
 }
 
 /** PUT body: every field optional (partial update); address/latitude/longitude may be null to clear them. */
@@ -61,6 +81,26 @@ export class UpdatePlaceDto {
   @Min(-180)
   @Max(180)
   longitude?: number | null;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 10, maximum: 100000, description: 'Geofence radius in metres', example: 400 })
+  @ValidateIf((_, value) => value !== undefined)
+  @IsInt()
+  @Min(10)
+  @Max(100000)
+  radius_m?: number;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    minimum: 0,
+    maximum: 10080,
+    description: 'Minutes a tracker must be seen inside before it counts as arrived; null: GEOFENCE_DWELL_MINUTES',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(10080)
+  dwell_minutes?: number | null;
 }
 
 export class ListPlacesQuery extends PaginationQuery {

@@ -10,6 +10,8 @@ export class PlaceResponse {
   @ApiProperty({ type: String, nullable: true }) address: string | null;
   @ApiProperty({ type: Number, nullable: true }) latitude: number | null;
   @ApiProperty({ type: Number, nullable: true }) longitude: number | null;
+  @ApiProperty({ type: 'integer', minimum: 10, maximum: 100000, description: 'Geofence radius in metres' }) radius_m: number;
+  @ApiProperty({ type: 'integer', nullable: true, minimum: 0, maximum: 10080, description: 'Dwell before arrival counts; null: the configured default' }) dwell_minutes: number | null;
   @ApiProperty({ example: '2026-11-21T10:04:05.123Z' }) created_at: string;
   @ApiProperty({ example: '2026-11-21T10:04:05.123Z' }) updated_at: string;
 }
@@ -21,6 +23,8 @@ export function toPlaceResponse(row: PlaceRow): PlaceResponse {
     address: row.address,
     latitude: row.latitude === null ? null : Number(row.latitude),
     longitude: row.longitude === null ? null : Number(row.longitude),
+    radius_m: row.radius_m,
+    dwell_minutes: row.dwell_minutes,
     created_at: isoUtc(row.created_at) as string,
     updated_at: isoUtc(row.updated_at) as string,
   };

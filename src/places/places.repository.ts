@@ -9,22 +9,28 @@ export interface PlaceChanges {
   address?: string | null;
   latitude?: number | null;
   longitude?: number | null;
+  radius_m?: number;
+  dwell_minutes?: number | null;
 }
 
 /** A table whose foreign key points at the place table, named for the 409 detail. */
 export interface PlaceReference {
   /** e.g. "trackers" in "Storage location is still referenced by trackers". */
   what: string;
-  table: 'trackers' | 'tracker_status_history';
+  table: 'trackers' | 'tracker_status_history' | 'geofence_visits';
 }
 
-const PLACE_COLUMNS = raw('p.id, p.name, p.address, p.latitude, p.longitude, p.created_at, p.updated_at');
+const PLACE_COLUMNS = raw('p.id, p.name, p.address, p.latitude, p.longitude, p.radius_m, p.dwell_minutes, p.created_at, p.updated_at');
 
 /** What must be gone before a place can be deleted, in the order the 409 reports it. */
 const REFERENCED_BY: readonly PlaceReference[] = [
   { what: 'trackers', table: 'trackers' },
   { what: 'tracker status history', table: 'tracker_status_history' },
+  { what: 'visits', table: 'geofence_visits' },
 ];
+
+/** A location's geofence radius when its create body names none. */
+export const DEFAULT_RADIUS_M = 250;
 
 /**
  * SQL for a location table (storage_locations or delivery_locations; same columns).
@@ -38,7 +44,7 @@ export class PlacesRepository {
   constructor(
     private readonly db: Db,
     table: 'storage_locations' | 'delivery_locations',
-    /** The column of trackers and tracker_status_history pointing here (same name in both). */
+    /** The column of trackers, tracker_status_history and geofence_visits pointing here (same name in each). */
     column: 'storage_location_id' | 'delivery_location_id',
   ) {
     this.table = raw(table);
@@ -58,15 +64,16 @@ export class PlacesRepository {
 
   insert(values: PlaceChanges & { name: string }): Promise<PlaceRow> {
     return this.db.one<PlaceRow>(
-      sql`INSERT INTO ${this.table} AS p (name, address, latitude, longitude)
-        VALUES (${values.name}, ${values.address ?? null}, ${values.latitude ?? null}, ${values.longitude ?? null}) RETURNING ${PLACE_COLUMNS}`,
+      sql`INSERT INTO ${this.table} AS p (name, address, latitude, longitude, radius_m, dwell_minutes)
+        VALUES (${values.name}, ${values.address ?? null}, ${values.latitude ?? null}, ${values.longitude ?? null},
+                ${values.radius_m ?? DEFAULT_RADIUS_M}::int, ${values.dwell_minutes ?? null}::int) RETURNING ${PLACE_COLUMNS}`,
     );
   }
 
   /** Sets exactly the given fields (null clears a nullable one). */
   update(id: number, changes: PlaceChanges): Promise<PlaceRow | null> {
     const sets: Sql[] = [sql`updated_at = now()`];
-    for (const column of ['name', 'address', 'latitude', 'longitude'] as const) {
+    for (const column of ['name', 'address', 'latitude', 'longitude', 'radius_m', 'dwell_minutes'] as const) {
       if (changes[column] !== undefined) sets.push(sql`${raw(column)} = ${changes[column]}`);
     }
     return this.db.first<PlaceRow>(sql`UPDATE ${this.table} AS p SET ${join(sets, ', ')} WHERE p.id = ${id} RETURNING ${PLACE_COLUMNS}`);

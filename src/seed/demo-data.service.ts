@@ -42,7 +42,7 @@ export class DemoDataService {
     const { runIds, count } = await this.db.transaction(async () => {
       const reference = await this.insertReferenceData();
       const trackers = demoTrackers(reference, trackersPerRun, now);
-      const inserted = await this.trackers.insertMany(scope, trackers, null);
+      const inserted = await this.trackers.insertMany(scope, trackers, null, 'manual');
       const ids = await this.db.rows<{ id: number; name: string; production_run_id: number }>(
         sql`SELECT id, name, production_run_id FROM trackers WHERE production_run_id = ANY(${reference.runIds}::int[]) ORDER BY id`,
       );
@@ -82,22 +82,23 @@ export class DemoDataService {
        RETURNING id`,
     );
     const storage = await this.db.rows<{ id: number }>(
-      sql`INSERT INTO storage_locations (name, address, latitude, longitude)
-       SELECT name || ${suffix}, address, lat, lon FROM (VALUES
-         ('Rotterdam Hub', 'Maasvlakte 1, Rotterdam', 51.95, 4.05),
-         ('Hamburg Warehouse', 'Am Hafen 5, Hamburg', 53.54, 9.98),
-         ('Chicago Depot', '200 W Lake St, Chicago', 41.88, -87.63),
-         ('Singapore Cold Store', '1 Jurong Port Rd', 1.30, 103.72)) AS v(name, address, lat, lon)
+      sql`INSERT INTO storage_locations (name, address, latitude, longitude, radius_m, dwell_minutes)
+       SELECT name || ${suffix}, address, lat, lon, radius, dwell FROM (VALUES
+         -- Port terminals and warehouses span hundreds of metres; a store is a building.
+         ('Rotterdam Hub', 'Maasvlakte 1, Rotterdam', 51.95, 4.05, 1500, NULL),
+         ('Hamburg Warehouse', 'Am Hafen 5, Hamburg', 53.54, 9.98, 600, NULL),
+         ('Chicago Depot', '200 W Lake St, Chicago', 41.88, -87.63, 300, 30),
+         ('Singapore Cold Store', '1 Jurong Port Rd', 1.30, 103.72, 400, NULL)) AS v(name, address, lat, lon, radius, dwell)
        RETURNING id`,
     );
     const delivery = await this.db.rows<{ id: number }>(
-      sql`INSERT INTO delivery_locations (name, address, latitude, longitude)
-       SELECT name || ${suffix}, address, lat, lon FROM (VALUES
-         ('Berlin Store', 'Alexanderplatz 1, Berlin', 52.52, 13.41),
-         ('Paris Store', 'Rue de Rivoli 10, Paris', 48.86, 2.35),
-         ('New York Store', '5th Ave 100, New York', 40.74, -73.99),
-         ('London Store', 'Oxford St 1, London', 51.51, -0.14),
-         ('Madrid Store', 'Gran Via 1, Madrid', 40.42, -3.70)) AS v(name, address, lat, lon)
+      sql`INSERT INTO delivery_locations (name, address, latitude, longitude, radius_m, dwell_minutes)
+       SELECT name || ${suffix}, address, lat, lon, radius, dwell FROM (VALUES
+         ('Berlin Store', 'Alexanderplatz 1, Berlin', 52.52, 13.41, 150, 15),
+         ('Paris Store', 'Rue de Rivoli 10, Paris', 48.86, 2.35, 100, 15),
+         ('New York Store', '5th Ave 100, New York', 40.74, -73.99, 100, 15),
+         ('London Store', 'Oxford St 1, London', 51.51, -0.14, 120, 15),
+         ('Madrid Store', 'Gran Via 1, Madrid', 40.42, -3.70, 150, 15)) AS v(name, address, lat, lon, radius, dwell)
        RETURNING id`,
     );
     return { runIds: runs.map((r) => r.id), storageIds: storage.map((r) => r.id), deliveryIds: delivery.map((r) => r.id) };

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { Db, sql } from '../infrastructure/database/db.js';
+import type { StatusEntrySource } from './entities/tracker-status.js';
 import type { NewStatusEntry } from './tracker-status.repository.js';
 import type { NewTracker } from './trackers.repository.js';
 import { INSERT_CHUNK } from './trackers.rows.js';
@@ -41,7 +42,7 @@ export class TrackerBulkRepository {
    * stamped with the tracker's created_at (now, unless back-dated by demo data). Rows whose run is
    * not visible are not inserted. Returns how many were inserted.
    */
-  async insertMany(scope: AccessScope, trackers: NewTracker[], createdBy: number | null): Promise<number> {
+  async insertMany(scope: AccessScope, trackers: NewTracker[], createdBy: number | null, source: StatusEntrySource): Promise<number> {
     let inserted = 0;
     for (let start = 0; start < trackers.length; start += INSERT_CHUNK) {
       const chunk = trackers.slice(start, start + INSERT_CHUNK);
@@ -63,9 +64,9 @@ export class TrackerBulkRepository {
               RETURNING id, status, storage_location_id, delivery_location_id, created_at
             ), entries AS (
               -- The first status entry; a DELIVERED tracker was delivered at its destination.
-              INSERT INTO tracker_status_history (tracker_id, status, timestamp, storage_location_id, delivery_location_id, created_by)
+              INSERT INTO tracker_status_history (tracker_id, status, timestamp, storage_location_id, delivery_location_id, created_by, source)
               SELECT c.id, c.status, c.created_at, c.storage_location_id,
-                     CASE WHEN c.status = 'DELIVERED' THEN c.delivery_location_id END, ${createdBy}::int
+                     CASE WHEN c.status = 'DELIVERED' THEN c.delivery_location_id END, ${createdBy}::int, ${source}::text
                 FROM created c
               RETURNING 1
             )

@@ -134,6 +134,7 @@ export class TrackerImportService {
             notes: row.notes,
           })),
           scope.userId,
+          'import',
         );
         // A run that became invisible since validation: refuse rather than import part of the file.
         if (inserted !== rows.length) throw new DomainError(ERRORS.importDataChanged);

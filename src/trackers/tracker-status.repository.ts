@@ -1,7 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import type { AppConfig } from '../common/config/app-config.js';
+import { APP_CONFIG } from '../common/config/config.module.js';
+import { markPendingSql } from '../geofences/geofence-marks.sql.js';
 import type { AccessScope } from '../common/auth/access-scope.js';
-import { Db, and, sql, type Sql } from '../infrastructure/database/db.js';
-import type { TrackerStatus } from './entities/tracker-status.js';
+import { Db, and, empty, sql, type Sql } from '../infrastructure/database/db.js';
+import type { StatusEntrySource, TrackerStatus } from './entities/tracker-status.js';
 import { ENTRY_COLUMNS, type StatusEntryRow } from './trackers.rows.js';
 
 export interface NewStatusEntry {
@@ -11,26 +14,32 @@ export interface NewStatusEntry {
   deliveryLocationId: number | null;
   notes: string | null;
   createdBy: number | null;
+  /** Default manual. */
+  source?: StatusEntrySource;
 }
 
 /** SQL for trackers' status histories and status counts, scoped like TrackersRepository. */
 @Injectable()
 export class TrackerStatusRepository {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   /**
    * Appends a status entry and, in the same statement, moves the tracker to it when it is the
    * entry with the greatest (timestamp, id): a back-dated entry never overwrites a newer state.
    * Callers hold the tracker's row lock (TrackersRepository.findVisible with lock), so concurrent
    * appends serialize and each compares against every committed entry. A DELIVERED entry that
-   * becomes current also sets the destination when the tracker had none.
+   * becomes current also sets the destination when the tracker had none. A manual entry marks the
+   * tracker for a geofence replay from its timestamp (automation restarts from every manual entry).
    */
   appendStatusEntry(scope: AccessScope, trackerId: number, entry: NewStatusEntry): Promise<StatusEntryRow | null> {
     return this.db.first<StatusEntryRow>(
       sql`WITH entry AS (
-            INSERT INTO tracker_status_history (tracker_id, status, timestamp, storage_location_id, delivery_location_id, notes, created_by)
+            INSERT INTO tracker_status_history (tracker_id, status, timestamp, storage_location_id, delivery_location_id, notes, created_by, source)
             SELECT t.id, ${entry.status}::text, ${entry.timestamp.toISOString()}::timestamptz, ${entry.storageLocationId}::int,
-                   ${entry.deliveryLocationId}::int, ${entry.notes}::text, ${entry.createdBy}::int FROM trackers t
+                   ${entry.deliveryLocationId}::int, ${entry.notes}::text, ${entry.createdBy}::int, ${entry.source ?? 'manual'}::text FROM trackers t
              WHERE t.id = ${trackerId} AND ${scope.visibleTracker('t.id')}
             RETURNING ${ENTRY_COLUMNS}
           ), newer AS (
@@ -47,7 +56,7 @@ export class TrackerStatusRepository {
               FROM entry e
              WHERE t.id = e.tracker_id AND NOT EXISTS (SELECT 1 FROM newer)
             RETURNING t.id
-          )
+          )${this.config.geofenceEnabled ? sql`, pending AS (${markPendingSql(sql`SELECT tracker_id, timestamp FROM entry WHERE source <> 'geofence'`)})` : empty}
           SELECT e.*, (SELECT count(*) FROM moved)::int AS moved FROM entry e`,
     );
   }
@@ -56,7 +65,7 @@ export class TrackerStatusRepository {
   async statusHistory(scope: AccessScope, id: number): Promise<StatusEntryRow[] | null> {
     const rows = await this.db.rows<StatusEntryRow & { visible_id: number }>(
       sql`SELECT t.id AS visible_id, h.id, h.tracker_id, h.status, h.timestamp, h.storage_location_id, h.delivery_location_id,
-                 h.notes, h.created_by, h.created_at
+                 h.notes, h.created_by, h.source, h.created_at
             FROM trackers t
             JOIN production_runs pr ON pr.id = t.production_run_id
             LEFT JOIN tracker_status_history h ON h.tracker_id = t.id

@@ -1,7 +1,7 @@
 import type { LocationPointRow } from '../locations/location-point.js';
 import { raw } from '../infrastructure/database/db.js';
 import type { Tables } from '../infrastructure/database/schema.js';
-import type { TrackerStatus } from './entities/tracker-status.js';
+import type { StatusEntrySource, TrackerStatus } from './entities/tracker-status.js';
 
 /** A `trackers` row as the repositories return it (timestamps as Date, or as wire text when SQL formats them). */
 export type TrackerRow = Omit<Tables['trackers'], 'status' | 'created_at' | 'updated_at'> & {
@@ -11,9 +11,10 @@ export type TrackerRow = Omit<Tables['trackers'], 'status' | 'created_at' | 'upd
 };
 
 /** A `tracker_status_history` row (bigint ids arrive as strings from pg). */
-export type StatusEntryRow = Omit<Tables['tracker_status_history'], 'id' | 'status' | 'timestamp' | 'created_at'> & {
+export type StatusEntryRow = Omit<Tables['tracker_status_history'], 'id' | 'status' | 'timestamp' | 'created_at' | 'source'> & {
   id: string | number;
   status: TrackerStatus;
+  source: StatusEntrySource;
   timestamp: Date | string;
   created_at: Date | string;
 };
@@ -36,7 +37,7 @@ export const TRACKER_COLUMNS = raw(
 );
 
 /** Select list of a StatusEntryRow from `tracker_status_history` (unaliased). */
-export const ENTRY_COLUMNS = raw('id, tracker_id, status, timestamp, storage_location_id, delivery_location_id, notes, created_by, created_at');
+export const ENTRY_COLUMNS = raw('id, tracker_id, status, timestamp, storage_location_id, delivery_location_id, notes, created_by, source, created_at');
 
 /** Bulk statements go in chunks so one statement's parameter arrays stay moderate. */
 export const INSERT_CHUNK = 10_000;

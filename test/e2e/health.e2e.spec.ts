@@ -1,4 +1,4 @@
-import { createTestApp, type TestApp } from '../support/app.js';
+import { createTestApp, GEOFENCE_ON, type TestApp } from '../support/app.js';
 import type { CreatedUser } from '../support/factories.js';
 import { expectKeys, HEALTH_ROUTES, ISO_WITH_OFFSET, seedConsistentPipeline, STEP_KEYS } from '../support/health.js';
 
@@ -26,7 +26,7 @@ function expectPipelineShape(body: Record<string, unknown>): void {
   expect(body.timestamp).toMatch(ISO_WITH_OFFSET);
   expect(typeof body.success_rate).toBe('number');
   expect(Number.isInteger(body.successful_steps)).toBe(true);
-  expect(body.total_steps).toBe(7);
+  expect(body.total_steps).toBe(8);
   expect(typeof body.response_time_ms).toBe('number');
   const steps = body.test_steps as Record<string, Record<string, unknown>>;
   expectKeys(steps, STEP_KEYS);
@@ -117,7 +117,7 @@ describe('Health: access, shapes and the healthy case', () => {
     const res = await t.http().get('/api/v1/health/pipeline').set(admin.auth).expect(200);
     expectPipelineShape(res.body);
     expect(failedSteps(res.body)).toEqual([]);
-    expect(res.body).toMatchObject({ status: 'healthy', success_rate: 100, successful_steps: 7, total_steps: 7 });
+    expect(res.body).toMatchObject({ status: 'healthy', success_rate: 100, successful_steps: 8, total_steps: 8 });
     expect(res.body.recommendations).toHaveLength(1);
     expect(res.body.recommendations[0].severity).toBe('info');
     expect(res.body.recommendations[0].documentation).toMatch(/^docs\/operations\.md#/);
@@ -152,8 +152,8 @@ describe('Health: access, shapes and the healthy case', () => {
     for (const key of METRIC_KEYS) expect(typeof res.body.overall_metrics[key]).toBe('number');
     expect(res.body.overall_metrics).toMatchObject({
       success_rate: 100,
-      components_healthy: 9,
-      components_total: 9,
+      components_healthy: 10,
+      components_total: 10,
       basic_response_time_ms: res.body.basic.response_time_ms,
       pipeline_response_time_ms: res.body.pipeline.response_time_ms,
     });
@@ -194,7 +194,8 @@ describe('Health: forced failures move the right step and the overall status', (
   const system = async () => (await t.http().get('/api/v1/health/system').set(admin.auth).expect(200)).body;
 
   beforeAll(async () => {
-    t = await createTestApp();
+    // Automation on, so a mark waiting too long is a failure (the last test uses one).
+    t = await createTestApp({ env: GEOFENCE_ON });
     admin = await t.factories.admin();
     ({ trackerIds } = await seedConsistentPipeline(t));
   });
@@ -212,7 +213,7 @@ describe('Health: forced failures move the right step and the overall status', (
       expect(failedSteps(body)).toEqual(['check_aggregation_rules']);
       expect(body.test_steps.check_aggregation_rules.details.hourly.below_min_confidence).toBe(1);
       expect(body.test_steps.check_aggregation_rules.issues[0]).toMatch(/confidence below 2/);
-      expect(body).toMatchObject({ status: 'healthy', success_rate: 85.71, successful_steps: 6 });
+      expect(body).toMatchObject({ status: 'healthy', success_rate: 87.5, successful_steps: 7 });
       expect(body.recommendations).toEqual([
         expect.objectContaining({ severity: 'critical', documentation: 'docs/operations.md#check_aggregation_rules' }),
       ]);
@@ -251,7 +252,7 @@ describe('Health: forced failures move the right step and the overall status', (
       expect(body.test_steps.check_aggregation_rules.details.hourly.recompute_mismatches).toBe(1);
       expect(body.test_steps.check_aggregation_rules.details.daily.recompute_mismatches).toBe(1);
       expect(body.test_steps.check_aggregation_rules.details.hourly.below_min_confidence).toBe(0);
-      expect(body).toMatchObject({ status: 'degraded', success_rate: 71.43 });
+      expect(body).toMatchObject({ status: 'degraded', success_rate: 75 });
     } finally {
       await t.db.query(`DELETE FROM location_reports WHERE id = $1`, [report.id]);
     }
@@ -288,24 +289,29 @@ describe('Health: forced failures move the right step and the overall status', (
     expect(body.pipeline.recommendations).toEqual([
       expect.objectContaining({ severity: 'critical', documentation: 'docs/operations.md#check_views_and_policies' }),
     ]);
-    expect(body.pipeline.status).toBe('healthy'); // 6/7 = 85.71 %
+    expect(body.pipeline.status).toBe('healthy'); // 7/8 = 87.5 %
     expect(body.status).toBe('healthy');
 
-    // 5/7 = 71.43 % → pipeline degraded → system degraded.
+    // 6/8 = 75 % → pipeline degraded → system degraded.
     await t.db.query(`UPDATE trackers SET status = 'DELIVERED' WHERE id = $1`, [trackerIds[0]]);
     body = await system();
-    expect(body.pipeline).toMatchObject({ status: 'degraded', success_rate: 71.43, successful_steps: 5 });
+    expect(body.pipeline).toMatchObject({ status: 'degraded', success_rate: 75, successful_steps: 6 });
     expect(body.status).toBe('degraded');
     expect(body.pipeline.recommendations).toHaveLength(2);
 
-    // 4/7 = 57.14 % → pipeline unhealthy → system unhealthy (basic is still fine).
+    // 4/8 = 50 % → pipeline unhealthy → system unhealthy (basic is still fine). A geofence mark
+    // held by a stuck worker for two minutes is the fourth failure.
     await t.db.query('DROP TABLE images');
+    await t.db.query(
+      `INSERT INTO geofence_pending (tracker_id, from_ts, marked_at, claimed_until) VALUES ($1, now(), now() - interval '2 minutes', now() + interval '1 hour')`,
+      [trackerIds[0]],
+    );
     body = await system();
     expect(body.pipeline.test_steps.check_required_tables.details.missing_tables).toEqual(['images']);
-    expect(body.pipeline).toMatchObject({ status: 'unhealthy', success_rate: 57.14, successful_steps: 4 });
+    expect(body.pipeline).toMatchObject({ status: 'unhealthy', success_rate: 50, successful_steps: 4 });
     expect(body.basic.status).toBe('healthy');
     expect(body.status).toBe('unhealthy');
-    expect(body.overall_metrics).toMatchObject({ success_rate: 57.14, components_healthy: 6, components_total: 9 });
+    expect(body.overall_metrics).toMatchObject({ success_rate: 50, components_healthy: 6, components_total: 10 });
   });
 });
 
@@ -337,7 +343,7 @@ describe('Health: a dead cache store', () => {
     expect(res.body.pipeline.recommendations).toEqual([
       expect.objectContaining({ severity: 'warning', documentation: 'docs/operations.md#check_cache_store' }),
     ]);
-    expect(res.body.overall_metrics).toMatchObject({ components_healthy: 7, components_total: 9 });
+    expect(res.body.overall_metrics).toMatchObject({ components_healthy: 8, components_total: 10 });
   });
 });
 

@@ -31,6 +31,8 @@ describe.each([
       address: '200 W Lake St',
       latitude: 41.88,
       longitude: -87.63,
+      radius_m: 250,
+      dwell_minutes: null,
       created_at: expect.stringMatching(/Z$/),
       updated_at: expect.stringMatching(/Z$/),
     });

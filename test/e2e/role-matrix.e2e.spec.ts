@@ -75,6 +75,8 @@ const ROWS: MatrixRow[] = [
   ...referenceRows('/api/v1/delivery-locations', 'delivery', (_fx, caller) => ({ name: `matrix-delivery-${caller}` }), { address: 'Dock 2' }),
   { method: 'get', path: '/api/v1/storage-locations/{id}/trackers', allowed: READERS, status: 200, params: id((fx) => fx.storage) },
   { method: 'get', path: '/api/v1/delivery-locations/{id}/trackers', allowed: READERS, status: 200, params: id((fx) => fx.delivery) },
+  { method: 'get', path: '/api/v1/storage-locations/{id}/visits', allowed: READERS, status: 200, params: id((fx) => fx.storage) },
+  { method: 'get', path: '/api/v1/delivery-locations/{id}/visits', allowed: READERS, status: 200, params: id((fx) => fx.delivery) },
   // analytics (read visible data)
   { method: 'get', path: '/api/v1/production-runs/{id}/analytics', allowed: READERS, status: 200, params: id((fx) => fx.run) },
   { method: 'get', path: '/api/v1/production-runs/{id}/analytics/summary', allowed: READERS, status: 200, params: id((fx) => fx.run) },
@@ -95,6 +97,7 @@ const ROWS: MatrixRow[] = [
   { method: 'put', path: '/api/v1/trackers/{id}', allowed: READERS, status: 200, params: id((fx) => fx.tracker), body: (_fx, caller) => ({ notes: `by ${caller}` }) },
   { method: 'delete', path: '/api/v1/trackers/{id}', allowed: ADMIN, status: 200, params: id((fx) => fx.spare.tracker) },
   { method: 'get', path: '/api/v1/trackers/{id}/status-history', allowed: READERS, status: 200, params: id((fx) => fx.tracker) },
+  { method: 'get', path: '/api/v1/trackers/{id}/visits', allowed: READERS, status: 200, params: id((fx) => fx.tracker) },
   // back-dated, so the tracker's current state stays IN_STORAGE for the rows after it
   { method: 'post', path: '/api/v1/trackers/{id}/status', allowed: READERS, status: 201, params: id((fx) => fx.tracker), body: () => ({ status: 'IN_TRANSIT', timestamp: daysAgo(1.5) }) },
   // location reports: admin and ingest post, admin and user read history

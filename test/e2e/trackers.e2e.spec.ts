@@ -331,6 +331,7 @@ describe('Trackers API', () => {
         delivery_location_id: null,
         notes: null,
         created_by: null,
+        source: 'manual',
         created_at: expect.stringMatching(ISO),
       });
       const latest = { timestamp: recent.toISOString(), latitude: 48.1, longitude: 11.5, confidence: 5, reported_at: recent.toISOString(), granularity: 'hourly' };
@@ -495,6 +496,7 @@ describe('Trackers API', () => {
         delivery_location_id: null,
         notes: 'dock 4',
         created_by: w.userA.id,
+        source: 'manual',
         created_at: expect.stringMatching(ISO),
       });
       // back-dated before the CREATED entry? no: CREATED was 5 h ago, this is older → status must stay CREATED

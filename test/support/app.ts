@@ -54,6 +54,9 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** Env of a test app with geofence automation on (it is off in test apps unless asked for). */
+export const GEOFENCE_ON = { GEOFENCE_ENABLED: 'true' } as const;
+
 export const redisAvailable = Boolean(process.env.REDIS_URL);
 
 /** Boots the real application (all modules, filters, pipes) against a fresh cloned database. */
@@ -71,6 +74,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     DB_POOL_SIZE: '5',
     REDIS_URL: useRedis ? process.env.REDIS_URL : undefined,
     CACHE_PREFIX: options.cachePrefix ?? database,
+    // Geofence automation adds status entries to every tracker that reports; tests of other
+    // features run without it, the geofence tests turn it on (GEOFENCE_ON).
+    GEOFENCE_ENABLED: 'false',
     ...options.env,
     DATABASE_URL: options.databaseUrlOverride ?? databaseUrl(database),
   });

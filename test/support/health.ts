@@ -12,6 +12,7 @@ export const STEP_KEYS = [
   'check_aggregation_rules',
   'check_cache_store',
   'check_status_consistency',
+  'check_geofence_processing',
 ];
 
 /** ISO 8601 with a numeric UTC offset. */

@@ -39,6 +39,7 @@ describe('tracker response mappers', () => {
         delivery_location_id: 4,
         notes: 'n',
         created_by: null,
+        source: 'geofence',
         created_at: new Date('2026-03-01T10:00:01Z'),
       }),
     ).toEqual({
@@ -50,6 +51,7 @@ describe('tracker response mappers', () => {
       delivery_location_id: 4,
       notes: 'n',
       created_by: null,
+      source: 'geofence',
       created_at: '2026-03-01T10:00:01.000Z',
     });
   });

@@ -40,6 +40,10 @@ export interface AppConfig {
   /** How long a new connection may stay silent before its first request's headers are complete. */
   httpFirstByteTimeoutMs: number;
   rawRetentionDays: number;
+  /** Visits and automatic status entries from location reports (GEOFENCE_ENABLED). */
+  geofenceEnabled: boolean;
+  /** Dwell before a visit counts as arrival, for locations whose dwell_minutes is null. */
+  geofenceDwellMinutes: number;
   metricsToken: string | undefined;
   /** Prefix of every cache key, so several deployments (or test apps) can share one Redis. */
   cachePrefix: string;
@@ -173,6 +177,8 @@ export function loadConfig(env: Env): AppConfig {
     behindTls: r.bool('BEHIND_TLS', false),
     httpFirstByteTimeoutMs: r.int('HTTP_FIRST_BYTE_TIMEOUT_MS', 30000, 100, 600000),
     rawRetentionDays: r.int('RAW_RETENTION_DAYS', 0, 0, 36500),
+    geofenceEnabled: r.bool('GEOFENCE_ENABLED', true),
+    geofenceDwellMinutes: r.int('GEOFENCE_DWELL_MINUTES', 60, 0, 10080),
     metricsToken: r.optional('METRICS_TOKEN'),
     cachePrefix: r.string('CACHE_PREFIX', 'tps'),
   };

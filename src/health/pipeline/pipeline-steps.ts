@@ -14,7 +14,8 @@ export type StepKey =
   | 'check_aggregation_freshness'
   | 'check_aggregation_rules'
   | 'check_cache_store'
-  | 'check_status_consistency';
+  | 'check_status_consistency'
+  | 'check_geofence_processing';
 
 export interface StepOutcome {
   success: boolean;
@@ -84,7 +85,17 @@ export const STEP_DEFINITIONS: readonly StepDefinition[] = [
     action: 'Reset each listed tracker to its latest status entry and find the writer that changed status without an entry.',
     needsDatabase: true,
   },
+  {
+    key: 'check_geofence_processing',
+    name: 'Geofence processing',
+    severity: 'warning',
+    action: 'Check the logs for failed geofence replays and that some instance runs with GEOFENCE_ENABLED on; replay a tracker with npm run cli -- geofences:rebuild --tracker ID.',
+    needsDatabase: true,
+  },
 ];
+
+/** Reports waiting longer than this for their geofence replay fail check_geofence_processing. */
+export const GEOFENCE_MAX_WAIT_SECONDS = 60;
 
 /** Sample sizes: fixed, so each step costs the same on a thousand or on tens of millions of reports. */
 export const SAMPLE = {
@@ -126,6 +137,8 @@ export class PipelineSteps {
         return this.cacheStore();
       case 'check_status_consistency':
         return this.statusConsistency(scope);
+      case 'check_geofence_processing':
+        return this.geofenceProcessing(scope);
     }
   }
 
@@ -235,6 +248,18 @@ export class PipelineSteps {
         examples: row.examples ?? [],
       },
       row.mismatched > 0 ? [`${row.mismatched} of ${row.sampled_trackers} sampled trackers have a status different from their latest status entry`] : [],
+    );
+  }
+
+  /** A waiting mark is an eligible report (or manual entry) automation has not taken into account yet. */
+  private async geofenceProcessing(scope: AccessScope): Promise<StepOutcome> {
+    const enabled = this.config.geofenceEnabled;
+    const row = await this.checks.geofenceBacklog(scope, GEOFENCE_MAX_WAIT_SECONDS);
+    return ok(
+      { enabled, ...row, max_wait_seconds: GEOFENCE_MAX_WAIT_SECONDS },
+      enabled && row.overdue_trackers > 0
+        ? [`${row.overdue_trackers} trackers have reports waiting more than ${GEOFENCE_MAX_WAIT_SECONDS} s for geofence processing`]
+        : [],
     );
   }
 }

@@ -24,6 +24,31 @@ export interface Tables {
     longitude: number | null;
     created_at: Date;
     updated_at: Date;
+    radius_m: number;
+    dwell_minutes: number | null;
+  };
+  geofence_pending: {
+    tracker_id: number;
+    from_ts: Date;
+    seq: string;
+    marked_at: Date;
+    claimed_until: Date | null;
+  };
+  geofence_progress: {
+    tracker_id: number;
+    last_ts: Date;
+    last_report_id: string;
+  };
+  geofence_visits: {
+    id: string;
+    tracker_id: number;
+    storage_location_id: number | null;
+    delivery_location_id: number | null;
+    entered_at: Date;
+    last_seen_at: Date;
+    exited_at: Date | null;
+    report_count: number;
+    confirmed: boolean;
   };
   images: {
     id: number;
@@ -100,6 +125,8 @@ export interface Tables {
     longitude: number | null;
     created_at: Date;
     updated_at: Date;
+    radius_m: number;
+    dwell_minutes: number | null;
   };
   tracker_status_history: {
     id: string;
@@ -111,6 +138,7 @@ export interface Tables {
     notes: string | null;
     created_by: number | null;
     created_at: Date;
+    source: string;
   };
   trackers: {
     id: number;

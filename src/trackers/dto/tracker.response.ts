@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { isoUtc } from '../../common/http/timestamps.js';
 import type { StatusEntryRow, TrackerDetailRow, TrackerRow } from '../trackers.rows.js';
 import { toLocationPoint, type LocationPoint } from '../../locations/location-point.js';
-import { TRACKER_STATES, type TrackerStatus } from '../entities/tracker-status.js';
+import { STATUS_ENTRY_SOURCES, TRACKER_STATES, type StatusEntrySource, type TrackerStatus } from '../entities/tracker-status.js';
 import { COUNT_SCHEMA, ID_SCHEMA } from '../../common/openapi/schema-types.js';
 
 /** LocationPoint (OpenAPI schema; the mapper lives in src/locations). */
@@ -37,6 +37,7 @@ export class StatusEntryResponse {
   @ApiProperty({ ...ID_SCHEMA, nullable: true }) delivery_location_id: number | null;
   @ApiProperty({ type: String, nullable: true }) notes: string | null;
   @ApiProperty({ ...ID_SCHEMA, nullable: true, description: 'User who added the entry' }) created_by: number | null;
+  @ApiProperty({ enum: STATUS_ENTRY_SOURCES, description: 'manual (API), import (CSV import) or geofence (automatic)' }) source: StatusEntrySource;
   @ApiProperty() created_at: string;
 }
 
@@ -119,6 +120,7 @@ export function toStatusEntryResponse(row: StatusEntryRow): StatusEntryResponse 
     delivery_location_id: row.delivery_location_id === null ? null : Number(row.delivery_location_id),
     notes: row.notes,
     created_by: row.created_by === null ? null : Number(row.created_by),
+    source: row.source,
     created_at: isoUtc(row.created_at) as string,
   };
 }

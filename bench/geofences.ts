@@ -1,0 +1,156 @@
+/**
+ * Standalone benchmark of geofence automation, over HTTP against the compiled service and a real
+ * PostgreSQL: sustained ingest with 1 000 geofenced locations spread over Europe, with
+ * GEOFENCE_ENABLED=false and then true (each on a fresh database), both batch sizes; reports
+ * throughput, the ratio on/off, and the processing lag (age of the oldest waiting replay mark,
+ * sampled every 100 ms while ingest runs, and the time to drain the queue after it).
+ *
+ *   npx nest build && node dist/bench/geofences.js
+ *
+ * Env: BENCH_PG_URL, BENCH_SECONDS (per scenario, default 20), BENCH_CONCURRENCY (default 4),
+ * BENCH_PORT (default 3918). It creates and drops its own database `tps_bench_geofences`.
+ */
+import { cpus } from 'node:os';
+import pg from 'pg';
+import { BENCH_ADMIN_URL, BENCH_SECRET, benchDatabaseUrl, dropDatabase, percentile, prepareDatabase, runScript, signJwt, spawnService, stopService, waitForServer } from './standalone.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
+const PORT = Number(process.env.BENCH_PORT ?? 3918);
+const DB_NAME = 'tps_bench_geofences';
+const TRACKERS = 1000;
+const LOCATIONS = 1000;
+
+interface Place {
+  latitude: number;
+  longitude: number;
+}
+
+/** In-order reports per tracker; about a third sit inside a location, the rest anywhere in Europe. */
+function makeBodies(batchSize: number, count: number, trackerIds: number[], places: Place[], seq: { next: number }): string[] {
+  const bodies: string[] = [];
+  const start = Date.now() - 400 * 86_400_000;
+  for (let b = 0; b < count; b++) {
+    const reports = new Array(batchSize);
+    for (let i = 0; i < batchSize; i++) {
+      const n = seq.next++;
+      const at = n % 3 === 0 ? places[(n * 7919) % places.length] : null;
+      reports[i] = {
+        tracker_id: trackerIds[n % trackerIds.length],
+        timestamp: new Date(start + n * 1000).toISOString(),
+        latitude: at ? at.latitude + (Math.random() - 0.5) * 0.002 : 36 + Math.random() * 24,
+        longitude: at ? at.longitude + (Math.random() - 0.5) * 0.002 : -10 + Math.random() * 40,
+        confidence: 3,
+        accuracy_m: Math.round(Math.random() * 50),
+      };
+    }
+    bodies.push(JSON.stringify({ reports }));
+  }
+  return bodies;
+}
+
+async function ingest(db: pg.Client, token: string, batchSize: number, bodies: string[]) {
+  const deadline = Date.now() + SECONDS * 1000;
+  let next = 0;
+  let reports = 0;
+  const lags: number[] = [];
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      const { rows } = await db.query<{ lag: number }>(`SELECT coalesce(extract(epoch FROM now() - min(marked_at)), 0)::float8 AS lag FROM geofence_pending`);
+      lags.push(rows[0].lag);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })();
+  const started = performance.now();
+  const worker = async () => {
+    while (Date.now() < deadline && next < bodies.length) {
+      const res = await fetch(`http://127.0.0.1:${PORT}/api/v1/locations/reports`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: bodies[next++],
+      });
+      if (res.status !== 200) throw new Error(`ingest answered ${res.status}`);
+      await res.arrayBuffer();
+      reports += batchSize;
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  const drainStarted = performance.now();
+  for (;;) {
+    const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM geofence_pending');
+    if (rows[0].n === 0 || performance.now() - drainStarted > 120_000) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  sampling = false;
+  await sampler;
+  lags.sort((a, b) => a - b);
+  return {
+    batch_size: batchSize,
+    reports,
+    seconds: +seconds.toFixed(2),
+    reports_per_second: Math.round(reports / seconds),
+    lag_seconds_p50: +percentile(lags, 50).toFixed(2),
+    lag_seconds_p99: +percentile(lags, 99).toFixed(2),
+    drain_seconds_after_ingest: +((performance.now() - drainStarted) / 1000).toFixed(2),
+  };
+}
+
+async function runMode(enabled: boolean) {
+  await prepareDatabase(BENCH_ADMIN_URL, DB_NAME, true);
+  const child = spawnService({
+    port: PORT,
+    databaseUrl: benchDatabaseUrl(DB_NAME),
+    jwtSecret: BENCH_SECRET,
+    logLevel: process.env.BENCH_LOG_LEVEL ?? 'warn',
+    env: { REDIS_URL: process.env.REDIS_URL ?? '', ADMIN_PASSWORD: 'bench-password-123', GEOFENCE_ENABLED: String(enabled) },
+  });
+  const db = new pg.Client({ connectionString: benchDatabaseUrl(DB_NAME) });
+  try {
+    await waitForServer(child, PORT, { attempts: 300 });
+    await db.connect();
+    const { rows } = await db.query<{ ingest_id: number }>(`
+      WITH c AS (INSERT INTO clients (name) VALUES ('bench') RETURNING id),
+           b AS (INSERT INTO brands (name, client_id) SELECT 'bench', id FROM c RETURNING id),
+           r AS (INSERT INTO production_runs (description, brand_id) SELECT 'bench', id FROM b RETURNING id),
+           t AS (INSERT INTO trackers (name, production_run_id, created_at) SELECT 'G-' || n, r.id, now() - interval '500 days' FROM r, generate_series(1, ${TRACKERS}) n RETURNING id, created_at),
+           h AS (INSERT INTO tracker_status_history (tracker_id, status, timestamp) SELECT id, 'CREATED', created_at FROM t RETURNING 1),
+           i AS (INSERT INTO users (name, email, password_hash, roles) VALUES ('ingest', 'ingest@bench', 'x', '{ingest}') RETURNING id)
+      SELECT (SELECT id FROM i) AS ingest_id, (SELECT count(*) FROM h) AS entries`);
+    // Half storage, half delivery, over Europe, radii 100 m..2 km.
+    for (const table of ['storage_locations', 'delivery_locations']) {
+      await db.query(
+        `INSERT INTO ${table} (name, latitude, longitude, radius_m, dwell_minutes)
+         SELECT 'L' || n, 36 + random() * 24, -10 + random() * 40, 100 + (random() * 1900)::int, CASE WHEN n % 3 = 0 THEN NULL ELSE (n % 4) * 10 END
+           FROM generate_series(1, ${LOCATIONS / 2}) n`,
+      );
+    }
+    const places = (await db.query<Place>('SELECT latitude, longitude FROM storage_locations UNION ALL SELECT latitude, longitude FROM delivery_locations')).rows;
+    const trackerIds = (await db.query<{ id: number }>('SELECT id FROM trackers ORDER BY id')).rows.map((r) => r.id);
+    const token = signJwt(rows[0].ingest_id, BENCH_SECRET);
+    const seq = { next: 0 };
+    await ingest(db, token, 1000, makeBodies(1000, 10, trackerIds, places, seq)); // warm-up
+    const results = [];
+    for (const batchSize of [1000, 10_000]) {
+      const bodies = makeBodies(batchSize, Math.ceil((60_000 * SECONDS) / batchSize), trackerIds, places, seq);
+      results.push(await ingest(db, token, batchSize, bodies));
+    }
+    const counts = await db.query(`SELECT (SELECT count(*) FROM geofence_visits)::int AS visits,
+      (SELECT count(*) FROM tracker_status_history WHERE source = 'geofence')::int AS automatic_entries`);
+    return { geofence_enabled: enabled, ingest: results, after: counts.rows[0] };
+  } finally {
+    await stopService(child);
+    await db.end().catch(() => undefined);
+    await dropDatabase(BENCH_ADMIN_URL, DB_NAME);
+  }
+}
+
+async function main(): Promise<void> {
+  const off = await runMode(false);
+  const on = await runMode(true);
+  const ratio = on.ingest.map((r, i) => ({ batch_size: r.batch_size, on_over_off: +(r.reports_per_second / off.ingest[i].reports_per_second).toFixed(3) }));
+  console.log(JSON.stringify({ machine: { cpus: cpus().length, load: (await import('node:fs')).readFileSync('/proc/loadavg', 'utf8').trim() }, seconds: SECONDS, concurrency: CONCURRENCY, off, on, ratio }, null, 2));
+}
+
+runScript(main);

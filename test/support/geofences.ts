@@ -1,0 +1,70 @@
+import type { TestApp } from './app.js';
+
+/** Helpers for the geofence tests: places on a small patch of open sea, timestamps, waiting for the worker. */
+
+/** Metres per degree of latitude on the sphere the service measures on. */
+export const M_PER_DEG = (6_371_008.8 * Math.PI) / 180;
+/** A point of the test area, far from the manufacturing box and from every other location. */
+export const ORIGIN = { latitude: -30, longitude: -20 };
+
+/** `metres` north (negative: south) of a point on the origin's meridian. */
+export function north(metres: number, from = ORIGIN): { latitude: number; longitude: number } {
+  return { latitude: from.latitude + metres / M_PER_DEG, longitude: from.longitude };
+}
+
+export const BASE = Date.parse('2026-06-01T00:00:00.000Z');
+/** ISO time `minutes` after BASE. */
+export const at = (minutes: number): string => new Date(BASE + minutes * 60_000).toISOString();
+
+export async function createPlace(
+  t: TestApp,
+  auth: { Authorization: string },
+  kind: 'storage' | 'delivery',
+  body: { name?: string; latitude: number; longitude: number; radius_m?: number; dwell_minutes?: number | null },
+): Promise<{ id: number; name: string }> {
+  const res = await t.http().post(`/api/v1/${kind}-locations`).set(auth).send({ name: `${kind}-${Math.random().toString(36).slice(2, 8)}`, ...body });
+  if (res.status !== 201) throw new Error(`creating a ${kind} location: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/**
+ * Waits until no replay is pending (every mark taken and finished), polling briefly; fails after
+ * `timeoutMs` (the service promises results within 2 s of the ingest response).
+ */
+export async function settled(t: TestApp, timeoutMs = 2000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [row] = await t.db.query('SELECT count(*)::int AS n FROM geofence_pending');
+    if (row.n === 0) return;
+    if (Date.now() > deadline) throw new Error(`geofence replays still pending after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+export interface EntryView {
+  status: string;
+  timestamp: string;
+  storage_location_id: number | null;
+  delivery_location_id: number | null;
+  source: string;
+}
+
+/** The tracker's status history as the API answers it, reduced to what automation decides. */
+export async function history(t: TestApp, auth: { Authorization: string }, trackerId: number): Promise<EntryView[]> {
+  const res = await t.http().get(`/api/v1/trackers/${trackerId}/status-history`).set(auth).expect(200);
+  return res.body.map((e: EntryView) => ({
+    status: e.status,
+    timestamp: e.timestamp,
+    storage_location_id: e.storage_location_id,
+    delivery_location_id: e.delivery_location_id,
+    source: e.source,
+  }));
+}
+
+export const auto = (status: string, timestamp: string, locations: { storage?: number; delivery?: number } = {}): EntryView => ({
+  status,
+  timestamp,
+  storage_location_id: locations.storage ?? null,
+  delivery_location_id: locations.delivery ?? null,
+  source: 'geofence',
+});
