@@ -537,6 +537,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/trackers/{id}/visits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A tracker's visits to storage and delivery locations */
+        get: operations["visitsOfTracker"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/storage-locations/{id}/visits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Visits of visible trackers at this storage location */
+        get: operations["visitsAtStorage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/delivery-locations/{id}/visits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Visits of visible trackers at this delivery location */
+        get: operations["visitsAtDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/production-runs/{id}/analytics": {
         parameters: {
             query?: never;
@@ -1062,6 +1113,16 @@ export interface components {
             address: string | null;
             latitude: number | null;
             longitude: number | null;
+            /**
+             * Format: int32
+             * @description Geofence radius in metres
+             */
+            radius_m: number;
+            /**
+             * Format: int32
+             * @description Dwell before arrival counts; null: the configured default
+             */
+            dwell_minutes: number | null;
             /** @example 2026-11-21T10:04:05.123Z */
             created_at: string;
             /** @example 2026-11-21T10:04:05.123Z */
@@ -1087,12 +1148,34 @@ export interface components {
             latitude?: number | null;
             /** @example 4.05 */
             longitude?: number | null;
+            /**
+             * Format: int32
+             * @description Geofence radius in metres. Default: `250`.
+             * @example 400
+             */
+            radius_m?: number;
+            /**
+             * Format: int32
+             * @description Minutes a tracker must be seen inside before it counts as arrived; null: GEOFENCE_DWELL_MINUTES
+             */
+            dwell_minutes?: number | null;
         };
         UpdateStorageLocationDto: {
             name?: string;
             address?: string | null;
             latitude?: number | null;
             longitude?: number | null;
+            /**
+             * Format: int32
+             * @description Geofence radius in metres
+             * @example 400
+             */
+            radius_m?: number;
+            /**
+             * Format: int32
+             * @description Minutes a tracker must be seen inside before it counts as arrived; null: GEOFENCE_DWELL_MINUTES
+             */
+            dwell_minutes?: number | null;
         };
         DeliveryLocationResponse: {
             /** Format: int32 */
@@ -1101,6 +1184,16 @@ export interface components {
             address: string | null;
             latitude: number | null;
             longitude: number | null;
+            /**
+             * Format: int32
+             * @description Geofence radius in metres
+             */
+            radius_m: number;
+            /**
+             * Format: int32
+             * @description Dwell before arrival counts; null: the configured default
+             */
+            dwell_minutes: number | null;
             /** @example 2026-11-21T10:04:05.123Z */
             created_at: string;
             /** @example 2026-11-21T10:04:05.123Z */
@@ -1126,12 +1219,34 @@ export interface components {
             latitude?: number | null;
             /** @example 4.05 */
             longitude?: number | null;
+            /**
+             * Format: int32
+             * @description Geofence radius in metres. Default: `250`.
+             * @example 400
+             */
+            radius_m?: number;
+            /**
+             * Format: int32
+             * @description Minutes a tracker must be seen inside before it counts as arrived; null: GEOFENCE_DWELL_MINUTES
+             */
+            dwell_minutes?: number | null;
         };
         UpdateDeliveryLocationDto: {
             name?: string;
             address?: string | null;
             latitude?: number | null;
             longitude?: number | null;
+            /**
+             * Format: int32
+             * @description Geofence radius in metres
+             * @example 400
+             */
+            radius_m?: number;
+            /**
+             * Format: int32
+             * @description Minutes a tracker must be seen inside before it counts as arrived; null: GEOFENCE_DWELL_MINUTES
+             */
+            dwell_minutes?: number | null;
         };
         TrackerLocationPoint: {
             /**
@@ -1294,6 +1409,11 @@ export interface components {
              * @description User who added the entry
              */
             created_by: number | null;
+            /**
+             * @description manual (API), import (CSV import) or geofence (automatic)
+             * @enum {string}
+             */
+            source: "manual" | "import" | "geofence";
             created_at: string;
         };
         TrackerDetailResponse: {
@@ -1483,6 +1603,40 @@ export interface components {
         };
         LocationPointPage: {
             items: components["schemas"]["LocationPointResponse"][];
+            /** Format: int32 */
+            total: number;
+            /** Format: int32 */
+            page: number;
+            /** Format: int32 */
+            size: number;
+            /** Format: int32 */
+            pages: number;
+        };
+        VisitResponse: {
+            /** Format: int32 */
+            id: number;
+            /** Format: int32 */
+            tracker_id: number;
+            /** @enum {string} */
+            location_type: "storage" | "delivery";
+            /** Format: int32 */
+            location_id: number;
+            location_name: string;
+            /** @description Time of the first report inside */
+            entered_at: string;
+            /** @description Time of the latest report inside */
+            last_seen_at: string;
+            /** @description Time of the report that ended the visit; null while open */
+            exited_at: string | null;
+            /** @description last_seen_at − entered_at in minutes, 2 decimals */
+            duration_minutes: number;
+            /** Format: int32 */
+            report_count: number;
+            /** @description Seen inside for at least the location's dwell time */
+            confirmed: boolean;
+        };
+        VisitPage: {
+            items: components["schemas"]["VisitResponse"][];
             /** Format: int32 */
             total: number;
             /** Format: int32 */
@@ -1732,7 +1886,7 @@ export interface components {
             successful_steps: number;
             /** Format: int32 */
             total_steps: number;
-            /** @description Keys: check_database_connection, check_required_tables, check_views_and_policies, check_aggregation_freshness, check_aggregation_rules, check_cache_store, check_status_consistency */
+            /** @description Keys: check_database_connection, check_required_tables, check_views_and_policies, check_aggregation_freshness, check_aggregation_rules, check_cache_store, check_status_consistency, check_geofence_processing */
             test_steps: {
                 [key: string]: components["schemas"]["PipelineStepResponse"];
             };
@@ -6042,6 +6196,255 @@ export interface operations {
                 };
             };
             /** @description A field failed validation; Validation failed: start_date: must not be after end_date */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    visitsOfTracker: {
+        parameters: {
+            query?: {
+                skip?: number;
+                limit?: number;
+                /** @description Only confirmed (true) or unconfirmed (false) visits */
+                confirmed?: boolean;
+                /** @description Only open (true) or closed (false) visits */
+                open?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Positive integer in plain digits (no sign, leading zero, fraction or exponent); anything else is 422. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VisitPage"];
+                };
+            };
+            /** @description No bearer token; Token invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, or of a client not in the caller's client_list */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field failed validation */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    visitsAtStorage: {
+        parameters: {
+            query?: {
+                skip?: number;
+                limit?: number;
+                /** @description Only confirmed (true) or unconfirmed (false) visits */
+                confirmed?: boolean;
+                /** @description Only open (true) or closed (false) visits */
+                open?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Positive integer in plain digits (no sign, leading zero, fraction or exponent); anything else is 422. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VisitPage"];
+                };
+            };
+            /** @description No bearer token; Token invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage location not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field failed validation */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    visitsAtDelivery: {
+        parameters: {
+            query?: {
+                skip?: number;
+                limit?: number;
+                /** @description Only confirmed (true) or unconfirmed (false) visits */
+                confirmed?: boolean;
+                /** @description Only open (true) or closed (false) visits */
+                open?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Positive integer in plain digits (no sign, leading zero, fraction or exponent); anything else is 422. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VisitPage"];
+                };
+            };
+            /** @description No bearer token; Token invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Delivery location not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field failed validation */
             422: {
                 headers: {
                     [name: string]: unknown;

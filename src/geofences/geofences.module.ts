@@ -7,11 +7,12 @@ import { GeofenceRepository } from './geofence.repository.js';
 import { GeofenceResumeRepository } from './geofence-resume.repository.js';
 import { VisitsController } from './visits.controller.js';
 import { VisitsRepository } from './visits.repository.js';
+import { VisitsService } from './visits.service.js';
 
 /** Locations as geofences: the replay queue and worker, visits and their routes. */
 @Module({
   controllers: [VisitsController],
-  providers: [GeofenceMetrics, GeofenceRepository, GeofenceResumeRepository, GeofencePendingRepository, GeofenceProcessor, GeofenceWorker, VisitsRepository],
+  providers: [GeofenceMetrics, GeofenceRepository, GeofenceResumeRepository, GeofencePendingRepository, GeofenceProcessor, GeofenceWorker, VisitsRepository, VisitsService],
   exports: [GeofenceProcessor, GeofencePendingRepository, GeofenceWorker],
 })
 export class GeofencesModule {}

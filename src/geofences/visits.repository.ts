@@ -5,6 +5,9 @@ import type { Tables } from '../infrastructure/database/schema.js';
 
 export type VisitRow = Omit<Tables['geofence_visits'], 'id'> & { id: string | number; location_name: string; duration_minutes: string };
 
+/** Whose visits: one tracker's, or those at one location. */
+export type VisitsOf = { trackerId: number } | { storageLocationId: number } | { deliveryLocationId: number };
+
 export interface VisitFilter {
   confirmed?: boolean;
   open?: boolean;
@@ -25,8 +28,14 @@ const VISITS_FROM = raw(
 export class VisitsRepository {
   constructor(private readonly db: Db) {}
 
-  /** `at`: the tracker or location whose visits are listed. Newest entered_at first. */
-  page(scope: AccessScope, at: Sql, filter: VisitFilter, page: { skip: number; limit: number }): Promise<PagedRows<VisitRow>> {
+  /** Visits of `of`, newest entered_at first. */
+  page(scope: AccessScope, of: VisitsOf, filter: VisitFilter, page: { skip: number; limit: number }): Promise<PagedRows<VisitRow>> {
+    const at =
+      'trackerId' in of
+        ? sql`v.tracker_id = ${of.trackerId}`
+        : 'storageLocationId' in of
+          ? sql`v.storage_location_id = ${of.storageLocationId}`
+          : sql`v.delivery_location_id = ${of.deliveryLocationId}`;
     const where: Sql[] = [at, scope.visibleTracker('v.tracker_id')];
     if (filter.confirmed !== undefined) where.push(sql`v.confirmed = ${filter.confirmed}`);
     if (filter.open !== undefined) where.push(filter.open ? sql`v.exited_at IS NULL` : sql`v.exited_at IS NOT NULL`);
