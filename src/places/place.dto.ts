@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsNumber, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 import { PaginationQuery } from '../common/http/pagination.js';
@@ -9,6 +10,34 @@ import { NameField } from '../common/http/text-fields.js';
  * and rules). Each kind subclasses them so OpenAPI names the schemas after the resource.
  */
 const FINITE = { allowNaN: false, allowInfinity: false };
+
+/** Geofence radius in metres, 10..100 000; may be left out but never null. */
+function RadiusField(doc: { default?: number } = {}): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({ type: 'integer', minimum: 10, maximum: 100000, ...doc, description: 'Geofence radius in metres', example: 400 }),
+    ValidateIf((_: object, value: unknown) => value !== undefined),
+    IsInt(),
+    Min(10),
+    Max(100000),
+  );
+}
+
+/** Dwell in minutes, 0..10 080, or null for the configured default. */
+function DwellField(): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      type: 'integer',
+      nullable: true,
+      minimum: 0,
+      maximum: 10080,
+      description: 'Minutes a tracker must be seen inside before it counts as arrived; null: GEOFENCE_DWELL_MINUTES',
+    }),
+    IsOptional(),
+    IsInt(),
+    Min(0),
+    Max(10080),
+  );
+}
 
 export class CreatePlaceDto {
   @NameField({ example: 'Rotterdam Hub' })
@@ -35,24 +64,10 @@ export class CreatePlaceDto {
   @Max(180)
   longitude?: number | null;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 10, maximum: 100000, default: 250, description: 'Geofence radius in metres', example: 400 })
-  @ValidateIf((_, value) => value !== undefined)
-  @IsInt()
-  @Min(10)
-  @Max(100000)
+  @RadiusField({ default: 250 })
   radius_m?: number;
 
-  @ApiPropertyOptional({
-    type: 'integer',
-    nullable: true,
-    minimum: 0,
-    maximum: 10080,
-    description: 'Minutes a tracker must be seen inside before it counts as arrived; null: GEOFENCE_DWELL_MINUTES',
-  })
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  @Max(10080)
+  @DwellField()
   dwell_minutes?: number | null;
 }
 
@@ -82,24 +97,10 @@ export class UpdatePlaceDto {
   @Max(180)
   longitude?: number | null;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 10, maximum: 100000, description: 'Geofence radius in metres', example: 400 })
-  @ValidateIf((_, value) => value !== undefined)
-  @IsInt()
-  @Min(10)
-  @Max(100000)
+  @RadiusField()
   radius_m?: number;
 
-  @ApiPropertyOptional({
-    type: 'integer',
-    nullable: true,
-    minimum: 0,
-    maximum: 10080,
-    description: 'Minutes a tracker must be seen inside before it counts as arrived; null: GEOFENCE_DWELL_MINUTES',
-  })
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  @Max(10080)
+  @DwellField()
   dwell_minutes?: number | null;
 }
 
