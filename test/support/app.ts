@@ -10,12 +10,14 @@ import { AppModule } from '../../src/app.module.js';
 import { configureApp } from '../../src/app.setup.js';
 import { ExpressHttpAdapter } from '../../src/infrastructure/http/express-http-adapter.js';
 import { TokenService } from '../../src/auth/token.service.js';
-import { loadConfig, type AppConfig } from '../../src/common/config/app-config.js';
-import { createTestDatabase, databaseUrl, dropTestDatabase } from './database.js';
+import type { AppConfig } from '../../src/common/config/app-config.js';
+import { createTestDatabase, dropTestDatabase } from './database.js';
 import { Factories } from './factories.js';
 import { ResponseChecker } from './openapi-responses.js';
 
-export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
+import { testConfig } from './test-config.js';
+
+export { TEST_JWT_SECRET } from './test-config.js';
 
 export interface TestAppOptions {
   /** Extra environment for this app (e.g. { HOURLY_HISTORY_DAYS: '3' }). */
@@ -65,21 +67,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const database = options.database ?? (await createTestDatabase());
   const dataDir = mkdtempSync(join(tmpdir(), 'tps-test-'));
   const useRedis = options.redis ?? redisAvailable;
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    JWT_SECRET: TEST_JWT_SECRET,
-    SEED_DEMO_DATA: 'false',
-    DATA_DIR: dataDir,
-    DB_POOL_SIZE: '5',
-    REDIS_URL: useRedis ? process.env.REDIS_URL : undefined,
-    CACHE_PREFIX: options.cachePrefix ?? database,
-    // Geofence automation adds status entries to every tracker that reports; tests of other
-    // features run without it, the geofence tests turn it on (GEOFENCE_ON).
-    GEOFENCE_ENABLED: 'false',
-    ...options.env,
-    DATABASE_URL: options.databaseUrlOverride ?? databaseUrl(database),
-  });
+  const config = testConfig({ database, dataDir, redis: useRedis, cachePrefix: options.cachePrefix, env: options.env, databaseUrlOverride: options.databaseUrlOverride });
   const root = options.imports?.length
     ? { module: TestRootModule, imports: [AppModule.forRoot(config), ...options.imports] }
     : AppModule.forRoot(config);

@@ -9,7 +9,7 @@ import { AuthModule } from '../../src/auth/auth.module.js';
 import { TokenService } from '../../src/auth/token.service.js';
 import { BrandsModule } from '../../src/brands/brands.module.js';
 import { ClientsModule } from '../../src/clients/clients.module.js';
-import { loadConfig, type AppConfig } from '../../src/common/config/app-config.js';
+import type { AppConfig } from '../../src/common/config/app-config.js';
 import { AppConfigModule } from '../../src/common/config/config.module.js';
 import { DeliveryLocationsModule } from '../../src/delivery-locations/delivery-locations.module.js';
 import { CacheModule } from '../../src/infrastructure/cache/cache.module.js';
@@ -17,8 +17,9 @@ import { DatabaseModule } from '../../src/infrastructure/database/database.modul
 import { MetricsModule } from '../../src/metrics/metrics.module.js';
 import { ProductionRunsModule } from '../../src/production-runs/production-runs.module.js';
 import { StorageLocationsModule } from '../../src/storage-locations/storage-locations.module.js';
-import { TEST_JWT_SECRET, redisAvailable } from './app.js';
-import { createTestDatabase, databaseUrl, dropTestDatabase } from './database.js';
+import { redisAvailable } from './app.js';
+import { createTestDatabase, dropTestDatabase } from './database.js';
+import { testConfig } from './test-config.js';
 import { Factories } from './factories.js';
 
 /**
@@ -68,18 +69,7 @@ export async function createMediumContext(options: MediumOptions = {}): Promise<
   const database = options.database ?? (await createTestDatabase());
   const dataDir = mkdtempSync(join(tmpdir(), 'tps-medium-'));
   const useRedis = options.redis ?? redisAvailable;
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    JWT_SECRET: TEST_JWT_SECRET,
-    SEED_DEMO_DATA: 'false',
-    DATA_DIR: dataDir,
-    DB_POOL_SIZE: '5',
-    REDIS_URL: useRedis ? process.env.REDIS_URL : undefined,
-    CACHE_PREFIX: options.cachePrefix ?? database,
-    ...options.env,
-    DATABASE_URL: databaseUrl(database),
-  });
+  const config = testConfig({ database, dataDir, redis: useRedis, cachePrefix: options.cachePrefix, env: options.env });
   const withFactories = options.factories ?? true;
   // MetricsModule is global: services report counters into it (e.g. ingestion), so it is always mounted.
   const root: DynamicModule = {
