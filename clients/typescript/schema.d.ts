@@ -961,13 +961,13 @@ export interface components {
             is_active?: boolean;
         };
         ClientResponse: {
-            /** Format: int32 */
-            id: number;
-            name: string;
             /** @example 2026-11-21T10:04:05.123Z */
             created_at: string;
             /** @example 2026-11-21T10:04:05.123Z */
             updated_at: string;
+            /** Format: int32 */
+            id: number;
+            name: string;
         };
         ClientPage: {
             items: components["schemas"]["ClientResponse"][];
@@ -992,15 +992,15 @@ export interface components {
             name?: string;
         };
         BrandResponse: {
+            /** @example 2026-11-21T10:04:05.123Z */
+            created_at: string;
+            /** @example 2026-11-21T10:04:05.123Z */
+            updated_at: string;
             /** Format: int32 */
             id: number;
             name: string;
             /** Format: int32 */
             client_id: number;
-            /** @example 2026-11-21T10:04:05.123Z */
-            created_at: string;
-            /** @example 2026-11-21T10:04:05.123Z */
-            updated_at: string;
         };
         BrandPage: {
             items: components["schemas"]["BrandResponse"][];
@@ -1034,6 +1034,10 @@ export interface components {
             client_id?: number;
         };
         ProductionRunResponse: {
+            /** @example 2026-11-21T10:04:05.123Z */
+            created_at: string;
+            /** @example 2026-11-21T10:04:05.123Z */
+            updated_at: string;
             /** Format: int32 */
             id: number;
             description: string;
@@ -1053,10 +1057,6 @@ export interface components {
              * @description Number of trackers in the run.
              */
             tracker_count: number;
-            /** @example 2026-11-21T10:04:05.123Z */
-            created_at: string;
-            /** @example 2026-11-21T10:04:05.123Z */
-            updated_at: string;
         };
         ProductionRunPage: {
             items: components["schemas"]["ProductionRunResponse"][];
@@ -1107,6 +1107,10 @@ export interface components {
             end_date?: string | null;
         };
         StorageLocationResponse: {
+            /** @example 2026-11-21T10:04:05.123Z */
+            created_at: string;
+            /** @example 2026-11-21T10:04:05.123Z */
+            updated_at: string;
             /** Format: int32 */
             id: number;
             name: string;
@@ -1123,10 +1127,6 @@ export interface components {
              * @description Dwell before arrival counts; null: the configured default
              */
             dwell_minutes: number | null;
-            /** @example 2026-11-21T10:04:05.123Z */
-            created_at: string;
-            /** @example 2026-11-21T10:04:05.123Z */
-            updated_at: string;
         };
         StorageLocationPage: {
             items: components["schemas"]["StorageLocationResponse"][];
@@ -1178,6 +1178,10 @@ export interface components {
             dwell_minutes?: number | null;
         };
         DeliveryLocationResponse: {
+            /** @example 2026-11-21T10:04:05.123Z */
+            created_at: string;
+            /** @example 2026-11-21T10:04:05.123Z */
+            updated_at: string;
             /** Format: int32 */
             id: number;
             name: string;
@@ -1194,10 +1198,6 @@ export interface components {
              * @description Dwell before arrival counts; null: the configured default
              */
             dwell_minutes: number | null;
-            /** @example 2026-11-21T10:04:05.123Z */
-            created_at: string;
-            /** @example 2026-11-21T10:04:05.123Z */
-            updated_at: string;
         };
         DeliveryLocationPage: {
             items: components["schemas"]["DeliveryLocationResponse"][];

@@ -1,10 +1,10 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { isoUtc } from '../common/http/timestamps.js';
+import { timestampsOf, TimestampedResponse } from '../common/http/timestamped.response.js';
 import type { PlaceRow } from './places.repository.js';
 import { ID_SCHEMA } from '../common/openapi/schema-types.js';
 
 /** Wire shape of a storage or delivery location (each module subclasses it for its OpenAPI name). */
-export class PlaceResponse {
+export class PlaceResponse extends TimestampedResponse {
   @ApiProperty(ID_SCHEMA) id: number;
   @ApiProperty() name: string;
   @ApiProperty({ type: String, nullable: true }) address: string | null;
@@ -12,8 +12,6 @@ export class PlaceResponse {
   @ApiProperty({ type: Number, nullable: true }) longitude: number | null;
   @ApiProperty({ type: 'integer', minimum: 10, maximum: 100000, description: 'Geofence radius in metres' }) radius_m: number;
   @ApiProperty({ type: 'integer', nullable: true, minimum: 0, maximum: 10080, description: 'Dwell before arrival counts; null: the configured default' }) dwell_minutes: number | null;
-  @ApiProperty({ example: '2026-11-21T10:04:05.123Z' }) created_at: string;
-  @ApiProperty({ example: '2026-11-21T10:04:05.123Z' }) updated_at: string;
 }
 
 export function toPlaceResponse(row: PlaceRow): PlaceResponse {
@@ -25,7 +23,6 @@ export function toPlaceResponse(row: PlaceRow): PlaceResponse {
     longitude: row.longitude === null ? null : Number(row.longitude),
     radius_m: row.radius_m,
     dwell_minutes: row.dwell_minutes,
-    created_at: isoUtc(row.created_at) as string,
-    updated_at: isoUtc(row.updated_at) as string,
+    ...timestampsOf(row),
   };
 }

@@ -1,14 +1,12 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { isoUtc } from '../../common/http/timestamps.js';
+import { timestampsOf, TimestampedResponse } from '../../common/http/timestamped.response.js';
 import type { BrandRow } from '../brands.repository.js';
 import { ID_SCHEMA } from '../../common/openapi/schema-types.js';
 
-export class BrandResponse {
+export class BrandResponse extends TimestampedResponse {
   @ApiProperty(ID_SCHEMA) id: number;
   @ApiProperty() name: string;
   @ApiProperty(ID_SCHEMA) client_id: number;
-  @ApiProperty({ example: '2026-11-21T10:04:05.123Z' }) created_at: string;
-  @ApiProperty({ example: '2026-11-21T10:04:05.123Z' }) updated_at: string;
 }
 
 export function toBrandResponse(row: BrandRow): BrandResponse {
@@ -16,7 +14,6 @@ export function toBrandResponse(row: BrandRow): BrandResponse {
     id: row.id,
     name: row.name,
     client_id: row.client_id,
-    created_at: isoUtc(row.created_at) as string,
-    updated_at: isoUtc(row.updated_at) as string,
+    ...timestampsOf(row),
   };
 }

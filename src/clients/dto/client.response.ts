@@ -1,20 +1,17 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { isoUtc } from '../../common/http/timestamps.js';
+import { timestampsOf, TimestampedResponse } from '../../common/http/timestamped.response.js';
 import type { ClientRow } from '../clients.repository.js';
 import { ID_SCHEMA } from '../../common/openapi/schema-types.js';
 
-export class ClientResponse {
+export class ClientResponse extends TimestampedResponse {
   @ApiProperty(ID_SCHEMA) id: number;
   @ApiProperty() name: string;
-  @ApiProperty({ example: '2026-11-21T10:04:05.123Z' }) created_at: string;
-  @ApiProperty({ example: '2026-11-21T10:04:05.123Z' }) updated_at: string;
 }
 
 export function toClientResponse(row: ClientRow): ClientResponse {
   return {
     id: row.id,
     name: row.name,
-    created_at: isoUtc(row.created_at) as string,
-    updated_at: isoUtc(row.updated_at) as string,
+    ...timestampsOf(row),
   };
 }

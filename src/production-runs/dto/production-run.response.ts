@@ -1,9 +1,10 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { timestampsOf, TimestampedResponse } from '../../common/http/timestamped.response.js';
 import { isoUtc } from '../../common/http/timestamps.js';
 import type { ProductionRunRow } from '../production-runs.repository.js';
 import { COUNT_SCHEMA, ID_SCHEMA } from '../../common/openapi/schema-types.js';
 
-export class ProductionRunResponse {
+export class ProductionRunResponse extends TimestampedResponse {
   @ApiProperty(ID_SCHEMA) id: number;
   @ApiProperty() description: string;
   @ApiProperty(ID_SCHEMA) brand_id: number;
@@ -11,8 +12,6 @@ export class ProductionRunResponse {
   @ApiProperty({ type: String, nullable: true, example: '2026-03-01T00:00:00.000Z' }) start_date: string | null;
   @ApiProperty({ type: String, nullable: true, example: null }) end_date: string | null;
   @ApiProperty({ ...COUNT_SCHEMA, description: 'Number of trackers in the run.' }) tracker_count: number;
-  @ApiProperty({ example: '2026-11-21T10:04:05.123Z' }) created_at: string;
-  @ApiProperty({ example: '2026-11-21T10:04:05.123Z' }) updated_at: string;
 }
 
 export function toProductionRunResponse(row: ProductionRunRow): ProductionRunResponse {
@@ -24,7 +23,6 @@ export function toProductionRunResponse(row: ProductionRunRow): ProductionRunRes
     start_date: isoUtc(row.start_date),
     end_date: isoUtc(row.end_date),
     tracker_count: Number(row.tracker_count),
-    created_at: isoUtc(row.created_at) as string,
-    updated_at: isoUtc(row.updated_at) as string,
+    ...timestampsOf(row),
   };
 }
