@@ -1,6 +1,15 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
 import { IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { OpaqueText } from '../../common/http/text-input.js';
+
+/**
+ * A credential the login handler checks itself (a wrong one is the same 401 as any other): a
+ * non-empty string of at most `maxLength`, whose characters the text rule leaves alone.
+ */
+function Credential(maxLength: number, doc: ApiPropertyOptions = {}): PropertyDecorator {
+  return applyDecorators(ApiProperty(doc), IsString(), IsNotEmpty(), MaxLength(maxLength), OpaqueText());
+}
 
 /**
  * OAuth2 password form (`application/x-www-form-urlencoded`; JSON and multipart accepted too).
@@ -8,18 +17,10 @@ import { OpaqueText } from '../../common/http/text-input.js';
  * accepted (and ignored) rather than rejected as unknown fields.
  */
 export class LoginFormDto {
-  @ApiProperty({ description: 'The e-mail address', example: 'admin@example.com' })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(320)
-  @OpaqueText()
+  @Credential(320, { description: 'The e-mail address', example: 'admin@example.com' })
   username: string;
 
-  @ApiProperty({ format: 'password' })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(1024)
-  @OpaqueText()
+  @Credential(1024, { format: 'password' })
   password: string;
 
   @ApiPropertyOptional({ example: 'password' }) @IsOptional() @IsString() @MaxLength(64) grant_type?: string;
@@ -29,26 +30,14 @@ export class LoginFormDto {
 }
 
 export class LoginJsonDto {
-  @ApiProperty({ example: 'admin@example.com' })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(320)
-  @OpaqueText()
+  @Credential(320, { example: 'admin@example.com' })
   email: string;
 
-  @ApiProperty({ format: 'password' })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(1024)
-  @OpaqueText()
+  @Credential(1024, { format: 'password' })
   password: string;
 }
 
 export class RefreshDto {
-  @ApiProperty({ description: 'A refresh token from login or a previous refresh' })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(4096)
-  @OpaqueText()
+  @Credential(4096, { description: 'A refresh token from login or a previous refresh' })
   refresh_token: string;
 }
