@@ -1,6 +1,4 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -8,18 +6,11 @@ import request from 'supertest';
 import { TEST_JWT_SECRET } from '../support/app.js';
 import { createTestDatabase, databaseUrl, dropTestDatabase } from '../support/database.js';
 import { call, waitFor } from '../support/reliability.js';
+import { buildIfNeeded, freePort, spawnService, type ServiceProcess } from '../support/service-process.js';
 
 const ADMIN = { email: 'memory-admin@example.com', password: 'memory-pass-123' };
 const PARALLEL_UPLOADS = 40;
 const RSS_BOUND_MB = 300;
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** Peak resident memory of a process so far (Linux), in MB. */
 function peakRssMb(pid: number): number {
@@ -34,41 +25,34 @@ function peakRssMb(pid: number): number {
  */
 describe('Images: memory stays bounded under parallel uploads (the built service as a child process)', () => {
   let database: string;
-  let child: ChildProcess;
+  let service: ServiceProcess;
   let dataDir: string;
   let base: string;
-  let output = '';
 
   beforeAll(async () => {
-    execFileSync(process.execPath, ['scripts/build-if-needed.mjs'], { stdio: 'pipe' });
+    buildIfNeeded();
     database = await createTestDatabase();
     dataDir = mkdtempSync(join(tmpdir(), 'tps-memory-'));
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    child = spawn(process.execPath, ['dist/src/main.js'], {
-      env: {
-        PATH: process.env.PATH,
-        NODE_ENV: 'production',
-        PORT: String(port),
-        DATABASE_URL: databaseUrl(database),
-        JWT_SECRET: TEST_JWT_SECRET,
-        DATA_DIR: dataDir,
-        ADMIN_EMAIL: ADMIN.email,
-        ADMIN_PASSWORD: ADMIN.password,
-        SEED_DEMO_DATA: 'false',
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    service = spawnService({
+      NODE_ENV: 'production',
+      PORT: String(port),
+      DATABASE_URL: databaseUrl(database),
+      JWT_SECRET: TEST_JWT_SECRET,
+      DATA_DIR: dataDir,
+      ADMIN_EMAIL: ADMIN.email,
+      ADMIN_PASSWORD: ADMIN.password,
+      SEED_DEMO_DATA: 'false',
+      LOG_LEVEL: 'warn',
     });
-    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     await waitFor(async () => (await call(base, 'GET', '/openapi.json', { timeoutMs: 1000 })).status === 200, 60_000).catch((error: Error) => {
-      throw new Error(`service did not start: ${error.message}\n${output}`);
+      throw new Error(`service did not start: ${error.message}\n${service.stdout()}${service.stderr()}`);
     });
   }, 180_000);
 
   afterAll(async () => {
-    if (child && child.exitCode === null) child.kill('SIGKILL');
+    await service?.cleanup();
     if (database) await dropTestDatabase(database);
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
@@ -86,11 +70,11 @@ describe('Images: memory stays bounded under parallel uploads (the built service
       request(base).post('/api/v1/images').set(auth).attach('file', bytes, { filename: name, contentType: 'image/png' });
 
     await upload(await sharp({ create: { width: 8, height: 8, channels: 3, background: 'red' } }).png().toBuffer(), 'warm-up.png').expect(201);
-    const before = peakRssMb(child.pid as number);
+    const before = peakRssMb(service.child.pid as number);
     const responses = await Promise.all(Array.from({ length: PARALLEL_UPLOADS }, () => upload(png)));
     expect(responses.map((res) => res.status)).toEqual(Array(PARALLEL_UPLOADS).fill(201));
     expect(responses[0].body).toMatchObject({ width: 1670, height: 1670, size: png.length, mime_type: 'image/png' });
-    const peak = peakRssMb(child.pid as number);
+    const peak = peakRssMb(service.child.pid as number);
     expect({ before: Math.round(before), peak: Math.round(peak), bounded: peak < RSS_BOUND_MB }).toEqual(expect.objectContaining({ bounded: true }));
 
     // Refused uploads (not an image, over the size limit) leave nothing behind either.
