@@ -3,10 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import request from 'supertest';
-import { TEST_JWT_SECRET } from '../support/app.js';
-import { createTestDatabase, databaseUrl, dropTestDatabase } from '../support/database.js';
+import { createTestDatabase, dropTestDatabase } from '../support/database.js';
 import { call, waitFor } from '../support/reliability.js';
-import { buildIfNeeded, freePort, spawnService, type ServiceProcess } from '../support/service-process.js';
+import { buildIfNeeded, freePort, spawnProductionService, type ServiceProcess } from '../support/service-process.js';
 
 const ADMIN = { email: 'memory-admin@example.com', password: 'memory-pass-123' };
 const PARALLEL_UPLOADS = 40;
@@ -35,17 +34,7 @@ describe('Images: memory stays bounded under parallel uploads (the built service
     dataDir = mkdtempSync(join(tmpdir(), 'tps-memory-'));
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    service = spawnService({
-      NODE_ENV: 'production',
-      PORT: String(port),
-      DATABASE_URL: databaseUrl(database),
-      JWT_SECRET: TEST_JWT_SECRET,
-      DATA_DIR: dataDir,
-      ADMIN_EMAIL: ADMIN.email,
-      ADMIN_PASSWORD: ADMIN.password,
-      SEED_DEMO_DATA: 'false',
-      LOG_LEVEL: 'warn',
-    });
+    service = spawnProductionService({ database, dataDir, port, admin: ADMIN, logLevel: 'warn' });
     await waitFor(async () => (await call(base, 'GET', '/openapi.json', { timeoutMs: 1000 })).status === 200, 60_000).catch((error: Error) => {
       throw new Error(`service did not start: ${error.message}\n${service.stdout()}${service.stderr()}`);
     });

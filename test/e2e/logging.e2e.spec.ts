@@ -2,10 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { TEST_JWT_SECRET } from '../support/app.js';
 import { createTestDatabase, databaseUrl, dropTestDatabase } from '../support/database.js';
 import { call } from '../support/reliability.js';
-import { buildIfNeeded, freePort, spawnService, type ServiceProcess } from '../support/service-process.js';
+import { buildIfNeeded, freePort, spawnProductionService, type ServiceProcess } from '../support/service-process.js';
 
 /**
  * The built service in production (a child process, stdout captured): its log is JSON lines, Nest's
@@ -44,17 +43,7 @@ describe('Logging of the running service (production)', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'tps-logging-'));
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    service = spawnService({
-      NODE_ENV: 'production',
-      PORT: String(port),
-      DATABASE_URL: databaseUrl(database),
-      JWT_SECRET: TEST_JWT_SECRET,
-      DATA_DIR: dataDir,
-      ADMIN_EMAIL: ADMIN.email,
-      ADMIN_PASSWORD: ADMIN.password,
-      SEED_DEMO_DATA: 'false',
-      LOG_LEVEL: 'info',
-    });
+    service = spawnProductionService({ database, dataDir, port, admin: ADMIN, logLevel: 'info' });
     await service.waitForOutput(/Tracker Pipeline Service ready in \d+ ms/, 60_000);
 
     const login = await call(base, 'POST', '/api/v1/auth/login/json', { body: ADMIN });

@@ -1,6 +1,8 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { resolve } from 'node:path';
+import { databaseUrl } from './database.js';
+import { TEST_JWT_SECRET } from './test-config.js';
 
 /** `npm start` runs dist/; build it when sources are newer (cached between runs). */
 export function buildIfNeeded(): void {
@@ -112,4 +114,28 @@ export function spawnService(env: Record<string, string | undefined>, cwd = proc
       }
     },
   };
+}
+
+/**
+ * The built service in production mode on `database` (no DATABASE_URL magic, no demo data), with
+ * a known admin, listening on `port`.
+ */
+export function spawnProductionService(options: {
+  database: string;
+  dataDir: string;
+  port: number;
+  admin: { email: string; password: string };
+  logLevel: string;
+}): ServiceProcess {
+  return spawnService({
+    NODE_ENV: 'production',
+    PORT: String(options.port),
+    DATABASE_URL: databaseUrl(options.database),
+    JWT_SECRET: TEST_JWT_SECRET,
+    DATA_DIR: options.dataDir,
+    ADMIN_EMAIL: options.admin.email,
+    ADMIN_PASSWORD: options.admin.password,
+    SEED_DEMO_DATA: 'false',
+    LOG_LEVEL: options.logLevel,
+  });
 }
