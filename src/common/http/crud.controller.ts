@@ -54,8 +54,9 @@ export type CrudResource<S> = CrudResourceBase &
 const REFERENCE_DATA_ACCESS: { read: Role[]; write: Role[] } = { read: ['admin', 'user'], write: ['admin'] };
 
 /**
- * The five CRUD routes of a resource: `GET /<path>` (a page), `GET|PUT|DELETE /<path>/{id}` and
- * `POST /<path>` (201), each answering the resource's response (a delete answers the deleted row).
+ * The five CRUD routes of a resource: `GET /<path>` (a page), `POST /<path>` (201) and
+ * `GET|PUT|DELETE /<path>/{id}` (PATCH for PUT where the resource says so), each answering the
+ * resource's response (a delete answers the deleted row).
  * Extend the result to name the controller (OpenAPI operation ids come from the class name) and
  * to add routes; the subclass reaches the service as `this.service`. Literal paths a subclass
  * declares (`/users/me`) are registered before these, so they are never taken for an id.
