@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { RevocationService } from '../auth/revocation.service.js';
 import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
+import { PeriodicJob } from '../infrastructure/scheduling/periodic-job.js';
 import { MaintenanceRepository } from './maintenance.repository.js';
 
 /** pg advisory lock key of the maintenance job (any constant unique within the database). */
@@ -30,9 +31,14 @@ export type MaintenanceRun =
 @Injectable()
 export class MaintenanceService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(MaintenanceService.name);
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<MaintenanceRun> | null = null;
-  private stopping = false;
+  private readonly job = new PeriodicJob(() => this.run(RETENTION_BATCH_SIZE), {
+    what: 'maintenance run',
+    logger: this.logger,
+    intervalMs: MAINTENANCE_INTERVAL_MS,
+    onResult: (result) => {
+      if (result.ran && (result.reportsDeleted > 0 || result.revokedTokensPurged > 0)) this.logger.log(result);
+    },
+  });
 
   constructor(
     private readonly db: DataSource,
@@ -42,15 +48,12 @@ export class MaintenanceService implements OnApplicationBootstrap, OnModuleDestr
   ) {}
 
   onApplicationBootstrap(): void {
-    this.schedule(FIRST_RUN_DELAY_MS + Math.floor(Math.random() * 10_000));
+    this.job.start(FIRST_RUN_DELAY_MS + Math.floor(Math.random() * 10_000));
   }
 
-  onModuleDestroy(): Promise<unknown> | void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    // A run in progress stops after its current batch (shutdown must fit in 10 s) and is awaited.
-    this.stopping = true;
-    return this.running?.catch(() => undefined);
+  /** A run in progress stops after its current batch (shutdown must fit in 10 s) and is awaited. */
+  onModuleDestroy(): Promise<unknown> {
+    return this.job.stop();
   }
 
   /**
@@ -58,22 +61,7 @@ export class MaintenanceService implements OnApplicationBootstrap, OnModuleDestr
    * tests and operators can trigger it.
    */
   runOnce(options: { batchSize?: number } = {}): Promise<MaintenanceRun> {
-    this.running ??= this.run(options.batchSize ?? RETENTION_BATCH_SIZE).finally(() => (this.running = null));
-    return this.running;
-  }
-
-  private schedule(delayMs: number): void {
-    this.timer = setTimeout(() => {
-      void this.runOnce()
-        .then((result) => {
-          if (result.ran && (result.reportsDeleted > 0 || result.revokedTokensPurged > 0)) this.logger.log(result);
-        })
-        .catch((error: unknown) => this.logger.warn(`maintenance run failed: ${(error as Error).message}`))
-        .finally(() => {
-          if (this.timer) this.schedule(MAINTENANCE_INTERVAL_MS);
-        });
-    }, delayMs);
-    this.timer.unref();
+    return this.job.runNow(() => this.run(options.batchSize ?? RETENTION_BATCH_SIZE));
   }
 
   private async run(batchSize: number): Promise<MaintenanceRun> {
@@ -86,7 +74,7 @@ export class MaintenanceService implements OnApplicationBootstrap, OnModuleDestr
         let reportsDeleted = 0;
         let batches = 0;
         const days = this.config.rawRetentionDays;
-        while (days > 0 && batches < MAX_BATCHES_PER_RUN && !this.stopping) {
+        while (days > 0 && batches < MAX_BATCHES_PER_RUN && !this.job.stopped) {
           const deleted = await this.repository.deleteReportsOlderThan(runner, days, batchSize);
           batches += 1;
           reportsDeleted += deleted;
