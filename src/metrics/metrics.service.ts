@@ -3,6 +3,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { CacheService } from '../infrastructure/cache/cache.service.js';
 import { DatabaseGuard } from '../infrastructure/database/database-guard.js';
 import { DatabasePool } from '../infrastructure/database/database-pool.js';
+import { ReadReplicas } from '../infrastructure/database/read-replicas.js';
 
 /** What happened to location reports in an ingest batch. */
 export const INGEST_OUTCOMES = ['accepted', 'duplicate', 'filtered_low_confidence', 'filtered_manufacturing_region', 'rejected'] as const;
@@ -24,7 +25,7 @@ export class MetricsService {
   private readonly ingestReports: Counter<'outcome'>;
   private readonly inFlight: Gauge;
 
-  constructor(pool: DatabasePool, guard: DatabaseGuard, cache: CacheService) {
+  constructor(pool: DatabasePool, guard: DatabaseGuard, cache: CacheService, replicas: ReadReplicas) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
 
@@ -91,6 +92,46 @@ export class MetricsService {
         this.reset();
         this.inc({ reason: 'unavailable' }, guard.refused.unavailable);
         this.inc({ reason: 'exhausted' }, guard.refused.exhausted);
+      },
+    });
+    new Counter({
+      name: 'db_lag_tolerant_reads_total',
+      help: 'Reads that tolerate replica lag (lists, history, analytics, exports, pipeline health), by the server that answered: primary, or the replica (replica-1 is the first URL of DATABASE_READ_URL)',
+      labelNames: ['target'],
+      registers,
+      collect() {
+        this.reset();
+        this.inc({ target: 'primary' }, replicas.reads.primary);
+        for (const r of replicas.states()) this.inc({ target: r.name }, r.reads);
+      },
+    });
+    new Counter({
+      name: 'db_replica_read_failovers_total',
+      help: 'Replica reads that failed (replica gone, replay conflict) and were answered by the primary',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(replicas.reads.failovers);
+      },
+    });
+    new Gauge({
+      name: 'db_replica_lag_seconds',
+      help: 'Upper bound of the lag of each read replica behind the primary at the last measurement (absent while unknown)',
+      labelNames: ['replica'],
+      registers,
+      collect() {
+        this.reset();
+        for (const r of replicas.states()) if (r.lagMs !== null) this.set({ replica: r.name }, r.lagMs / 1000);
+      },
+    });
+    new Gauge({
+      name: 'db_replica_available',
+      help: '1 while a read replica serves lag-tolerant reads, else 0 (lagging, down, starting or not a replica)',
+      labelNames: ['replica'],
+      registers,
+      collect() {
+        this.reset();
+        for (const r of replicas.states()) this.set({ replica: r.name }, r.status === 'available' ? 1 : 0);
       },
     });
     new Gauge({
