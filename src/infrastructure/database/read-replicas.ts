@@ -151,7 +151,7 @@ export class ReadReplicas implements OnApplicationBootstrap, OnModuleDestroy {
 
   onApplicationBootstrap(): void {
     if (!this.configured) return;
-    void this.check().finally(() => this.schedule());
+    void this.checkSafely().finally(() => this.schedule());
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -190,8 +190,17 @@ export class ReadReplicas implements OnApplicationBootstrap, OnModuleDestroy {
 
   private schedule(): void {
     if (this.stopped) return;
-    this.timer = setTimeout(() => void this.check().finally(() => this.schedule()), this.config.readReplicaCheckIntervalMs);
+    this.timer = setTimeout(() => void this.checkSafely().finally(() => this.schedule()), this.config.readReplicaCheckIntervalMs);
     this.timer.unref();
+  }
+
+  /** A measurement that cannot be made leaves the last one standing (it ages out of routing). */
+  private async checkSafely(): Promise<void> {
+    try {
+      await this.check();
+    } catch (error) {
+      this.logger.error({ err: error }, `read replica measurement failed: ${messageOf(error)}`);
+    }
   }
 
   private async check(): Promise<void> {
