@@ -3,6 +3,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { CacheService } from '../infrastructure/cache/cache.service.js';
 import { DatabaseGuard } from '../infrastructure/database/database-guard.js';
 import { DatabasePool } from '../infrastructure/database/database-pool.js';
+import { ReadReplicas } from '../infrastructure/database/read-replicas.js';
 
 /** What happened to location reports in an ingest batch. */
 export const INGEST_OUTCOMES = ['accepted', 'duplicate', 'filtered_low_confidence', 'filtered_manufacturing_region', 'rejected'] as const;
@@ -24,7 +25,7 @@ export class MetricsService {
   private readonly ingestReports: Counter<'outcome'>;
   private readonly inFlight: Gauge;
 
-  constructor(pool: DatabasePool, guard: DatabaseGuard, cache: CacheService) {
+  constructor(pool: DatabasePool, guard: DatabaseGuard, cache: CacheService, replicas: ReadReplicas) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
 
@@ -73,6 +74,33 @@ export class MetricsService {
       help: 'Connection checkouts refused without waiting: database unreachable, or the wait queue full',
       label: 'reason',
       read: () => ({ unavailable: guard.refused.unavailable, exhausted: guard.refused.exhausted }),
+    });
+    scrapedCounter(registers, {
+      name: 'db_lag_tolerant_reads_total',
+      help: 'Reads that tolerate replica lag (lists, history, analytics, exports, pipeline health), by the server that answered: primary, or the replica (replica-1 is the first URL of DATABASE_READ_URL)',
+      label: 'target',
+      read: () => ({ primary: replicas.reads.primary, ...Object.fromEntries(replicas.states().map((r) => [r.name, r.reads])) }),
+    });
+    scrapedCounter(registers, {
+      name: 'db_replica_read_failovers_total',
+      help: 'Replica reads that failed (replica gone, replay conflict) and were answered by the primary',
+      read: () => replicas.reads.failovers,
+    });
+    new Gauge({
+      name: 'db_replica_lag_seconds',
+      help: 'Upper bound of the lag of each read replica behind the primary at the last measurement (absent while unknown)',
+      labelNames: ['replica'],
+      registers,
+      collect() {
+        this.reset();
+        for (const r of replicas.states()) if (r.lagMs !== null) this.set({ replica: r.name }, r.lagMs / 1000);
+      },
+    });
+    scrapedGauge(registers, {
+      name: 'db_replica_available',
+      help: '1 while a read replica serves lag-tolerant reads, else 0 (lagging, down, starting or not a replica)',
+      label: 'replica',
+      read: () => Object.fromEntries(replicas.states().map((r) => [r.name, r.status === 'available' ? 1 : 0])),
     });
     scrapedGauge(registers, {
       name: 'db_available',

@@ -144,6 +144,7 @@ export class TrackersService {
     const latest = await this.locations.latestLocations(
       scope,
       items.map((item) => item.id),
+      { tolerateLag: true },
     );
     return items.map((item) => ({ ...item, latest_location: latest.get(item.id) ?? null }));
   }

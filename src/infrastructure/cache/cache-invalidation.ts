@@ -1,4 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import type { AppConfig } from '../../common/config/app-config.js';
+import { APP_CONFIG } from '../../common/config/config.module.js';
+import { replicaStalenessBoundMs } from '../database/read-replicas.js';
 import { CacheService } from './cache.service.js';
 
 /**
@@ -18,8 +21,14 @@ export const CACHE_AREAS = {
  * after the transaction committed, so no instance can re-cache the old state.
  */
 @Injectable()
-export class CacheInvalidation {
-  constructor(private readonly cache: CacheService) {}
+export class CacheInvalidation implements OnModuleDestroy {
+  /** Second invalidations waiting, by area (see `bump`). */
+  private readonly again = new Map<string, NodeJS.Timeout>();
+
+  constructor(
+    private readonly cache: CacheService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   /**
    * Trackers or their status entries changed in these runs (create, update, move, delete, status
@@ -27,12 +36,39 @@ export class CacheInvalidation {
    * tracker lists and counts, and each run's analytics.
    */
   trackersChanged(runIds: Iterable<number>): Promise<void> {
-    return this.cache.bump(CACHE_AREAS.trackers, ...[...new Set(runIds)].map(CACHE_AREAS.runAnalytics));
+    return this.bump([CACHE_AREAS.trackers, ...[...new Set(runIds)].map(CACHE_AREAS.runAnalytics)]);
   }
 
   /** Fields a run's analytics show changed (its description or dates, a location name). */
   runsChanged(runIds: Iterable<number>): Promise<void> {
     const areas = [...new Set(runIds)].map(CACHE_AREAS.runAnalytics);
-    return areas.length ? this.cache.bump(...areas) : Promise.resolve();
+    return areas.length ? this.bump(areas) : Promise.resolve();
+  }
+
+  onModuleDestroy(): void {
+    for (const timer of this.again.values()) clearTimeout(timer);
+    this.again.clear();
+  }
+
+  /**
+   * Bumps now and, with read replicas, once more when every replica that may still serve reads has
+   * replayed the write (replicaStalenessBoundMs): a cached read that
+   * missed right after the first bump may have been filled from a replica that had not replayed the
+   * write yet, and would otherwise be served until its TTL. A later bump of the same area postpones
+   * the second one (each bump already retires what was cached before it).
+   */
+  private async bump(areas: string[]): Promise<void> {
+    await this.cache.bump(...areas);
+    if (this.config.databaseReadUrls.length === 0) return;
+    const delayMs = replicaStalenessBoundMs(this.config);
+    for (const area of areas) {
+      clearTimeout(this.again.get(area));
+      const timer = setTimeout(() => {
+        this.again.delete(area);
+        void this.cache.bump(area);
+      }, delayMs);
+      timer.unref();
+      this.again.set(area, timer);
+    }
   }
 }
