@@ -12,9 +12,11 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *   the same sequence, so they stay unique and keep growing across the conversion.
  * - `location_reports_add_partition(day)` creates one day's partition, used here and by the periodic
  *   job (src/maintenance). PostgreSQL refuses to attach a range while the default partition holds
- *   rows of it, so those rows are moved into the new table first, in the same transaction. The new
- *   table is created on its own and attached (not `CREATE TABLE … PARTITION OF`): attaching locks
- *   the parent only in SHARE UPDATE EXCLUSIVE mode, so ingest and reads of other days go on.
+ *   rows of it, so those rows are moved into the new table first, in the same transaction, under
+ *   an ACCESS EXCLUSIVE lock on location_reports: with the weaker lock ATTACH needs, an insert
+ *   that routed a row to the default partition before the attach committed fails afterwards
+ *   ("violates partition constraint") when the row belongs to the new day. The new table gets a
+ *   CHECK of its bounds before the attach, which then skips its validation scan.
  * - Conversion: the old table is renamed, the partitioned one created with partitions for every
  *   UTC day from the oldest report (at most LOOKBACK_DAYS back; older ones go to the default
  *   partition) to AHEAD_DAYS after today, and the rows are moved in id ranges of `batchRows`, one
@@ -70,9 +72,9 @@ export class PartitionLocationReports1763820000000 implements MigrationInterface
         IF to_regclass(part) IS NOT NULL THEN
           RETURN false;
         END IF;
-        -- Self-conflicting on the parent: two callers cannot add partitions at once. The default
-        -- partition is locked before its rows of the day move out, so none arrive meanwhile.
-        LOCK TABLE location_reports IN SHARE UPDATE EXCLUSIVE MODE;
+        -- No statement on location_reports may run across the change of partitions: one that
+        -- routed a row of this day to the default partition would fail its partition check.
+        LOCK TABLE location_reports IN ACCESS EXCLUSIVE MODE;
         LOCK TABLE location_reports_default IN ACCESS EXCLUSIVE MODE;
         EXECUTE format('CREATE TABLE %I (LIKE location_reports INCLUDING DEFAULTS INCLUDING CONSTRAINTS)', part);
         -- Proves the bound to ATTACH, which then skips scanning the new table.

@@ -157,6 +157,32 @@ describe('Locations: converting location_reports to daily partitions (migration 
     expect(await checks.freshness(AccessScope.admin(), 200)).toMatchObject({ sampled_reports: 200, stale_hourly: 0, stale_daily: 0 });
   });
 
+  it('adds a day while inserts route rows of that day to the default partition, without failing any insert', async () => {
+    const day = '2026-01-10';
+    const inserts = async () => {
+      for (let i = 0; i < 30; i++) {
+        await t.db.query(
+          `INSERT INTO location_reports (tracker_id, timestamp, latitude, longitude, confidence, eligible)
+           SELECT 1 + g % 50, timestamptz '${day}' + random() * interval '23 hours', random() * 50, random() * 50, 3, true
+             FROM generate_series(1, 2000) g ORDER BY 1, 2
+           ON CONFLICT (tracker_id, timestamp, latitude, longitude) DO NOTHING`,
+        );
+      }
+    };
+    const churn = async () => {
+      for (let i = 0; i < 8; i++) {
+        await t.db.query(`SELECT location_reports_add_partition($1::date)`, [day]);
+        await t.db.transaction(async (m) => {
+          await m.query(`ALTER TABLE location_reports DETACH PARTITION location_reports_p20260110`);
+          await m.query(`INSERT INTO location_reports_default SELECT * FROM location_reports_p20260110`);
+          await m.query(`DROP TABLE location_reports_p20260110`);
+        });
+      }
+    };
+    await expect(Promise.all([inserts(), inserts(), churn()])).resolves.toBeDefined();
+    await t.db.query(`DELETE FROM location_reports WHERE timestamp >= $1::date AND timestamp < $1::date + 1`, [day]);
+  });
+
   it('converts back on the way down and again on the way up, rows unchanged', async () => {
     const ds = new DataSource(dataSourceOptions(loadConfig({ NODE_ENV: 'test' }), databaseUrl(database)));
     await ds.initialize();
