@@ -210,8 +210,11 @@ export class LocationsRepository {
     const eligible = eligibleSql('latitude', 'longitude', 'confidence');
     await this.db.execute(sql`UPDATE location_reports SET eligible = ${eligible} WHERE tracker_id = ANY(${ids}) AND eligible IS DISTINCT FROM ${eligible}`);
     // With raw retention on, a row whose winning report was pruned is the only record left of its
-    // bucket: it stays, and the upsert below replaces it only with a newer report.
-    const prunedGuard = keepPrunedWinners ? sql`AND EXISTS (SELECT 1 FROM location_reports r WHERE r.id = h.report_id)` : empty;
+    // bucket: it stays, and the upsert below replaces it only with a newer report. The report's
+    // timestamp (the row's reported_at) picks the one partition its id can be in.
+    const prunedGuard = keepPrunedWinners
+      ? sql`AND EXISTS (SELECT 1 FROM location_reports r WHERE r.id = h.report_id AND r.timestamp = h.reported_at)`
+      : empty;
     // Daily rows go first and come back last: the triggers that recount each day's hours
     // (hourly_buckets) then count once, on the final rows, instead of on rows about to go.
     await this.db.execute(sql`DELETE FROM location_history_daily h WHERE h.tracker_id = ANY(${ids}) ${prunedGuard}`);
