@@ -27,7 +27,7 @@ export class UsersController {
   @ApiOperation({ summary: 'The current user' })
   @ApiOkResponse({ type: UserResponse })
   me(@CurrentUser() user: AuthUser): Promise<UserResponse> {
-    return this.users.get(user.id);
+    return this.users.me(user.id);
   }
 
   @Patch('me')
