@@ -38,7 +38,7 @@ export class UsersController extends crudController({
   @ApiOperation({ summary: 'The current user' })
   @ApiOkResponse({ type: UserResponse })
   me(@CurrentUser() user: AuthUser): Promise<UserResponse> {
-    return this.service.get(user.id);
+    return this.service.me(user.id);
   }
 
   @Patch('me')

@@ -53,6 +53,10 @@ export interface AppConfig {
   metricsToken: string | undefined;
   /** Prefix of every cache key, so several deployments (or test apps) can share one Redis. */
   cachePrefix: string;
+  /** Upper bound of the in-process cache tier, in bytes (NEAR_CACHE_MAX_MB). */
+  nearCacheMaxBytes: number;
+  /** Longest an entry of the in-process tier is served, even if no invalidation reached it. */
+  nearCacheTtlSeconds: number;
 }
 
 export class ConfigValidationError extends Error {
@@ -199,6 +203,8 @@ export function loadConfig(env: Env): AppConfig {
     geofenceDwellMinutes: r.int('GEOFENCE_DWELL_MINUTES', 60, 0, 10080),
     metricsToken: r.optional('METRICS_TOKEN'),
     cachePrefix: r.string('CACHE_PREFIX', 'tps'),
+    nearCacheMaxBytes: r.int('NEAR_CACHE_MAX_MB', 64, 0, 16384) * MB,
+    nearCacheTtlSeconds: r.int('NEAR_CACHE_TTL_SECONDS', 10, 1, 3600),
   };
   if (config.uploadDir === '') config.uploadDir = `${config.dataDir}/uploads`;
   if (r.problems.length > 0) throw new ConfigValidationError(r.problems);

@@ -2,10 +2,11 @@ import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import type { AppConfig } from '../../common/config/app-config.js';
 import { APP_CONFIG } from '../../common/config/config.module.js';
 import { replicaStalenessBoundMs } from '../database/read-replicas.js';
-import { CacheService } from './cache.service.js';
+import { NearCache } from './near-cache.js';
+import { TieredCache } from './tiered-cache.js';
 
 /**
- * What cached reads depend on. Readers name these areas in `CacheService.key`; writers never do:
+ * What cached reads depend on. Readers name these areas in `TieredCache.key`; writers never do:
  * they report what changed to CacheInvalidation, which knows which areas that touches.
  */
 export const CACHE_AREAS = {
@@ -13,12 +14,25 @@ export const CACHE_AREAS = {
   trackers: 'trackers',
   /** One production run's analytics. */
   runAnalytics: (runId: number) => `analytics:run:${runId}`,
+  /**
+   * Latest locations. Kept only in the in-process tier: a trigger on the location tables sends
+   * `gen:latest-locations` on the invalidation channel when any location row changes.
+   */
+  latestLocations: 'latest-locations',
+} as const;
+
+/** Keys of the in-process tier that database triggers invalidate (see the CacheInvalidationNotifications migration). */
+export const NEAR_KEYS = {
+  /** The row the guard authenticates with (a trigger sends it when the users row changes or goes). */
+  user: (userId: number) => `user:${userId}`,
+  /** A token's revocation state (a trigger sends it when the jti is inserted into revoked_tokens). */
+  revoked: (jti: string) => `revoked:${jti}`,
 } as const;
 
 /**
- * The one place that turns "this changed" into cache invalidation. Every method bumps generation
- * tokens in the shared store, so every instance stops using the old entries at once; call it
- * after the transaction committed, so no instance can re-cache the old state.
+ * The one place that turns "this changed" into cache invalidation. Generations are bumped in the
+ * shared store and the in-process copies dropped on every instance (InvalidationBus); call it after
+ * the transaction committed, so no instance can re-cache the old state.
  */
 @Injectable()
 export class CacheInvalidation implements OnModuleDestroy {
@@ -26,7 +40,8 @@ export class CacheInvalidation implements OnModuleDestroy {
   private readonly again = new Map<string, NodeJS.Timeout>();
 
   constructor(
-    private readonly cache: CacheService,
+    private readonly cache: TieredCache,
+    private readonly near: NearCache,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -70,5 +85,13 @@ export class CacheInvalidation implements OnModuleDestroy {
       timer.unref();
       this.again.set(area, timer);
     }
+  }
+
+  /**
+   * A user row changed or was deleted. The database trigger tells every instance; this drops the
+   * copy here at once, so the instance that made the change never answers with the old row.
+   */
+  userChanged(userId: number): void {
+    this.near.invalidate([NEAR_KEYS.user(userId)]);
   }
 }
