@@ -8,6 +8,7 @@ import pg from 'pg';
  */
 export class ProbeConnection {
   private client: pg.Client | null = null;
+  private ended = false;
 
   constructor(
     private readonly url: string,
@@ -15,10 +16,11 @@ export class ProbeConnection {
     private readonly timeoutMs: number,
   ) {}
 
-  async query<T>(text: string): Promise<T> {
+  /** The first row of `text`; a connection is opened when there is none, both within `timeoutMs`. */
+  async query<T>(text: string, timeoutMs = this.timeoutMs): Promise<T> {
     try {
-      const client = this.client ?? (await this.connect());
-      const result = await client.query({ text, query_timeout: this.timeoutMs } as pg.QueryConfig);
+      const client = this.client ?? (await this.connect(timeoutMs));
+      const result = await client.query({ text, query_timeout: timeoutMs } as pg.QueryConfig);
       return result.rows[0] as T;
     } catch (error) {
       this.close();
@@ -26,14 +28,21 @@ export class ProbeConnection {
     }
   }
 
+  /** Drops the connection; the next query opens a fresh one. */
   close(): void {
     const client = this.client;
     this.client = null;
     if (client) destroySocket(client);
   }
 
-  private async connect(): Promise<pg.Client> {
-    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: this.timeoutMs, application_name: this.applicationName });
+  /** Drops the connection for good (shutdown): a connection still being opened is discarded. */
+  end(): void {
+    this.ended = true;
+    this.close();
+  }
+
+  private async connect(timeoutMs: number): Promise<pg.Client> {
+    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: timeoutMs, application_name: this.applicationName });
     client.on('error', () => {
       if (this.client === client) this.close();
     });
@@ -44,12 +53,16 @@ export class ProbeConnection {
       destroySocket(client);
       throw error;
     }
+    if (this.ended) {
+      destroySocket(client);
+      throw new Error('probe connection ended');
+    }
     this.client = client;
     return client;
   }
 }
 
 /** Drops the socket at once: `end()` would wait for a server that may never answer. */
-function destroySocket(client: pg.Client): void {
+export function destroySocket(client: pg.Client | pg.PoolClient): void {
   (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
 }
