@@ -55,11 +55,12 @@ export class AnalyticsController {
     // The body is serialized by the service (and cached serialized): large runs are megabytes. It
     // is written as bytes with its length and no ETag: hashing megabytes per request costs more
     // than a conditional request could save on a result computed anyway.
-    const body = Buffer.from(await this.analytics.analyticsJson(scope, id, query.as_of));
+    const [header, computed] = await this.analytics.analyticsJson(scope, id, query.as_of);
     res.status(200);
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
-    res.setHeader('Content-Length', body.length);
-    res.end(body);
+    res.setHeader('Content-Length', header.length + computed.length);
+    res.write(header);
+    res.end(computed);
   }
 
   @Get('summary')
