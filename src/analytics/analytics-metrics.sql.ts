@@ -60,7 +60,9 @@ export function trackerMetricsCtes(scope: AccessScope, runId: number, asOf: Date
              f.closed_storage_seconds, f.closed_visit_location_ids, f.closed_visit_seconds,
              ${withVisits ? sql`f.visits_json,` : empty} COALESCE(f.last_at > ${at}, false) AS late
       FROM trackers t JOIN production_runs pr ON pr.id = t.production_run_id
+      -- One index scan for the run's trackers: the cost follows the run's size, not the table's.
       LEFT JOIN tracker_journey_facts f ON f.tracker_id = t.id
+            AND f.tracker_id = ANY (ARRAY(SELECT r.id FROM trackers r WHERE r.production_run_id = ${runId}))
       WHERE t.production_run_id = ${runId} AND ${scope.visibleClient('pr.client_id')}
     ),
     entries AS (
