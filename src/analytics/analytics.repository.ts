@@ -56,7 +56,7 @@ export interface AggregatesRow {
 }
 
 export interface FullAnalyticsRow extends AggregatesRow {
-  /** `tracker_analytics` as final JSON text (an array of TrackerAnalyticsResponse). */
+  /** The items of `tracker_analytics` as final JSON text (TrackerAnalyticsResponse objects joined by ','). */
   tracker_analytics_json: string;
 }
 

@@ -79,7 +79,7 @@ export class AnalyticsService {
         const full = await this.repository.full(scope, runId, at);
         // The tracker list as the SQL wrote it, then the sections.
         return Buffer.from(
-          `"total_trackers":${full.total_trackers},"tracker_analytics":${full.tracker_analytics_json},${JSON.stringify(toAggregateSections(full)).slice(1)}`,
+          `"total_trackers":${full.total_trackers},"tracker_analytics":[${full.tracker_analytics_json}],${JSON.stringify(toAggregateSections(full)).slice(1)}`,
         );
       });
       const header: Partial<ProductionRunAnalyticsResponse> = {

@@ -115,15 +115,16 @@ function completionPercentJson(statusColumn: string): Sql {
 /**
  * The whole analytics in one statement: the history is read and windowed once (the CTEs are
  * materialised once and shared by the list and the aggregates). The tracker list comes back as the
- * final JSON text of `tracker_analytics` — field order and formats of TrackerAnalyticsResponse, as
- * JSON.stringify would write them — so a large list (megabytes) is neither parsed, re-mapped nor
- * re-serialized in Node.
+ * final JSON text of the items of `tracker_analytics`, joined by ',' — field order and formats of
+ * TrackerAnalyticsResponse, as JSON.stringify would write them — so a large list (megabytes) is
+ * neither parsed, re-mapped nor re-serialized in Node. The brackets are added there: wrapping
+ * megabytes in `'[' || … || ']'` costs PostgreSQL two more copies of them.
  */
 export function fullAnalyticsQuery(scope: AccessScope, runId: number, asOf: Date): Sql {
   return sql`
     WITH ${trackerMetricsCtes(scope, runId, asOf, true)}, ${aggregateCtes(asOf)},
     tracker_list AS (
-      SELECT '[' || COALESCE(string_agg(concat(
+      SELECT COALESCE(string_agg(concat(
                '{"tracker_id":', tm.tracker_id,
                ',"tracker_name":', to_json(tm.tracker_name),
                ',"total_journey_duration_days":', ${days(col('tm.journey_seconds'))},
@@ -134,7 +135,7 @@ export function fullAnalyticsQuery(scope: AccessScope, runId: number, asOf: Date
                ',"journey_completion_percent":', ${completionPercentJson('tm.current_status')},
                ',"storage_location_visits":[', tm.visits, ']',
                ',"total_storage_duration_days":', ${days(col('tm.storage_seconds'))}, '}'),
-             ',' ORDER BY tm.tracker_id), '') || ']' AS items
+             ',' ORDER BY tm.tracker_id), '') AS items
       FROM tracker_metrics tm LEFT JOIN delivery_locations dl ON dl.id = tm.delivery_location_id
     )
     SELECT ${AGGREGATE_COLUMNS}, tl.items AS tracker_analytics_json FROM ${AGGREGATE_FROM} CROSS JOIN tracker_list tl`;
