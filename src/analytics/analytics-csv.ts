@@ -59,6 +59,18 @@ const COMPLETION_CELLS: ReadonlyMap<string, string> = new Map(
   Object.entries(JOURNEY_COMPLETION_PERCENT).map(([status, percent]) => [status, csvCell(`${percent.toFixed(1)}%`)]),
 );
 const UNKNOWN_COMPLETION_CELL = csvCell(`${(0).toFixed(1)}%`);
+/** The Current Status cell of each known status. */
+const STATUS_CELLS: ReadonlyMap<string, string> = new Map(Object.keys(JOURNEY_COMPLETION_PERCENT).map((status) => [status, csvCell(status)]));
+
+/**
+ * csvCell(fixed2(value)) without the general checks: toFixed writes digits, '.', and at most a
+ * leading '-' (or NaN/Infinity, or an exponent after a digit), so only a leading '-' needs the
+ * formula prefix and nothing ever needs quotes.
+ */
+function fixed2Cell(value: number): string {
+  const text = fixed2(value);
+  return text.charCodeAt(0) === 45 ? csvCell(text) : text;
+}
 
 /**
  * The Tracker Analytics records of a batch of rows, the hot loop of a large export: the cells of
@@ -69,9 +81,9 @@ export function trackerCsvRows(rows: readonly TrackerAnalyticsTuple[]): string {
   let text = '';
   for (const [id, name, journey, deliveryName, deliveryDays, deliveryHours, status, visits, storage] of rows) {
     text +=
-      `${csvCell(name)},${csvCell(id)},${csvCell(status)},${COMPLETION_CELLS.get(status) ?? UNKNOWN_COMPLETION_CELL},` +
-      `${csvCell(fixed2(journey))},${csvCell(deliveryName)},${csvCell(fixed2(deliveryDays))},${csvCell(fixed2(deliveryHours))},` +
-      `${csvCell(visits)},${csvCell(fixed2(storage))}${CSV_LINE_END}`;
+      `${csvCell(name)},${csvCell(id)},${STATUS_CELLS.get(status) ?? csvCell(status)},${COMPLETION_CELLS.get(status) ?? UNKNOWN_COMPLETION_CELL},` +
+      `${fixed2Cell(journey)},${csvCell(deliveryName)},${fixed2Cell(deliveryDays)},${fixed2Cell(deliveryHours)},` +
+      `${csvCell(visits)},${fixed2Cell(storage)}${CSV_LINE_END}`;
   }
   return text;
 }
