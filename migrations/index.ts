@@ -9,6 +9,7 @@ import { UserTokensValidAfter1763775000000 } from './1763775000000-UserTokensVal
 import { Geofences1763790000000 } from './1763790000000-Geofences.js';
 import { PartitionLocationReports1763820000000 } from './1763820000000-PartitionLocationReports.js';
 import { CacheInvalidationNotifications1763860000000 } from './1763860000000-CacheInvalidationNotifications.js';
+import { TrackerJourneyFacts1763810000000 } from './1763810000000-TrackerJourneyFacts.js';
 
 export const MIGRATIONS = [
   InitialSchema1763700000000,
@@ -19,6 +20,7 @@ export const MIGRATIONS = [
   TrackerDeletesWaitForLocationWrites1763760000000,
   UserTokensValidAfter1763775000000,
   Geofences1763790000000,
+  TrackerJourneyFacts1763810000000,
   PartitionLocationReports1763820000000,
   CacheInvalidationNotifications1763860000000,
 ];

@@ -1,5 +1,5 @@
-import { csvRow, fileTimestamp, formatCsvDate, safeFileNamePart, CSV_LINE_END, type CsvDateFormat } from '../common/csv/csv.js';
-import type { AggregatesRow, AnalyticsRunRow, TrackerAnalyticsRow } from './analytics.repository.js';
+import { csvCell, csvRow, fileTimestamp, formatCsvDate, safeFileNamePart, CSV_LINE_END, type CsvDateFormat } from '../common/csv/csv.js';
+import type { AggregatesRow, AnalyticsRunRow, TrackerAnalyticsTuple } from './analytics.repository.js';
 import { JOURNEY_COMPLETION_PERCENT, toAggregateMetricsResponse, toDeliveryPerformanceResponse } from './analytics.mapper.js';
 
 /** The analytics CSV layout (docs/api.md), as pure functions of the rows (the writer streams them). */
@@ -54,19 +54,38 @@ export function trackerSectionStart(): string {
   return title('Tracker Analytics') + csvRow(TRACKER_ANALYTICS_HEADER);
 }
 
-export function trackerCsvRow(row: TrackerAnalyticsRow): string {
-  return csvRow([
-    row.tracker_name,
-    row.tracker_id,
-    row.current_status,
-    `${(JOURNEY_COMPLETION_PERCENT[row.current_status] ?? 0).toFixed(1)}%`,
-    fixed2(row.total_journey_duration_days),
-    row.delivery_location_name,
-    fixed2(row.delivery_location_duration_days),
-    fixed2(row.delivery_location_duration_hours),
-    row.storage_visit_count,
-    fixed2(row.total_storage_duration_days),
-  ]);
+/** The Journey Completion % cell of each known status (one decimal and `%`, like `33.3%`). */
+const COMPLETION_CELLS: ReadonlyMap<string, string> = new Map(
+  Object.entries(JOURNEY_COMPLETION_PERCENT).map(([status, percent]) => [status, csvCell(`${percent.toFixed(1)}%`)]),
+);
+const UNKNOWN_COMPLETION_CELL = csvCell(`${(0).toFixed(1)}%`);
+/** The Current Status cell of each known status. */
+const STATUS_CELLS: ReadonlyMap<string, string> = new Map(Object.keys(JOURNEY_COMPLETION_PERCENT).map((status) => [status, csvCell(status)]));
+
+/**
+ * csvCell(fixed2(value)) without the general checks: toFixed writes digits, '.', and at most a
+ * leading '-' (or NaN/Infinity, or an exponent after a digit), so only a leading '-' needs the
+ * formula prefix and nothing ever needs quotes.
+ */
+function fixed2Cell(value: number): string {
+  const text = fixed2(value);
+  return text.charCodeAt(0) === 45 ? csvCell(text) : text;
+}
+
+/**
+ * The Tracker Analytics records of a batch of rows, the hot loop of a large export: the cells of
+ * csvRow([name, id, status, completion, journey, delivery location, its days, its hours, visits,
+ * storage]) written directly, without an array per row.
+ */
+export function trackerCsvRows(rows: readonly TrackerAnalyticsTuple[]): string {
+  let text = '';
+  for (const [id, name, journey, deliveryName, deliveryDays, deliveryHours, status, visits, storage] of rows) {
+    text +=
+      `${csvCell(name)},${csvCell(id)},${STATUS_CELLS.get(status) ?? csvCell(status)},${COMPLETION_CELLS.get(status) ?? UNKNOWN_COMPLETION_CELL},` +
+      `${fixed2Cell(journey)},${csvCell(deliveryName)},${fixed2Cell(deliveryDays)},${fixed2Cell(deliveryHours)},` +
+      `${csvCell(visits)},${fixed2Cell(storage)}${CSV_LINE_END}`;
+  }
+  return text;
 }
 
 export function aggregateSection(aggregates: AggregatesRow): string {

@@ -6,7 +6,7 @@ import {
   analyticsCsvFileName,
   deliveryPerformanceSection,
   runSection,
-  trackerCsvRow,
+  trackerCsvRows,
   trackerSectionStart,
 } from './analytics-csv.js';
 
@@ -37,11 +37,14 @@ export interface AnalyticsCsvFile {
 export function analyticsCsvFile(source: AnalyticsExport, options: AnalyticsCsvOptions): AnalyticsCsvFile {
   async function* text(): AsyncGenerator<string> {
     try {
-      yield runSection(source.run, source.aggregates.total_trackers, options.generatedAt, options.dateFormat) + trackerSectionStart();
-      for await (const batch of source.batches(CSV_BATCH_SIZE)) yield batch.map(trackerCsvRow).join('');
+      yield runSection(source.run, source.totalTrackers, options.generatedAt, options.dateFormat) + trackerSectionStart();
+      const batches = source.batches(CSV_BATCH_SIZE);
+      let step = await batches.next();
+      for (; !step.done; step = await batches.next()) yield trackerCsvRows(step.value);
+      const aggregates = step.value;
       let tail = '';
-      if (options.includeAggregateSummary) tail += aggregateSection(source.aggregates);
-      if (options.includeDeliveryPerformance) tail += deliveryPerformanceSection(source.aggregates);
+      if (options.includeAggregateSummary) tail += aggregateSection(aggregates);
+      if (options.includeDeliveryPerformance) tail += deliveryPerformanceSection(aggregates);
       if (tail) yield tail;
     } finally {
       await source.close();

@@ -1,4 +1,4 @@
-import { Controller, Get, Header, Logger, Query, Res } from '@nestjs/common';
+import { Controller, Get, Logger, Query, Res } from '@nestjs/common';
 import {
   ApiOkResponse,
   ApiOperation,
@@ -51,10 +51,16 @@ export class AnalyticsController {
   })
   @ApiOkResponse({ type: ProductionRunAnalyticsResponse })
   @AnalyticsErrors()
-  // The body is serialized by the service (and cached serialized): large runs are megabytes.
-  @Header('Content-Type', 'application/json; charset=utf-8')
-  get(@CurrentScope() scope: AccessScope, @IdParam() id: number, @Query() query: AnalyticsQuery): Promise<string> {
-    return this.analytics.analyticsJson(scope, id, query.as_of);
+  async get(@CurrentScope() scope: AccessScope, @IdParam() id: number, @Query() query: AnalyticsQuery, @Res() res: Response): Promise<void> {
+    // The body is serialized by the service (and cached serialized): large runs are megabytes. It
+    // is written as bytes with its length and no ETag: hashing megabytes per request costs more
+    // than a conditional request could save on a result computed anyway.
+    const [header, computed] = await this.analytics.analyticsJson(scope, id, query.as_of);
+    res.status(200);
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.setHeader('Content-Length', header.length + computed.length);
+    res.write(header);
+    res.end(computed);
   }
 
   @Get('summary')

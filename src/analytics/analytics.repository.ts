@@ -6,7 +6,7 @@ import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver.js';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { Db, type Sql } from '../infrastructure/database/db.js';
 import { ReadReplicas } from '../infrastructure/database/read-replicas.js';
-import { aggregatesQuery, ANALYTICS_SESSION_SETTINGS, fullAnalyticsQuery, runQuery, trackerRowsQuery } from './analytics.sql.js';
+import { aggregatesQuery, ANALYTICS_SESSION_SETTINGS, exportRowsQuery, exportRunQuery, fullAnalyticsQuery, runQuery } from './analytics.sql.js';
 
 const NOT_ON_REPLICA = Symbol('run not on the replica');
 
@@ -59,18 +59,32 @@ export interface AggregatesRow {
 }
 
 export interface FullAnalyticsRow extends AggregatesRow {
-  /** `tracker_analytics` as final JSON text (an array of TrackerAnalyticsResponse). */
+  /** The items of `tracker_analytics` as final JSON text (TrackerAnalyticsResponse objects joined by ','). */
   tracker_analytics_json: string;
 }
+
+/**
+ * A TrackerAnalyticsRow as the export's cursor returns it (an array, no per-row object): tracker_id,
+ * tracker_name, total_journey_duration_days, delivery_location_name,
+ * delivery_location_duration_days, delivery_location_duration_hours, current_status,
+ * storage_visit_count, total_storage_duration_days.
+ */
+export type TrackerAnalyticsTuple = [number, string, number, string, number, number, string, number, number];
 
 /** A consistent read of one run for a streamed export; `close()` must always be called. */
 export interface AnalyticsExport {
   run: AnalyticsRunRow;
-  aggregates: AggregatesRow;
-  /** Tracker rows in batches, read from a server-side cursor. */
-  batches(batchSize: number): AsyncGenerator<TrackerAnalyticsRow[]>;
+  totalTrackers: number;
+  /**
+   * Tracker rows in batches from a server-side cursor, in id order; the generator returns the
+   * aggregate sections (computed by the same statement) once the rows are read.
+   */
+  batches(batchSize: number): AsyncGenerator<TrackerAnalyticsTuple[], AggregatesRow>;
   close(): Promise<void>;
 }
+
+/** A cursor row: the tracker's columns, then `aggregates` (the last row only) and `part`. */
+type ExportCursorRow = [...TrackerAnalyticsTuple, AggregatesRow | null, number];
 
 /**
  * Production-run analytics (statements: analytics.sql.ts). Every method checks visibility inside
@@ -124,7 +138,7 @@ export class AnalyticsRepository {
 
   private async openExportOn(dataSource: DataSource, scope: AccessScope, runId: number, asOf: Date, exportTimeoutMs: number): Promise<AnalyticsExport | null> {
     const [client, release] = (await (dataSource.driver as PostgresDriver).obtainMasterConnection()) as [PoolClient, (err?: unknown) => void];
-    let cursor: Cursor<TrackerAnalyticsRow> | null = null;
+    let cursor: Cursor<ExportCursorRow> | null = null;
     let closed = false;
     const close = async (): Promise<void> => {
       if (closed) return;
@@ -143,25 +157,30 @@ export class AnalyticsRepository {
       // A large export to a slow client legitimately outlives the per-request statement timeout.
       await client.query(`SET LOCAL statement_timeout = ${Math.max(0, Math.floor(exportTimeoutMs))}`);
       await client.query(ANALYTICS_SESSION_SETTINGS.text);
-      const runSql = runQuery(scope, runId);
-      const run = (await client.query<AnalyticsRunRow>(runSql.text, runSql.values)).rows[0];
-      if (!run) {
+      const runSql = exportRunQuery(scope, runId);
+      const found = (await client.query<AnalyticsRunRow & { total_trackers: number }>(runSql.text, runSql.values)).rows[0];
+      if (!found) {
         await close();
         return null;
       }
-      const aggSql = aggregatesQuery(scope, runId, asOf);
-      const aggregates = (await client.query<AggregatesRow>(aggSql.text, aggSql.values)).rows[0];
+      const { total_trackers: totalTrackers, ...run } = found;
       return {
         run,
-        aggregates,
+        totalTrackers,
         close,
         async *batches(batchSize: number) {
-          const rows = trackerRowsQuery(scope, runId, asOf);
-          cursor = client.query(new Cursor<TrackerAnalyticsRow>(rows.text, rows.values));
+          const statement = exportRowsQuery(scope, runId, asOf);
+          // Array rows: no object per row to build and collect.
+          cursor = client.query(new Cursor<ExportCursorRow>(statement.text, statement.values, { rowMode: 'array' }));
           for (;;) {
             const rows = await cursor.read(batchSize);
-            if (rows.length === 0) return;
-            yield rows;
+            const last = rows.at(-1);
+            if (last && last[9] !== null) {
+              if (rows.length > 1) yield rows.slice(0, -1) as unknown as TrackerAnalyticsTuple[];
+              return last[9];
+            }
+            if (rows.length === 0) throw new Error('analytics export: the cursor ended without its aggregates row');
+            yield rows as unknown as TrackerAnalyticsTuple[];
           }
         },
       };

@@ -1,6 +1,6 @@
 import type { AccessScope } from '../common/auth/access-scope.js';
-import { isoUtcSql } from '../common/http/timestamps.js';
-import { empty, raw, sql, type Sql } from '../infrastructure/database/db.js';
+import { raw, sql, type Sql } from '../infrastructure/database/db.js';
+import { col, days, hours, round2, trackerMetricsCtes, visitsCte } from './analytics-metrics.sql.js';
 import { JOURNEY_COMPLETION_PERCENT } from './analytics.mapper.js';
 
 /*
@@ -14,94 +14,6 @@ import { JOURNEY_COMPLETION_PERCENT } from './analytics.mapper.js';
  * (bigger runs spill, which only slows them). Measured by bench/analytics.ts.
  */
 export const ANALYTICS_SESSION_SETTINGS = raw(`SET LOCAL jit = off; SET LOCAL work_mem = '32MB'`);
-
-/**
- * Rounding happens here, once, for every figure (2 decimals, half up, docs/api.md). Averages, sums
- * and extremes are taken over unrounded seconds and rounded at the end. Float arithmetic on
- * purpose (numeric is several times slower on 10⁵ rows): for whole seconds, s / 864 is exact at
- * every .5, so half-up is exact where it matters. Durations are never negative.
- */
-const round2 = (expr: Sql): Sql => sql`(floor((${expr}) * 100 + 0.5) / 100)`;
-const days = (seconds: Sql): Sql => sql`(floor((${seconds}) / 864.0 + 0.5) / 100)`;
-const hours = (seconds: Sql): Sql => sql`(floor((${seconds}) / 36.0 + 0.5) / 100)`;
-/** Seconds from b to a as float8 (EXTRACT returns numeric since PostgreSQL 14, date_part float8). */
-const secondsBetween = (a: Sql, b: Sql): Sql => sql`(date_part('epoch', ${a}) - date_part('epoch', ${b}))`;
-/** A timestamp column as a JSON string literal in the service's wire format, or `null`. */
-const isoJson = (column: string): Sql => raw(`COALESCE('"' || ${isoUtcSql(column)} || '"', 'null')`);
-/** The as_of bound, as a timestamptz parameter. */
-const asOfParam = (asOf: Date): Sql => sql`${asOf.toISOString()}::timestamptz`;
-/** The end of an entry's interval: the next entry's timestamp, or as_of. */
-const entryEnd = (asOf: Date): Sql => sql`COALESCE(e.next_at, ${asOfParam(asOf)})`;
-const col = raw;
-
-/**
- * Per-tracker figures of a run as CTEs ending in `tracker_metrics`, up to `asOf`.
- *
- * `entries` sorts once per run: LEAD gives each entry the timestamp of the entry that follows it
- * (which closes its interval; none → as_of). Everything else is one GROUP BY per tracker — no
- * per-tracker queries.
- */
-function trackerMetricsCtes(scope: AccessScope, runId: number, asOf: Date, withVisits: boolean): Sql {
-  // Visits as JSON text in wire shape (see fullAnalyticsQuery), in (timestamp, id) order.
-  const visits = withVisits
-    ? sql`, string_agg(concat(
-           '{"storage_location_id":', COALESCE(e.storage_location_id::text, 'null'),
-           ',"location_name":', to_json(COALESCE(sl.name, '')),
-           ',"arrived_at":', ${isoJson('e.timestamp')},
-           ',"departed_at":', ${isoJson('e.next_at')},
-           ',"duration_days":', ${days(secondsBetween(entryEnd(asOf), col('e.timestamp')))}, '}'),
-           ',' ORDER BY e.timestamp, e.id) FILTER (WHERE e.status = 'IN_STORAGE') AS visits`
-    : empty;
-  return sql`
-    run_trackers AS (
-      SELECT t.id, t.name, t.created_at, t.delivery_location_id
-      FROM trackers t JOIN production_runs pr ON pr.id = t.production_run_id
-      WHERE t.production_run_id = ${runId} AND ${scope.visibleClient('pr.client_id')}
-    ),
-    entries AS (
-      SELECT h.tracker_id, h.id, h.status, h.timestamp, h.storage_location_id, h.delivery_location_id,
-             LEAD(h.timestamp) OVER w AS next_at
-      FROM run_trackers rt
-      -- Per tracker through tracker_status_history_analytics_idx (index-only): cost follows the
-      -- run's size, not the table's. OFFSET 0 keeps the planner from flattening this into a hash
-      -- join over the whole history table.
-      CROSS JOIN LATERAL (
-        SELECT h.* FROM tracker_status_history h
-        WHERE h.tracker_id = rt.id AND h.timestamp <= ${asOfParam(asOf)}
-        OFFSET 0
-      ) h
-      WINDOW w AS (PARTITION BY h.tracker_id ORDER BY h.timestamp, h.id)
-    ),
-    per_tracker AS (
-      SELECT e.tracker_id,
-             MIN(e.timestamp) AS first_at,
-             MIN(e.status) FILTER (WHERE e.next_at IS NULL) AS current_status,
-             -- The first DELIVERED entry by (timestamp, id), as the smallest array
-             -- [delivered_at, id, end of its interval, delivery location or -1] (epoch seconds).
-             MIN(ARRAY[date_part('epoch', e.timestamp), e.id, date_part('epoch', ${entryEnd(asOf)}),
-                       COALESCE(e.delivery_location_id, -1)]) FILTER (WHERE e.status = 'DELIVERED') AS first_delivery,
-             COUNT(*) FILTER (WHERE e.status = 'IN_STORAGE')::int AS visit_count,
-             SUM(${secondsBetween(entryEnd(asOf), col('e.timestamp'))}) FILTER (WHERE e.status = 'IN_STORAGE') AS storage_seconds
-             ${visits}
-      FROM entries e ${withVisits ? sql`LEFT JOIN storage_locations sl ON sl.id = e.storage_location_id` : empty}
-      GROUP BY e.tracker_id
-    ),
-    -- A tracker without entries up to as_of is CREATED since its created_at; a tracker created
-    -- after as_of has nothing to measure yet, hence the GREATEST(0, …).
-    tracker_metrics AS (
-      SELECT rt.id AS tracker_id,
-             rt.name AS tracker_name,
-             COALESCE(p.current_status, 'CREATED') AS current_status,
-             GREATEST(0, COALESCE(p.first_delivery[1], date_part('epoch', ${asOfParam(asOf)})) - date_part('epoch', COALESCE(p.first_at, rt.created_at))) AS journey_seconds,
-             p.first_delivery IS NOT NULL AS delivered,
-             COALESCE(NULLIF(p.first_delivery[4], -1)::int, rt.delivery_location_id) AS delivery_location_id,
-             COALESCE(p.first_delivery[3] - p.first_delivery[1], 0) AS delivery_seconds,
-             COALESCE(p.visit_count, 0) AS visit_count,
-             COALESCE(p.storage_seconds, 0)::float8 AS storage_seconds
-             ${withVisits ? sql`, COALESCE(p.visits, '') AS visits` : empty}
-      FROM run_trackers rt LEFT JOIN per_tracker p ON p.tracker_id = rt.id
-    )`;
-}
 
 /** The per-tracker output columns (one row per tracker of the run), in wire units. */
 function trackerRowSelect(): Sql {
@@ -117,9 +29,10 @@ function trackerRowSelect(): Sql {
     FROM tracker_metrics tm LEFT JOIN delivery_locations dl ON dl.id = tm.delivery_location_id`;
 }
 
-/** Aggregate sections over `tracker_metrics` / `entries`, as CTEs `metrics`, `delivery`, `storage`. */
+/** Aggregate sections over `tracker_metrics` / `visits`, as CTEs `metrics`, `delivery`, `storage`. */
 function aggregateCtes(asOf: Date): Sql {
   return sql`
+    ${visitsCte(asOf)},
     metrics AS (
       SELECT COUNT(*)::int AS total_trackers,
              (COUNT(*) FILTER (WHERE current_status = 'DELIVERED'))::int AS completed_trackers,
@@ -155,14 +68,11 @@ function aggregateCtes(asOf: Date): Sql {
                'max_duration_days', ${days(col('s.max_seconds'))})
              ORDER BY lower(s.location_name), s.location_name, s.location_id), '[]'::json) AS items
       FROM (
-        SELECT v.storage_location_id AS location_id, COALESCE(sl.name, '') AS location_name,
+        SELECT v.location_id, COALESCE(sl.name, '') AS location_name,
                COUNT(DISTINCT v.tracker_id)::int AS tracker_count, COUNT(*)::int AS visit_count,
                SUM(v.seconds) AS total_seconds, AVG(v.seconds) AS avg_seconds, MIN(v.seconds) AS min_seconds, MAX(v.seconds) AS max_seconds
-        FROM (
-          SELECT e.tracker_id, e.storage_location_id, ${secondsBetween(entryEnd(asOf), col('e.timestamp'))} AS seconds
-          FROM entries e WHERE e.status = 'IN_STORAGE'
-        ) v LEFT JOIN storage_locations sl ON sl.id = v.storage_location_id
-        GROUP BY v.storage_location_id, sl.name
+        FROM visits v LEFT JOIN storage_locations sl ON sl.id = v.location_id
+        GROUP BY v.location_id, sl.name
       ) s
     )`;
 }
@@ -176,7 +86,22 @@ export function trackerRowsQuery(scope: AccessScope, runId: number, asOf: Date):
   return sql`WITH ${trackerMetricsCtes(scope, runId, asOf, false)} ${trackerRowSelect()} ORDER BY tm.tracker_id`;
 }
 
-/** The three aggregate sections in one row (summary, delivery performance, CSV). */
+/**
+ * The CSV export's cursor, in one statement so the tracker figures are computed once: the tracker
+ * rows ordered by id (columns of trackerRowSelect, then `aggregates` null and `part` 0), then one
+ * last row whose `aggregates` holds the aggregate sections as a JSON object (AggregatesRow).
+ */
+export function exportRowsQuery(scope: AccessScope, runId: number, asOf: Date): Sql {
+  return sql`
+    WITH ${trackerMetricsCtes(scope, runId, asOf, false)}, ${aggregateCtes(asOf)}
+    SELECT r.*, NULL::json AS aggregates, 0 AS part FROM (${trackerRowSelect()}) r
+    UNION ALL
+    SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, row_to_json(a), 1
+    FROM (SELECT ${AGGREGATE_COLUMNS} FROM ${AGGREGATE_FROM}) a
+    ORDER BY part, tracker_id`;
+}
+
+/** The three aggregate sections in one row (summary, delivery performance). */
 export function aggregatesQuery(scope: AccessScope, runId: number, asOf: Date): Sql {
   return sql`WITH ${trackerMetricsCtes(scope, runId, asOf, false)}, ${aggregateCtes(asOf)} SELECT ${AGGREGATE_COLUMNS} FROM ${AGGREGATE_FROM}`;
 }
@@ -190,15 +115,16 @@ function completionPercentJson(statusColumn: string): Sql {
 /**
  * The whole analytics in one statement: the history is read and windowed once (the CTEs are
  * materialised once and shared by the list and the aggregates). The tracker list comes back as the
- * final JSON text of `tracker_analytics` — field order and formats of TrackerAnalyticsResponse, as
- * JSON.stringify would write them — so a large list (megabytes) is neither parsed, re-mapped nor
- * re-serialized in Node.
+ * final JSON text of the items of `tracker_analytics`, joined by ',' — field order and formats of
+ * TrackerAnalyticsResponse, as JSON.stringify would write them — so a large list (megabytes) is
+ * neither parsed, re-mapped nor re-serialized in Node. The brackets are added there: wrapping
+ * megabytes in `'[' || … || ']'` costs PostgreSQL two more copies of them.
  */
 export function fullAnalyticsQuery(scope: AccessScope, runId: number, asOf: Date): Sql {
   return sql`
     WITH ${trackerMetricsCtes(scope, runId, asOf, true)}, ${aggregateCtes(asOf)},
     tracker_list AS (
-      SELECT '[' || COALESCE(string_agg(concat(
+      SELECT COALESCE(string_agg(concat(
                '{"tracker_id":', tm.tracker_id,
                ',"tracker_name":', to_json(tm.tracker_name),
                ',"total_journey_duration_days":', ${days(col('tm.journey_seconds'))},
@@ -209,7 +135,7 @@ export function fullAnalyticsQuery(scope: AccessScope, runId: number, asOf: Date
                ',"journey_completion_percent":', ${completionPercentJson('tm.current_status')},
                ',"storage_location_visits":[', tm.visits, ']',
                ',"total_storage_duration_days":', ${days(col('tm.storage_seconds'))}, '}'),
-             ',' ORDER BY tm.tracker_id), '') || ']' AS items
+             ',' ORDER BY tm.tracker_id), '') AS items
       FROM tracker_metrics tm LEFT JOIN delivery_locations dl ON dl.id = tm.delivery_location_id
     )
     SELECT ${AGGREGATE_COLUMNS}, tl.items AS tracker_analytics_json FROM ${AGGREGATE_FROM} CROSS JOIN tracker_list tl`;
@@ -218,6 +144,13 @@ export function fullAnalyticsQuery(scope: AccessScope, runId: number, asOf: Date
 /** The run header, when the run exists and is visible. */
 export function runQuery(scope: AccessScope, runId: number): Sql {
   return sql`SELECT pr.id, pr.description, pr.start_date, pr.end_date
+               FROM production_runs pr WHERE pr.id = ${runId} AND ${scope.visibleClient('pr.client_id')}`;
+}
+
+/** The run header with its number of trackers (the export's total, before its rows are read). */
+export function exportRunQuery(scope: AccessScope, runId: number): Sql {
+  return sql`SELECT pr.id, pr.description, pr.start_date, pr.end_date,
+                    (SELECT count(*) FROM trackers t WHERE t.production_run_id = pr.id)::int AS total_trackers
                FROM production_runs pr WHERE pr.id = ${runId} AND ${scope.visibleClient('pr.client_id')}`;
 }
 

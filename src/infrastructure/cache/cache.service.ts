@@ -68,6 +68,29 @@ export class CacheService implements OnModuleDestroy {
     await this.guard(() => this.cache.set(this.k(key), value, ttlSeconds * 1000), undefined);
   }
 
+  /**
+   * A value that is already serialized (a large JSON text), stored as it is: no JSON round trip
+   * and, given bytes, no re-encoding. Same failure rules as get/set (a miss, a skipped write).
+   */
+  async getText(key: string): Promise<string | undefined> {
+    const redis = this.redis;
+    const value = redis
+      ? await this.guard(() => redis.get(this.k(key)), null)
+      : await this.guard(() => this.cache.get<string>(this.k(key)), undefined);
+    if (typeof value !== 'string') {
+      this.stats.misses += 1;
+      return undefined;
+    }
+    this.stats.hits += 1;
+    return value;
+  }
+
+  async setText(key: string, value: string | Buffer, ttlSeconds: number): Promise<void> {
+    const redis = this.redis;
+    if (redis) await this.guard(() => redis.set(this.k(key), value, { PX: ttlSeconds * 1000 }), undefined);
+    else await this.guard(() => this.cache.set(this.k(key), value.toString(), ttlSeconds * 1000), undefined);
+  }
+
   async del(key: string): Promise<void> {
     await this.guard(() => this.cache.del(this.k(key)), undefined);
   }

@@ -128,6 +128,22 @@ export interface Tables {
     radius_m: number;
     dwell_minutes: number | null;
   };
+  tracker_journey_facts: {
+    tracker_id: number;
+    last_at: Date;
+    first_epoch: number;
+    last_epoch: number;
+    last_status: string;
+    last_storage_location_id: number | null;
+    delivered_epoch: number | null;
+    delivered_until_epoch: number | null;
+    delivered_location_id: number | null;
+    visit_count: number;
+    closed_storage_seconds: number | null;
+    closed_visit_location_ids: number[] | null;
+    closed_visit_seconds: number[] | null;
+    visits_json: string;
+  };
   tracker_status_history: {
     id: string;
     tracker_id: number;
