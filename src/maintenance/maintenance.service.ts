@@ -17,13 +17,15 @@ const MAX_BATCHES_PER_RUN = 200;
 
 export type MaintenanceRun =
   | { ran: false }
-  | { ran: true; reportsDeleted: number; batches: number; revokedTokensPurged: number; durationMs: number };
+  | { ran: true; reportsDeleted: number; batches: number; revokedTokensPurged: number; notificationsPurged: number; durationMs: number };
 
 /**
  * Periodic housekeeping (on one instance at a time, via a PostgreSQL advisory lock):
  * - raw-report retention: with RAW_RETENTION_DAYS > 0, location reports received more than that
  *   many days ago are deleted in bounded batches (the hourly/daily aggregates stay);
- * - revoked token ids whose token has expired anyway are purged.
+ * - revoked token ids whose token has expired anyway are purged;
+ * - in-app notifications (and their events) older than NOTIFICATION_RETENTION_DAYS are deleted,
+ *   in bounded batches like the reports.
  * Every instance runs the timer; `pg_try_advisory_lock` on the job's own connection lets exactly
  * one of them do the work, and the lock is released with the session if that instance dies.
  */
@@ -66,7 +68,7 @@ export class MaintenanceService implements OnApplicationBootstrap, OnModuleDestr
     this.timer = setTimeout(() => {
       void this.runOnce()
         .then((result) => {
-          if (result.ran && (result.reportsDeleted > 0 || result.revokedTokensPurged > 0)) this.logger.log(result);
+          if (result.ran && (result.reportsDeleted > 0 || result.revokedTokensPurged > 0 || result.notificationsPurged > 0)) this.logger.log(result);
         })
         .catch((error: unknown) => this.logger.warn(`maintenance run failed: ${(error as Error).message}`))
         .finally(() => {
@@ -93,7 +95,13 @@ export class MaintenanceService implements OnApplicationBootstrap, OnModuleDestr
           if (deleted < batchSize) break;
         }
         const revokedTokensPurged = await this.revocations.purgeExpired();
-        return { ran: true, reportsDeleted, batches, revokedTokensPurged, durationMs: Date.now() - started };
+        let notificationsPurged = 0;
+        for (let round = 0; round < MAX_BATCHES_PER_RUN && !this.stopping; round++) {
+          const deleted = await this.repository.deleteNotificationsOlderThan(runner, this.config.notificationRetentionDays, batchSize);
+          notificationsPurged += deleted;
+          if (deleted < batchSize) break;
+        }
+        return { ran: true, reportsDeleted, batches, revokedTokensPurged, notificationsPurged, durationMs: Date.now() - started };
       } finally {
         await this.repository.unlock(runner, MAINTENANCE_LOCK_KEY);
       }

@@ -47,6 +47,10 @@ export interface AppConfig {
   metricsToken: string | undefined;
   /** Prefix of every cache key, so several deployments (or test apps) can share one Redis. */
   cachePrefix: string;
+  /** In-app notifications (and their events) older than this are purged by the periodic job. */
+  notificationRetentionDays: number;
+  /** Interval of the `: keepalive` comment on open notification streams. */
+  notificationStreamKeepaliveSeconds: number;
 }
 
 export class ConfigValidationError extends Error {
@@ -181,6 +185,8 @@ export function loadConfig(env: Env): AppConfig {
     geofenceDwellMinutes: r.int('GEOFENCE_DWELL_MINUTES', 60, 0, 10080),
     metricsToken: r.optional('METRICS_TOKEN'),
     cachePrefix: r.string('CACHE_PREFIX', 'tps'),
+    notificationRetentionDays: r.int('NOTIFICATION_RETENTION_DAYS', 90, 1, 36500),
+    notificationStreamKeepaliveSeconds: r.int('NOTIFICATION_STREAM_KEEPALIVE_SECONDS', 15, 1, 3600),
   };
   if (config.uploadDir === '') config.uploadDir = `${config.dataDir}/uploads`;
   if (r.problems.length > 0) throw new ConfigValidationError(r.problems);
