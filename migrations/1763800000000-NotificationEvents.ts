@@ -168,14 +168,22 @@ export class NotificationEvents1763800000000 implements MigrationInterface {
         IF current_setting('tracker_pipeline.fanned_out', true) = 'on' THEN RETURN NULL; END IF;
         PERFORM set_config('tracker_pipeline.fanned_out', 'on', true);
         PERFORM pg_advisory_xact_lock(727274019);
-        WITH inserted AS (
-          INSERT INTO notifications (user_id, event_id, created_at)
+        -- Admins get every event; other users with the user role those of the clients in their
+        -- client_list (unnested, so many events join users by hash instead of testing each pair).
+        WITH events AS (
+          SELECT id, client_id, created_at FROM notification_events WHERE id >= NEW.id AND xact_id = pg_current_xact_id()
+        ), recipients AS (
+          SELECT u.id AS user_id, e.id AS event_id, e.created_at
+            FROM events e
+            JOIN (SELECT DISTINCT u.id, c.client_id
+                    FROM users u CROSS JOIN LATERAL unnest(u.client_list) AS c(client_id)
+                   WHERE u.is_active AND u.notify_ui AND 'user' = ANY(u.roles) AND NOT 'admin' = ANY(u.roles)) u ON u.client_id = e.client_id
+          UNION ALL
           SELECT u.id, e.id, e.created_at
-            FROM notification_events e
-            JOIN users u ON u.is_active AND u.notify_ui
-                        AND ('admin' = ANY(u.roles) OR ('user' = ANY(u.roles) AND e.client_id = ANY(u.client_list)))
-           WHERE e.id >= NEW.id AND e.xact_id = pg_current_xact_id()
-           ORDER BY e.id, u.id
+            FROM events e JOIN users u ON u.is_active AND u.notify_ui AND 'admin' = ANY(u.roles)
+        ), inserted AS (
+          INSERT INTO notifications (user_id, event_id, created_at)
+          SELECT user_id, event_id, created_at FROM recipients ORDER BY event_id, user_id
           RETURNING id
         )
         SELECT max(id) INTO last_id FROM inserted;

@@ -1,13 +1,10 @@
-import { Controller, Get, Headers, HttpCode, Inject, Post, Query, Req, Res } from '@nestjs/common';
+import { Controller, Get, Headers, HttpCode, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
-import type { Strategy } from 'passport';
+import type { Response } from 'express';
 import { Access, Public } from '../common/auth/access.decorator.js';
-import { authenticateBearer, BEARER_STRATEGY } from '../common/auth/auth.guard.js';
 import type { AuthUser } from '../common/auth/auth-user.js';
 import { CurrentUser } from '../common/auth/current-user.decorator.js';
 import { ApiErrors } from '../common/errors/api-errors.decorator.js';
-import { DomainError } from '../common/errors/domain-error.js';
 import { ERRORS } from '../common/errors/error-catalogue.js';
 import { RequestValidationException } from '../common/errors/validation.exception.js';
 import { PageOf, type Page } from '../common/http/pagination.js';
@@ -17,9 +14,9 @@ import { NotificationResponse, ReadAllResponse, StreamTicketResponse, UnreadCoun
 import { StreamQuery } from './dto/stream.query.js';
 import { NotificationStreams } from './notification-streams.service.js';
 import { NotificationsService } from './notifications.service.js';
+import { StreamAuthGuard, type StreamRequest } from './stream-auth.guard.js';
 import { bearerIssuedMicros, StreamTickets, TICKET_SECONDS, type StreamIdentity } from './stream-tickets.service.js';
 
-const STREAM_ROLES = ['admin', 'user'];
 const LAST_EVENT_ID = /^(0|[1-9][0-9]{0,17})$/;
 
 @ApiTags('notifications')
@@ -29,7 +26,6 @@ export class NotificationsController {
     private readonly notifications: NotificationsService,
     private readonly streams: NotificationStreams,
     private readonly tickets: StreamTickets,
-    @Inject(BEARER_STRATEGY) private readonly strategy: Strategy,
   ) {}
 
   @Get()
@@ -78,6 +74,7 @@ export class NotificationsController {
 
   @Get('stream')
   @Public()
+  @UseGuards(StreamAuthGuard)
   @ApiBearerAuth()
   @ApiOperation({
     summary: 'Live notifications (Server-Sent Events)',
@@ -96,11 +93,10 @@ export class NotificationsController {
     ERRORS.notEnoughPermissions,
     { ...ERRORS.validationFailed, summary: 'Last-Event-ID or last_event_id not a notification id' },
   )
-  async stream(@Req() req: Request, @Res() res: Response, @Query() query: StreamQuery, @Headers('last-event-id') header: string | undefined): Promise<void> {
+  async stream(@Req() req: StreamRequest, @Res() res: Response, @Query() query: StreamQuery, @Headers('last-event-id') header: string | undefined): Promise<void> {
     const lastEventId = header ?? query.last_event_id ?? null;
     if (lastEventId !== null && !LAST_EVENT_ID.test(lastEventId)) throw RequestValidationException.field('Last-Event-ID', 'must be a notification id (digits)');
-    const identity = query.ticket !== undefined ? await this.tickets.redeem(query.ticket) : await this.bearerIdentity(req);
-    await this.streams.open(res, identity, lastEventId);
+    await this.streams.open(res, req.streamIdentity as StreamIdentity, lastEventId);
   }
 
   @Post(':notification_id/read')
@@ -111,11 +107,5 @@ export class NotificationsController {
   @ApiErrors(ERRORS.notificationNotFound, ERRORS.invalidField('notification_id', 'must be a positive integer'))
   read(@CurrentUser() user: AuthUser, @IdParam('notification_id') id: number): Promise<NotificationResponse> {
     return this.notifications.markRead(user, id);
-  }
-
-  private async bearerIdentity(req: Request): Promise<StreamIdentity> {
-    const user = await authenticateBearer(this.strategy, req);
-    if (!user.roles.some((role) => STREAM_ROLES.includes(role))) throw new DomainError(ERRORS.notEnoughPermissions);
-    return { userId: user.id, tokenId: user.tokenId, tokenExpiresAt: user.tokenExpiresAt.getTime(), tokenIssuedUs: bearerIssuedMicros(req.headers.authorization) };
   }
 }

@@ -5,6 +5,7 @@ import { NotificationStreams } from './notification-streams.service.js';
 import { NotificationsController } from './notifications.controller.js';
 import { NotificationsRepository } from './notifications.repository.js';
 import { NotificationsService } from './notifications.service.js';
+import { StreamAuthGuard } from './stream-auth.guard.js';
 import { StreamTickets } from './stream-tickets.service.js';
 
 /**
@@ -15,7 +16,7 @@ import { StreamTickets } from './stream-tickets.service.js';
 @Module({
   imports: [AuthModule],
   controllers: [NotificationsController],
-  providers: [NotificationsService, NotificationsRepository, NotificationStreams, NotificationMetrics, StreamTickets],
+  providers: [NotificationsService, NotificationsRepository, NotificationStreams, NotificationMetrics, StreamTickets, StreamAuthGuard],
   exports: [NotificationStreams],
 })
 export class NotificationsModule {}

@@ -9,7 +9,7 @@ export class StreamQuery {
   @MaxLength(1000)
   ticket?: string;
 
-  @ApiPropertyOptional({ type: 'string', pattern: '^(0|[1-9][0-9]{0,17})$', example: '20431', description: 'Like the Last-Event-ID header (which wins when both are sent): replay the notifications after this id first' })
+  @ApiPropertyOptional({ type: 'string', pattern: '^(0|[1-9][0-9]{0,17})$', description: 'Like the Last-Event-ID header (which wins when both are sent): replay the notifications after this id first' })
   @IsOptional()
   @IsString()
   @Matches(/^(0|[1-9][0-9]{0,17})$/, { message: 'must be a notification id (digits)' })
