@@ -49,7 +49,7 @@ export class NotificationStreams implements OnModuleDestroy {
     private readonly metrics: NotificationMetrics,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
-    this.listener = new NotificationListener(config.databaseUrl as string, () => this.wake());
+    this.listener = new NotificationListener((config.databaseListenUrl ?? config.databaseUrl) as string, () => this.wake());
   }
 
   get openCount(): number {

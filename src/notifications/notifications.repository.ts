@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db, raw, sql, type PagedRows, type Sql } from '../infrastructure/database/db.js';
+import { and, Db, raw, sql, type PagedRows, type Sql } from '../infrastructure/database/db.js';
 
 /** A notification joined with its event; ids as text (bigint), timestamps as wire text. */
 export interface NotificationRow {
@@ -44,11 +44,17 @@ export class NotificationsRepository {
   constructor(private readonly db: Db) {}
 
   /** The user's notifications newest first; `unread` true/false narrows to unread/read ones. */
-  list(userId: number, unread: boolean | undefined, page: { skip: number; limit: number }): Promise<PagedRows<NotificationRow>> {
+  async list(userId: number, unread: boolean | undefined, page: { skip: number; limit: number }): Promise<PagedRows<NotificationRow>> {
     const where: Sql[] = [sql`n.user_id = ${userId}`];
     if (unread === true) where.push(sql`n.read_at IS NULL`);
     if (unread === false) where.push(sql`n.read_at IS NOT NULL`);
-    return this.db.page<NotificationRow>({ columns: COLUMNS, from: FROM, where, orderBy: sql`n.id DESC` }, page);
+    // The total counts notifications alone (index-only on the user's index): every notification has
+    // its event, and joining them for the count made it read the heap row by row.
+    const [rows, count] = await Promise.all([
+      this.db.rows<NotificationRow>(sql`SELECT ${COLUMNS} FROM ${FROM} WHERE ${and(where)} ORDER BY n.id DESC LIMIT ${page.limit} OFFSET ${page.skip}`),
+      this.db.one<{ total: number }>(sql`SELECT count(*)::int AS total FROM notifications n WHERE ${and(where)}`),
+    ]);
+    return { rows, total: count.total };
   }
 
   async unreadCount(userId: number): Promise<number> {

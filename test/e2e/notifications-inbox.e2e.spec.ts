@@ -1,3 +1,4 @@
+import { MaintenanceService } from '../../src/maintenance/maintenance.service.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { TRACKERS, trackerWorld, type TrackerWorld } from '../support/trackers.js';
 
@@ -119,5 +120,22 @@ describe('notifications: recipients and inbox', () => {
       const anonymous = await t.http()[method](path);
       expect([path, anonymous.status, anonymous.body]).toEqual([path, 401, { detail: 'Not authenticated' }]);
     }
+  });
+
+  it('the periodic job deletes notifications and events older than NOTIFICATION_RETENTION_DAYS, and nothing newer', async () => {
+    const old = await create(w.runA.id);
+    const recent = await create(w.runA.id);
+    await move(old.id);
+    await move(recent.id);
+    await t.db.query(`UPDATE notifications SET created_at = now() - interval '91 days' WHERE event_id IN (SELECT id FROM notification_events WHERE tracker_id = $1)`, [old.id]);
+    await t.db.query(`UPDATE notification_events SET created_at = now() - interval '91 days' WHERE tracker_id = $1`, [old.id]);
+    const before = await t.db.query('SELECT count(*)::int AS n FROM notifications WHERE event_id IN (SELECT id FROM notification_events WHERE tracker_id = $1)', [recent.id]);
+    const run = await t.app.get(MaintenanceService).runOnce();
+    expect(run).toMatchObject({ ran: true, notificationsPurged: expect.any(Number) });
+    const count = async (trackerId: number) =>
+      (await t.db.query('SELECT (SELECT count(*)::int FROM notification_events WHERE tracker_id = $1) AS events, (SELECT count(*)::int FROM notifications n JOIN notification_events e ON e.id = n.event_id WHERE e.tracker_id = $1) AS notifications', [trackerId]))[0];
+    expect(await count(old.id)).toEqual({ events: 0, notifications: 0 });
+    expect(await count(recent.id)).toEqual({ events: 1, notifications: before[0].n });
+    expect(before[0].n).toBeGreaterThan(0);
   });
 });

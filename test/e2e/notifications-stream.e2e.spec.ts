@@ -91,10 +91,18 @@ describe('notifications: live stream', () => {
     expect(bad.status).toBe(422);
   });
 
-  it('sends a keepalive comment at the configured interval', async () => {
+  it('sends a keepalive comment at the configured interval; open streams are a metric of their instance', async () => {
     const s = await stream(baseA, { headers: bearer(w.userA.token) });
     await new Promise((resolve) => setTimeout(resolve, 1300));
     expect(s.comments).toContain('keepalive');
+    const metric = async (app: TestApp, name: string) => Number(new RegExp(`^${name} (\\d+)`, 'm').exec((await app.http().get('/metrics').expect(200)).text)?.[1]);
+    expect(await metric(a, 'notification_streams_open')).toBe(1);
+    expect(await metric(b, 'notification_streams_open')).toBe(0);
+    expect(await metric(a, 'notification_events_total')).toBeGreaterThan(0);
+    expect(await metric(b, 'notifications_total')).toBeGreaterThan(0);
+    s.close();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await metric(a, 'notification_streams_open')).toBe(0);
   });
 
   it('tickets: 201 {ticket, expires_in: 60}; open a stream once, on any instance; bad, used or late → 401', async () => {

@@ -49,6 +49,8 @@ export interface AppConfig {
   cachePrefix: string;
   /** In-app notifications (and their events) older than this are purged by the periodic job. */
   notificationRetentionDays: number;
+  /** Direct PostgreSQL session for LISTEN when DATABASE_URL goes through a transaction pooler; unset: DATABASE_URL. */
+  databaseListenUrl: string | undefined;
   /** Interval of the `: keepalive` comment on open notification streams. */
   notificationStreamKeepaliveSeconds: number;
 }
@@ -186,6 +188,7 @@ export function loadConfig(env: Env): AppConfig {
     metricsToken: r.optional('METRICS_TOKEN'),
     cachePrefix: r.string('CACHE_PREFIX', 'tps'),
     notificationRetentionDays: r.int('NOTIFICATION_RETENTION_DAYS', 90, 1, 36500),
+    databaseListenUrl: r.url('DATABASE_LISTEN_URL', ['postgres:', 'postgresql:']),
     notificationStreamKeepaliveSeconds: r.int('NOTIFICATION_STREAM_KEEPALIVE_SECONDS', 15, 1, 3600),
   };
   if (config.uploadDir === '') config.uploadDir = `${config.dataDir}/uploads`;
