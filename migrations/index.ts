@@ -8,6 +8,8 @@ import { TrackerDeletesWaitForLocationWrites1763760000000 } from './176376000000
 import { UserTokensValidAfter1763775000000 } from './1763775000000-UserTokensValidAfter.js';
 import { Geofences1763790000000 } from './1763790000000-Geofences.js';
 import { NotificationEvents1763800000000 } from './1763800000000-NotificationEvents.js';
+import { PartitionLocationReports1763820000000 } from './1763820000000-PartitionLocationReports.js';
+import { CacheInvalidationNotifications1763860000000 } from './1763860000000-CacheInvalidationNotifications.js';
 
 export const MIGRATIONS = [
   InitialSchema1763700000000,
@@ -19,4 +21,6 @@ export const MIGRATIONS = [
   UserTokensValidAfter1763775000000,
   Geofences1763790000000,
   NotificationEvents1763800000000,
+  PartitionLocationReports1763820000000,
+  CacheInvalidationNotifications1763860000000,
 ];

@@ -9,6 +9,7 @@ import type { AppConfig } from './common/config/app-config.js';
 import { API_PREFIX } from './common/http/api-prefix.js';
 import { createValidationPipe } from './common/http/validation.pipe.js';
 import { createOpenApiDocument } from './common/openapi/openapi-document.js';
+import { fixedHeaders } from './infrastructure/http/fixed-headers.js';
 import { boundIdleConnections } from './infrastructure/http/connection-timeouts.js';
 import { requestIdMiddleware } from './infrastructure/http/request-id.middleware.js';
 import { verifyUtf8Json } from './common/http/text-input.js';
@@ -28,8 +29,9 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
   express.disable('x-powered-by');
   setGlobalPrefix(app);
   app.useGlobalPipes(createValidationPipe());
+  // helmet's headers depend only on the config: recorded once, set per response in one step.
   app.use(
-    helmet({
+    fixedHeaders(helmet({
       contentSecurityPolicy: {
         directives: {
           // Swagger UI needs inline styles; images set their own stricter CSP.
@@ -42,7 +44,7 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
       },
       // HSTS pins the host to https for a year; only a service reached over TLS may ask for that.
       strictTransportSecurity: config.behindTls ? { maxAge: 31_536_000, includeSubDomains: true } : false,
-    }),
+    })),
   );
   app.use(cookieParser());
   app.enableCors({

@@ -47,7 +47,8 @@ async function serverUrl(log: (m: string) => void): Promise<{ adminUrl: string; 
 /** Reuses `tps_bench_<scale>` when it was generated with the same sizes, else (re)creates it. */
 export async function prepareBenchDatabase(scale: Scale, sizes: ScaleSizes, fresh: boolean, log: (m: string) => void): Promise<BenchDatabase> {
   const { adminUrl, embedded } = await serverUrl(log);
-  const name = `tps_bench_${scale}`;
+  // BENCH_DB: another name, so a branch's schema does not touch a bench database others reuse.
+  const name = process.env.BENCH_DB ?? `tps_bench_${scale}`;
   const url = withDatabase(adminUrl, name);
   const exists = await withClient(adminUrl, async (c) => (await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1);
   if (exists && !fresh) {
@@ -95,7 +96,7 @@ async function migrate(url: string): Promise<void> {
 
 /** The sizes that decide the data set (durations and the import file do not). */
 function dataShape(s: ScaleSizes): string {
-  return JSON.stringify([s.trackers, s.analyticsRunTrackers, s.csvRunTrackers, s.reports, s.historyHours]);
+  return JSON.stringify([s.trackers, s.analyticsRunTrackers, s.csvRunTrackers, s.reports, s.historyHours, ...(s.reportDays ? [s.reportDays] : [])]);
 }
 
 const REPORT_CHUNK = 500_000;
@@ -164,9 +165,18 @@ async function generate(c: pg.Client, sizes: ScaleSizes, log: (m: string) => voi
   );
   await q(`INSERT INTO tracker_status_history (tracker_id, status, timestamp) VALUES ($1, 'IN_TRANSIT', now() - interval '2 years')`, [historyTrackerId]);
 
-  // Raw reports: report g belongs to tracker first + g % count, (g / count) hours back from now,
-  // so every tracker-hour holds one report. Every 10th is low confidence, every 10th+1 inside the
-  // excluded box; the rest are eligible.
+  // Raw reports: report g belongs to tracker first + g % count, (g / count) steps back from now; a
+  // step is an hour (every tracker-hour holds one report) or, with reportDays, the tracker's share
+  // of that span. Every 10th is low confidence, every 10th+1 inside the excluded box; the rest are
+  // eligible. Every day they cover gets its daily partition first.
+  const perTracker = Math.ceil(sizes.reports / count);
+  const stepSeconds = sizes.reportDays ? Math.floor((sizes.reportDays * 86_400) / perTracker) : 3600;
+  await q(
+    `SELECT location_reports_add_partition(d::date)
+       FROM generate_series(((now() - $1::int * interval '1 second') AT TIME ZONE 'UTC')::date::timestamp,
+                            (now() AT TIME ZONE 'UTC')::date::timestamp, interval '1 day') d`,
+    [perTracker * stepSeconds + 3600],
+  );
   const bar = new cliProgress.SingleBar({ format: '  raw reports [{bar}] {percentage}% {value}/{total}', hideCursor: true }, cliProgress.Presets.shades_classic);
   bar.start(sizes.reports, 0);
   for (let from = 0; from < sizes.reports; from += REPORT_CHUNK) {
@@ -178,8 +188,8 @@ async function generate(c: pg.Client, sizes: ScaleSizes, log: (m: string) => voi
               CASE WHEN g % 10 = 1 THEN 110 ELSE 2 + (g % 997) / 1000.0 END,
               CASE WHEN g % 10 = 0 THEN 1 ELSE 3 END, 10, 'bench', g % 10 > 1, ts
        FROM generate_series($3::bigint, $4::bigint) g,
-            LATERAL (SELECT date_trunc('hour', now()) - (g / $2::int) * interval '1 hour' + (g % 60) * interval '1 minute' AS ts) t`,
-      [first, count, from, to],
+            LATERAL (SELECT date_trunc('hour', now()) - (g / $2::int) * $5::int * interval '1 second' + (g % 60) * interval '1 minute' AS ts) t`,
+      [first, count, from, to, stepSeconds],
     );
     bar.update(to + 1);
   }

@@ -3,10 +3,12 @@ import { checkpoint, cleanImported, vacuum, walBytesSince, walPosition } from '.
 import { copyCeiling, ingestOverHttp, prepareBodies, unnestCeiling } from './ingest.js';
 import { cannon, getWhole, probe, RouteMissing, timed } from './load.js';
 import type { BenchOptions, ScenarioName } from './options.js';
+import { partitionsScenario } from './partitions.js';
 import { mb, type Figure } from './results.js';
 import { startServer, type ServerHandle } from './server-client.js';
 
-export const APP_PORT = 3931;
+// BENCH_APP_PORT: another port when another bench run shares the machine.
+export const APP_PORT = Number(process.env.BENCH_APP_PORT ?? 3931);
 const CEILING_PORT = 3932;
 
 /** What the scenarios share: the data set, the running service, and the same-run ceilings. */
@@ -363,6 +365,7 @@ export const SCENARIO_RUNNERS: [ScenarioName, Scenario][] = [
   ['auth-baseline', authBaseline],
   ['copy-ceiling', copyCeilingScenario],
   ['ingest', ingest],
+  ['partitions', partitionsScenario],
   ['tracker-list', trackerList],
   ['history', history],
   ['analytics', analytics],

@@ -2099,6 +2099,43 @@ export interface components {
             /** @description The cache store (Redis, or the in-process store without REDIS_URL) */
             cache_store: components["schemas"]["ComponentHealthResponse"];
         };
+        ReadReplicaHealthResponse: {
+            /**
+             * @description Position in DATABASE_READ_URL: replica-1 is the first URL
+             * @example replica-1
+             */
+            name: string;
+            /**
+             * @description host:port/database (never the credentials)
+             * @example db-replica-1:5432/tracker_pipeline
+             */
+            address: string;
+            /**
+             * @description Only an `available` replica serves reads; see docs/operations.md (read replicas)
+             * @enum {string}
+             */
+            status: "starting" | "available" | "lagging" | "down" | "not_replica";
+            /** @description Upper bound of its lag behind the primary at the last measurement; null when unknown */
+            lag_ms: number | null;
+            /**
+             * @description Last measurement; null before the first
+             * @example 2026-11-21T10:04:05.123+00:00
+             */
+            checked_at: string | null;
+            /** @description Why it is not available; null when it is (or when it only lags) */
+            error: string | null;
+        };
+        ReadReplicasHealthResponse: {
+            /** @description True while no replica is available: lag-tolerant reads go to the primary */
+            fallback: boolean;
+            /**
+             * Format: int32
+             * @description READ_REPLICA_MAX_LAG_MS
+             */
+            max_lag_ms: number;
+            /** @description In DATABASE_READ_URL order. Read counts per server are in the metrics (db_lag_tolerant_reads_total) */
+            replicas: components["schemas"]["ReadReplicaHealthResponse"][];
+        };
         BasicHealthResponse: {
             /** @enum {string} */
             status: "healthy" | "unhealthy";
@@ -2106,6 +2143,8 @@ export interface components {
             timestamp: string;
             components: components["schemas"]["BasicComponentsResponse"];
             response_time_ms: number;
+            /** @description Present only when read replicas are configured (DATABASE_READ_URL). Informational: a lagging or unreachable replica does not make the service unhealthy, since the primary then serves its reads. */
+            read_replicas?: components["schemas"]["ReadReplicasHealthResponse"];
         };
         SimpleStatusResponse: {
             /** @enum {string} */

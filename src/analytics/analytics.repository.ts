@@ -5,7 +5,10 @@ import { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver.js';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { Db, type Sql } from '../infrastructure/database/db.js';
+import { ReadReplicas } from '../infrastructure/database/read-replicas.js';
 import { aggregatesQuery, ANALYTICS_SESSION_SETTINGS, fullAnalyticsQuery, runQuery, trackerRowsQuery } from './analytics.sql.js';
+
+const NOT_ON_REPLICA = Symbol('run not on the replica');
 
 export interface AnalyticsRunRow {
   id: number;
@@ -79,6 +82,7 @@ export class AnalyticsRepository {
     private readonly db: Db,
     /** The export's own connection (see openExport). */
     private readonly dataSource: DataSource,
+    private readonly replicas: ReadReplicas,
   ) {}
 
   findRun(scope: AccessScope, runId: number): Promise<AnalyticsRunRow | null> {
@@ -97,7 +101,7 @@ export class AnalyticsRepository {
 
   /** Runs an analytics statement with the session settings it is tuned for. */
   private analyticsStatement<T>(statement: Sql): Promise<T> {
-    return this.db.transaction(async () => {
+    return this.db.replica.transaction(async () => {
       await this.db.execute(ANALYTICS_SESSION_SETTINGS);
       return this.db.one<T>(statement);
     });
@@ -108,9 +112,18 @@ export class AnalyticsRepository {
    * so the run header, the aggregates and the streamed tracker rows describe the same snapshot.
    * Returns null (connection already released) when the run is missing or invisible. The cursor
    * needs the driver's connection itself, hence the pg client here rather than `Db`.
+   *
+   * A lag-tolerant read: on a replica when one is available. A run the replica does not show (yet)
+   * is looked up on the primary before answering "missing", so a run created a moment ago exports.
    */
   async openExport(scope: AccessScope, runId: number, asOf: Date, exportTimeoutMs: number): Promise<AnalyticsExport | null> {
-    const [client, release] = (await (this.dataSource.driver as PostgresDriver).obtainMasterConnection()) as [PoolClient, (err?: unknown) => void];
+    const onPrimary = () => this.openExportOn(this.dataSource, scope, runId, asOf, exportTimeoutMs);
+    const opened = await this.replicas.route(async (replica) => (await this.openExportOn(replica, scope, runId, asOf, exportTimeoutMs)) ?? NOT_ON_REPLICA, onPrimary);
+    return opened === NOT_ON_REPLICA ? onPrimary() : opened;
+  }
+
+  private async openExportOn(dataSource: DataSource, scope: AccessScope, runId: number, asOf: Date, exportTimeoutMs: number): Promise<AnalyticsExport | null> {
+    const [client, release] = (await (dataSource.driver as PostgresDriver).obtainMasterConnection()) as [PoolClient, (err?: unknown) => void];
     let cursor: Cursor<TrackerAnalyticsRow> | null = null;
     let closed = false;
     const close = async (): Promise<void> => {

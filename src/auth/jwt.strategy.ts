@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
+import { LRUCache } from 'lru-cache';
 import { createSecretKey } from 'node:crypto';
 import type { Request } from 'express';
 import { Strategy } from 'passport-jwt';
@@ -9,20 +10,39 @@ import { DomainError } from '../common/errors/domain-error.js';
 import { ERRORS } from '../common/errors/error-catalogue.js';
 import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
-import { UsersRepository } from '../users/users.repository.js';
+import { ActiveUsers } from '../users/active-users.js';
+import type { ActiveUserRow } from '../users/users.repository.js';
 import { RevocationService } from './revocation.service.js';
 import { issuedAfterEpoch, isWellFormed, type TokenClaims } from './token.service.js';
+
+/** Access tokens whose signature and claims were verified, kept by their exact text. */
+const VERIFIED_TOKENS_MAX = 10_000;
+
+/** What passport sets on the per-request strategy object (see the guard's runStrategy). */
+interface StrategyActions {
+  success(user: AuthUser): void;
+  error(error: unknown): void;
+}
 
 /**
  * Bearer access tokens: passport-jwt checks signature, HS256, iss, aud and exp; here we require
  * the claims to be complete, the type to be `access`, the jti not revoked, the user active and the
- * token issued after the user's token epoch (password change, deactivation) — loaded fresh so role and client_list changes apply on the next request.
+ * token issued after the user's token epoch (password change, deactivation). The user row and the
+ * revocation are read on every request, through the in-process cache tier that every change
+ * invalidates on every instance, so role and client_list changes apply on the next request.
+ *
+ * A token's signature and claims never change, so a token verified once is remembered by its
+ * exact text until it expires: the next request with it skips the HMAC and the JSON parsing (the
+ * expiry is still checked per request; revocation and the user row always are). When both of those
+ * are in the in-process tier the whole check is synchronous.
  */
 @Injectable()
 export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
+  private readonly verified = new LRUCache<string, TokenClaims>({ max: VERIFIED_TOKENS_MAX });
+
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
-    private readonly users: UsersRepository,
+    private readonly users: ActiveUsers,
     private readonly revocations: RevocationService,
   ) {
     super({
@@ -35,22 +55,59 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
       issuer: config.jwtIssuer,
       audience: config.jwtAudience,
       ignoreExpiration: false,
+      passReqToCallback: true,
     });
   }
 
-  async validate(claims: Partial<TokenClaims>): Promise<AuthUser> {
-    if (!isWellFormed(claims, 'access')) throw new DomainError(ERRORS.invalidCredentials);
-    // Independent reads (cache, database): in parallel, so a request waits for one round trip, not two.
-    const [revoked, user] = await Promise.all([this.revocations.isRevoked(claims.jti), this.users.findActiveById(Number(claims.sub))]);
-    if (revoked || !user || !issuedAfterEpoch(claims, user.tokens_valid_after_us)) throw new DomainError(ERRORS.invalidCredentials);
-    return {
-      id: user.id,
-      email: user.email,
-      name: user.name,
-      roles: user.roles,
-      clientIds: user.client_list,
-      tokenId: claims.jti,
-      tokenExpiresAt: new Date(claims.exp * 1000),
-    };
+  /** Called per request on a per-request object inheriting from this instance (see the guard). */
+  override authenticate(this: JwtStrategy & StrategyActions, req: Request, options?: object): void {
+    const token = bearerToken(req.headers.authorization);
+    const claims = token === undefined ? undefined : this.verified.get(token);
+    // Expired exactly when jsonwebtoken would call it expired (whole seconds, `now >= exp`).
+    if (claims === undefined || Math.floor(Date.now() / 1000) >= claims.exp) {
+      super.authenticate(req, options);
+      return;
+    }
+    const user = this.users.cached(Number(claims.sub));
+    const revoked = this.revocations.cachedIsRevoked(claims.jti);
+    if (user === undefined || revoked === undefined) {
+      this.check(claims).then((u) => this.success(u), (e: unknown) => this.error(e));
+      return;
+    }
+    try {
+      this.success(authUser(claims, accepted(claims, revoked, user)));
+    } catch (error) {
+      this.error(error);
+    }
   }
+
+  async validate(req: Request, claims: Partial<TokenClaims>): Promise<AuthUser> {
+    if (!isWellFormed(claims, 'access')) throw new DomainError(ERRORS.invalidCredentials);
+    const token = bearerToken(req.headers.authorization);
+    if (token !== undefined) this.verified.set(token, claims, { ttl: Math.max(1, claims.exp * 1000 - Date.now()) });
+    return this.check(claims);
+  }
+
+  private async check(claims: TokenClaims): Promise<AuthUser> {
+    // Independent reads (in-process tier, else cache and database): in parallel.
+    const [revoked, user] = await Promise.all([this.revocations.isRevoked(claims.jti), this.users.get(Number(claims.sub))]);
+    return authUser(claims, accepted(claims, revoked, user));
+  }
+}
+
+function accepted(claims: TokenClaims, revoked: boolean, user: ActiveUserRow | null): ActiveUserRow {
+  if (revoked || !user || !issuedAfterEpoch(claims, user.tokens_valid_after_us)) throw new DomainError(ERRORS.invalidCredentials);
+  return user;
+}
+
+function authUser(claims: TokenClaims, user: ActiveUserRow): AuthUser {
+  return {
+    id: user.id,
+    email: user.email,
+    name: user.name,
+    roles: user.roles,
+    clientIds: user.client_list,
+    tokenId: claims.jti,
+    tokenExpiresAt: new Date(claims.exp * 1000),
+  };
 }

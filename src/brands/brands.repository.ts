@@ -16,7 +16,7 @@ export class BrandsRepository {
     const where: Sql[] = [scope.visibleClient('b.client_id')];
     if (filter.clientId !== undefined) where.push(sql`b.client_id = ${filter.clientId}`);
     if (filter.name !== undefined) where.push(sql`strpos(lower(b.name), lower(${filter.name})) > 0`);
-    return this.db.page<BrandRow>({ columns: BRAND_COLUMNS, from: sql`brands b`, where, orderBy: sql`b.id` }, page);
+    return this.db.replica.page<BrandRow>({ columns: BRAND_COLUMNS, from: sql`brands b`, where, orderBy: sql`b.id` }, page);
   }
 
   /** The visible brand, optionally locked for an update/delete in the caller's transaction. */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { AccessScope } from '../common/auth/access-scope.js';
-import { DomainError } from '../common/errors/domain-error.js';
+import { DomainError, found } from '../common/errors/domain-error.js';
 import { ERRORS } from '../common/errors/error-catalogue.js';
 import { RequestValidationException } from '../common/errors/validation.exception.js';
 import { toPage, type Page } from '../common/http/pagination.js';
@@ -26,9 +26,7 @@ export class BrandsService {
   }
 
   async get(scope: AccessScope, id: number): Promise<BrandResponse> {
-    const row = await this.brands.findById(scope, id);
-    if (!row) throw new DomainError(ERRORS.brandNotFound);
-    return toBrandResponse(row);
+    return toBrandResponse(found(await this.brands.findById(scope, id), ERRORS.brandNotFound));
   }
 
   async create(scope: AccessScope, body: CreateBrandDto): Promise<BrandResponse> {
@@ -46,8 +44,7 @@ export class BrandsService {
    */
   async update(scope: AccessScope, id: number, body: UpdateBrandDto): Promise<BrandResponse> {
     const { row, movedRunIds } = await this.db.transaction(async () => {
-      const current = await this.brands.findById(scope, id, true);
-      if (!current) throw new DomainError(ERRORS.brandNotFound);
+      const current = found(await this.brands.findById(scope, id, true), ERRORS.brandNotFound);
       const clientId = body.client_id ?? current.client_id;
       const name = body.name ?? current.name;
       const moved = clientId !== current.client_id;
@@ -64,7 +61,7 @@ export class BrandsService {
   /** The row is locked first, so no run can start referencing it between the check and the delete. */
   async delete(scope: AccessScope, id: number): Promise<BrandResponse> {
     return this.db.transaction(async () => {
-      if (!(await this.brands.findById(scope, id, true))) throw new DomainError(ERRORS.brandNotFound);
+      found(await this.brands.findById(scope, id, true), ERRORS.brandNotFound);
       if ((await this.brands.references(id)).productionRuns) {
         throw new DomainError(ERRORS.stillReferencedBy('Brand', 'production runs'));
       }

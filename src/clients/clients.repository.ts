@@ -19,7 +19,7 @@ export class ClientsRepository {
   list(scope: AccessScope, filter: { name?: string }, page: { skip: number; limit: number }): Promise<PagedRows<ClientRow>> {
     const where: Sql[] = [scope.visibleClient('c.id')];
     if (filter.name !== undefined) where.push(sql`strpos(lower(c.name), lower(${filter.name})) > 0`);
-    return this.db.page<ClientRow>({ columns: CLIENT_COLUMNS, from: sql`clients c`, where, orderBy: sql`c.id` }, page);
+    return this.db.replica.page<ClientRow>({ columns: CLIENT_COLUMNS, from: sql`clients c`, where, orderBy: sql`c.id` }, page);
   }
 
   /** The visible client, optionally locked for an update/delete in the caller's transaction. */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DomainError } from '../common/errors/domain-error.js';
+import { DomainError, found } from '../common/errors/domain-error.js';
 import { ERRORS } from '../common/errors/error-catalogue.js';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { toPage, type Page } from '../common/http/pagination.js';
@@ -27,12 +27,11 @@ export class ClientsService {
   }
 
   async get(scope: AccessScope, id: number): Promise<ClientResponse> {
-    const row = await this.clients.findById(scope, id);
-    if (!row) throw new DomainError(ERRORS.clientNotFound);
-    return toClientResponse(row);
+    return toClientResponse(found(await this.clients.findById(scope, id), ERRORS.clientNotFound));
   }
 
-  async create(body: CreateClientDto): Promise<ClientResponse> {
+  /** Any admin may create any client: the scope takes part only in reading and changing one. */
+  async create(_scope: AccessScope, body: CreateClientDto): Promise<ClientResponse> {
     return this.db.transaction(async () => {
       if (await this.clients.nameTaken(body.name, null)) throw duplicateName(body.name);
       return toClientResponse(await this.clients.insert({ name: body.name }));
@@ -41,7 +40,7 @@ export class ClientsService {
 
   async update(scope: AccessScope, id: number, body: UpdateClientDto): Promise<ClientResponse> {
     return this.db.transaction(async () => {
-      if (!(await this.clients.findById(scope, id, true))) throw new DomainError(ERRORS.clientNotFound);
+      found(await this.clients.findById(scope, id, true), ERRORS.clientNotFound);
       if (body.name !== undefined && (await this.clients.nameTaken(body.name, id))) throw duplicateName(body.name);
       const row = await this.clients.update(scope, id, { name: body.name });
       return toClientResponse(row!);
@@ -51,7 +50,7 @@ export class ClientsService {
   /** The row is locked first, so no brand can start referencing it between the check and the delete. */
   async delete(scope: AccessScope, id: number): Promise<ClientResponse> {
     return this.db.transaction(async () => {
-      if (!(await this.clients.findById(scope, id, true))) throw new DomainError(ERRORS.clientNotFound);
+      found(await this.clients.findById(scope, id, true), ERRORS.clientNotFound);
       if ((await this.clients.references(id)).brands) {
         throw new DomainError(ERRORS.stillReferencedBy('Client', 'brands'));
       }

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
+import { PeriodicJob } from '../infrastructure/scheduling/periodic-job.js';
 import { GeofencePendingRepository, type PendingClaim } from './geofence-pending.repository.js';
 import { GeofenceProcessor } from './geofence-processor.service.js';
 
@@ -19,9 +20,7 @@ const MAX_LANES = 3;
 @Injectable()
 export class GeofenceWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(GeofenceWorker.name);
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<number> | null = null;
-  private stopped = false;
+  private readonly job = new PeriodicJob(() => this.pass(), { what: 'geofence pass', logger: this.logger, intervalMs: GEOFENCE_POLL_MS });
 
   constructor(
     private readonly pending: GeofencePendingRepository,
@@ -30,29 +29,20 @@ export class GeofenceWorker implements OnApplicationBootstrap, OnModuleDestroy {
   ) {}
 
   onApplicationBootstrap(): void {
-    if (this.config.geofenceEnabled) this.schedule(0);
+    if (this.config.geofenceEnabled) this.job.start(0);
   }
 
-  onModuleDestroy(): Promise<unknown> | void {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    return this.running?.catch(() => undefined);
+  onModuleDestroy(): Promise<unknown> {
+    return this.job.stop();
   }
 
   /** One pass: claims and replays until the queue is empty (or the worker stops); returns how many trackers it replayed. */
   drain(): Promise<number> {
-    this.running ??= this.pass().finally(() => (this.running = null));
-    return this.running;
+    return this.job.runNow();
   }
 
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      void this.drain()
-        .catch((error: unknown) => this.logger.warn(`geofence pass failed: ${(error as Error).message}`))
-        .finally(() => this.schedule(GEOFENCE_POLL_MS));
-    }, delayMs);
-    this.timer.unref();
+  private get stopped(): boolean {
+    return this.job.stopped;
   }
 
   private async pass(): Promise<number> {

@@ -39,7 +39,7 @@ export class VisitsRepository {
     const where: Sql[] = [at, scope.visibleTracker('v.tracker_id')];
     if (filter.confirmed !== undefined) where.push(sql`v.confirmed = ${filter.confirmed}`);
     if (filter.open !== undefined) where.push(filter.open ? sql`v.exited_at IS NULL` : sql`v.exited_at IS NOT NULL`);
-    return this.db.page<VisitRow>({ columns: VISIT_COLUMNS, from: VISITS_FROM, where, orderBy: sql`v.entered_at DESC, v.id DESC` }, page);
+    return this.db.replica.page<VisitRow>({ columns: VISIT_COLUMNS, from: VISITS_FROM, where, orderBy: sql`v.entered_at DESC, v.id DESC` }, page);
   }
 
   async trackerVisible(scope: AccessScope, trackerId: number): Promise<boolean> {

@@ -8,20 +8,19 @@ import type { AccessScope } from '../common/auth/access-scope.js';
 import { BasicHealthResponse, PipelineHealthResponse, PipelineStepResponse, SimpleStatusResponse, SystemHealthResponse } from './dto/health.response.js';
 import { HealthService } from './health.service.js';
 
-const MACHINERY_FAILURE = ERRORS.healthCheckFailed();
-
 @ApiTags('health')
 // test_steps is a map whose values reference this schema.
 @ApiExtraModels(PipelineStepResponse)
 @Controller('health')
 @Access('admin')
+// Every check answers its result, unhealthy parts included; a 500 means the checking itself failed.
+@ApiErrors(ERRORS.healthCheckFailed())
 export class HealthController {
   constructor(private readonly health: HealthService) {}
 
   @Get('basic')
   @ApiOperation({ summary: 'Database and cache store checks (fast; for polling and load balancers)' })
   @ApiOkResponse({ type: BasicHealthResponse, description: 'Always 200 when the check ran; failed components are `unhealthy` inside' })
-  @ApiErrors(MACHINERY_FAILURE)
   basic(): Promise<BasicHealthResponse> {
     return this.health.basic();
   }
@@ -29,7 +28,6 @@ export class HealthController {
   @Get('status')
   @ApiOperation({ summary: 'Overall status from the basic checks' })
   @ApiOkResponse({ type: SimpleStatusResponse })
-  @ApiErrors(MACHINERY_FAILURE)
   status(): Promise<SimpleStatusResponse> {
     return this.health.status();
   }
@@ -37,7 +35,6 @@ export class HealthController {
   @Get('pipeline')
   @ApiOperation({ summary: 'Tracker data pipeline checks (schema, aggregation freshness and rules, cache, status consistency)' })
   @ApiOkResponse({ type: PipelineHealthResponse })
-  @ApiErrors(MACHINERY_FAILURE)
   pipeline(@CurrentScope() scope: AccessScope): Promise<PipelineHealthResponse> {
     return this.health.pipeline(scope);
   }
@@ -45,7 +42,6 @@ export class HealthController {
   @Get('system')
   @ApiOperation({ summary: 'Basic and pipeline checks combined, with a derived status and overall metrics' })
   @ApiOkResponse({ type: SystemHealthResponse })
-  @ApiErrors(MACHINERY_FAILURE)
   system(@CurrentScope() scope: AccessScope): Promise<SystemHealthResponse> {
     return this.health.system(scope);
   }

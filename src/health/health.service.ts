@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, ServiceUnavailableException } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, ServiceUnavailableException } from '@nestjs/common';
 import { HealthCheckService, type HealthCheckResult, type HealthIndicatorResult } from '@nestjs/terminus';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { DomainError } from '../common/errors/domain-error.js';
@@ -7,11 +7,13 @@ import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
 import { isoWithOffset } from '../common/http/timestamps.js';
 import { DatabasePool } from '../infrastructure/database/database-pool.js';
+import { ReadReplicas } from '../infrastructure/database/read-replicas.js';
 import type {
   BasicHealthResponse,
   ComponentHealthResponse,
   PipelineHealthResponse,
   PoolHealthResponse,
+  ReadReplicasHealthResponse,
   SimpleStatusResponse,
   SystemHealthResponse,
 } from './dto/health.response.js';
@@ -40,6 +42,7 @@ export class HealthService {
     private readonly pipelineHealth: PipelineHealthService,
     private readonly pool: DatabasePool,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Optional() private readonly replicas?: ReadReplicas,
   ) {}
 
   basic(): Promise<BasicHealthResponse> {
@@ -115,6 +118,23 @@ export class HealthService {
       timestamp: isoWithOffset(),
       components,
       response_time_ms: elapsed(started),
+      ...(this.replicas?.configured ? { read_replicas: this.readReplicas(this.replicas) } : {}),
+    };
+  }
+
+  /** The replicas' last measurements (no query: they are measured in the background). */
+  private readReplicas(replicas: ReadReplicas): ReadReplicasHealthResponse {
+    return {
+      fallback: replicas.fallback,
+      max_lag_ms: replicas.maxLagMs,
+      replicas: replicas.states().map((r) => ({
+        name: r.name,
+        address: r.address,
+        status: r.status,
+        lag_ms: r.lagMs,
+        checked_at: r.checkedAt ? isoWithOffset(r.checkedAt) : null,
+        error: r.error,
+      })),
     };
   }
 

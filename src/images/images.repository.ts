@@ -18,7 +18,7 @@ export class ImagesRepository {
 
   /** Newest first. */
   list(page: { skip: number; limit: number }): Promise<PagedRows<ImageRow>> {
-    return this.db.page<ImageRow>({ columns: IMAGE_COLUMNS, from: sql`images`, where: [], orderBy: sql`uploaded_at DESC, id DESC` }, page);
+    return this.db.replica.page<ImageRow>({ columns: IMAGE_COLUMNS, from: sql`images`, where: [], orderBy: sql`uploaded_at DESC, id DESC` }, page);
   }
 
   findById(id: number): Promise<ImageRow | null> {

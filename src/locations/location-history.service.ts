@@ -34,9 +34,9 @@ export class LocationHistoryService {
    * `latest_location` of each visible tracker among `trackerIds`; trackers without an
    * eligible report are absent from the map. One query for the whole list.
    */
-  async latestLocations(scope: AccessScope, trackerIds: readonly number[]): Promise<Map<number, LocationPoint>> {
+  async latestLocations(scope: AccessScope, trackerIds: readonly number[], options: { tolerateLag?: boolean } = {}): Promise<Map<number, LocationPoint>> {
     if (trackerIds.length === 0) return new Map();
-    const rows = await this.repository.latestLocations(scope, trackerIds);
+    const rows = await this.repository.latestLocations(scope, trackerIds, options);
     return new Map([...rows].map(([id, row]) => [id, toLocationPoint(row)]));
   }
 }

@@ -142,6 +142,8 @@ export class LocationsRepository {
    * One page of a tracker's history plus its exact total, in one statement (one snapshot, one round
    * trip). No row at all means the tracker does not exist or is not visible. The total sits in a
    * fenced LATERAL (OFFSET 0): pulled up, the planner would evaluate it once per page row.
+   * Lag-tolerant (a replica when one is available); a tracker the replica does not show yet is
+   * looked up on the primary before answering 404.
    */
   async historyPage(
     scope: AccessScope,
@@ -158,7 +160,7 @@ export class LocationsRepository {
       limit: filter.limit,
       offset: filter.skip,
     };
-    const rows = await this.prepared.rows<LocationPointRow & { total: number }>(
+    const rows = await this.prepared.replica.rows<LocationPointRow & { total: number }>(
       sql`
       SELECT c.total, ${locationPointColumns('p')}
         FROM trackers t
@@ -166,14 +168,15 @@ export class LocationsRepository {
         LEFT JOIN LATERAL (${historyPageSql(input)}) p ON TRUE
        WHERE t.id = ${trackerId} AND ${scope.visibleTracker('t.id')}
        ORDER BY p.bucket ${raw(direction)}`,
+      { emptyAsksPrimary: true },
     );
     if (rows.length === 0) return null;
     return { total: rows[0].total, rows: rows[0].bucket === null ? [] : rows };
   }
 
   /** Latest eligible location of each visible tracker among `trackerIds` (absent: none). */
-  async latestLocations(scope: AccessScope, trackerIds: readonly number[]): Promise<Map<number, LocationPointRow>> {
-    const rows = await this.db.rows<LocationPointRow & { tracker_id: number }>(
+  async latestLocations(scope: AccessScope, trackerIds: readonly number[], options: { tolerateLag?: boolean } = {}): Promise<Map<number, LocationPointRow>> {
+    const rows = await (options.tolerateLag ? this.db.replica : this.db).rows<LocationPointRow & { tracker_id: number }>(
       sql`SELECT ids.id AS tracker_id, ll.*
          FROM (SELECT DISTINCT unnest(${intArray(trackerIds)}) AS id) ids
          JOIN LATERAL (${latestLocationLateral('ids.id')}) ll ON TRUE
@@ -207,8 +210,11 @@ export class LocationsRepository {
     const eligible = eligibleSql('latitude', 'longitude', 'confidence');
     await this.db.execute(sql`UPDATE location_reports SET eligible = ${eligible} WHERE tracker_id = ANY(${ids}) AND eligible IS DISTINCT FROM ${eligible}`);
     // With raw retention on, a row whose winning report was pruned is the only record left of its
-    // bucket: it stays, and the upsert below replaces it only with a newer report.
-    const prunedGuard = keepPrunedWinners ? sql`AND EXISTS (SELECT 1 FROM location_reports r WHERE r.id = h.report_id)` : empty;
+    // bucket: it stays, and the upsert below replaces it only with a newer report. The report's
+    // timestamp (the row's reported_at) picks the one partition its id can be in.
+    const prunedGuard = keepPrunedWinners
+      ? sql`AND EXISTS (SELECT 1 FROM location_reports r WHERE r.id = h.report_id AND r.timestamp = h.reported_at)`
+      : empty;
     // Daily rows go first and come back last: the triggers that recount each day's hours
     // (hourly_buckets) then count once, on the final rows, instead of on rows about to go.
     await this.db.execute(sql`DELETE FROM location_history_daily h WHERE h.tracker_id = ANY(${ids}) ${prunedGuard}`);

@@ -6,34 +6,27 @@ import { raw, sql, type Sql } from '../infrastructure/database/db.js';
  * which matters at 10 000 reports per batch. Numbers use JavaScript's shortest round-trip form,
  * which float8 input reads back exactly (so duplicate detection compares the same doubles).
  */
-export function numberArray(values: readonly number[]): string {
+
+/** Values that need no quoting: numbers and ISO timestamps. */
+function plainArray(values: readonly (number | string)[]): string {
   return `{${values.join(',')}}`;
 }
 
-export function nullableNumberArray(values: readonly (number | null)[]): string {
+/** `{…}` with NULL for null and `element(value)` for every other value. */
+function nullableArray<T>(values: readonly (T | null)[], element: (value: T) => string): string {
   let out = '{';
   for (let i = 0; i < values.length; i++) {
     if (i > 0) out += ',';
     const value = values[i];
-    out += value === null ? 'NULL' : String(value);
+    out += value === null ? 'NULL' : element(value);
   }
   return `${out}}`;
 }
 
-/** Values that need no quoting (ISO timestamps). */
-export function plainTextArray(values: readonly string[]): string {
-  return `{${values.join(',')}}`;
-}
+export const nullableNumberArray = (values: readonly (number | null)[]): string => nullableArray(values, String);
 
-export function nullableTextArray(values: readonly (string | null)[]): string {
-  let out = '{';
-  for (let i = 0; i < values.length; i++) {
-    if (i > 0) out += ',';
-    const value = values[i];
-    out += value === null ? 'NULL' : `"${value.replace(/[\\"]/g, '\\$&')}"`;
-  }
-  return `${out}}`;
-}
+export const nullableTextArray = (values: readonly (string | null)[]): string =>
+  nullableArray(values, (value) => `"${value.replace(/[\\"]/g, '\\$&')}"`);
 
 /** Element types of the array parameters the location statements bind. */
 export type ArrayElementType = 'int' | 'float8' | 'timestamptz' | 'text';
@@ -43,9 +36,9 @@ export function arrayParam(literal: string, type: ArrayElementType): Sql {
   return sql`${literal}::${raw(type)}[]`;
 }
 
-export const intArray = (values: readonly number[]): Sql => arrayParam(numberArray(values), 'int');
-export const float8Array = (values: readonly number[]): Sql => arrayParam(numberArray(values), 'float8');
+export const intArray = (values: readonly number[]): Sql => arrayParam(plainArray(values), 'int');
+export const float8Array = (values: readonly number[]): Sql => arrayParam(plainArray(values), 'float8');
 export const nullableFloat8Array = (values: readonly (number | null)[]): Sql => arrayParam(nullableNumberArray(values), 'float8');
 /** ISO timestamps (they need no quoting). */
-export const timestamptzArray = (values: readonly string[]): Sql => arrayParam(plainTextArray(values), 'timestamptz');
+export const timestamptzArray = (values: readonly string[]): Sql => arrayParam(plainArray(values), 'timestamptz');
 export const nullableTextArrayParam = (values: readonly (string | null)[]): Sql => arrayParam(nullableTextArray(values), 'text');

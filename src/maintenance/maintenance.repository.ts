@@ -18,21 +18,10 @@ export class MaintenanceRepository {
     await run(session, sql`SELECT pg_advisory_unlock(${key})`);
   }
 
-  /**
-   * Deletes up to `limit` raw location reports received more than `days` days ago (oldest first,
-   * on the received_at index). Aggregates are separate rows and stay. One short statement per
-   * batch: no long transaction, no lock held on ingest's rows for long.
-   */
-  async deleteReportsOlderThan(session: QueryRunner, days: number, limit: number): Promise<number> {
-    const result = await run(
-      session,
-      sql`DELETE FROM location_reports
-        WHERE id IN (SELECT id FROM location_reports
-                      WHERE received_at < now() - make_interval(days => ${days})
-                      ORDER BY received_at
-                      LIMIT ${limit})`,
-    );
-    return result.affected ?? 0;
+  /** The receipt time before which raw reports are out of retention (database clock). */
+  async retentionCutoff(session: QueryRunner, days: number): Promise<Date> {
+    const [row] = await rows<{ cutoff: Date }>(session, sql`SELECT now() - make_interval(days => ${days}) AS cutoff`);
+    return row.cutoff;
   }
 
   /**

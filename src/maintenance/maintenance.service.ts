@@ -1,9 +1,11 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type QueryRunner } from 'typeorm';
 import { RevocationService } from '../auth/revocation.service.js';
 import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
+import { PeriodicJob } from '../infrastructure/scheduling/periodic-job.js';
 import { MaintenanceRepository } from './maintenance.repository.js';
+import { ReportPartitionsRepository } from './report-partitions.repository.js';
 
 /** pg advisory lock key of the maintenance job (any constant unique within the database). */
 export const MAINTENANCE_LOCK_KEY = 727_275;
@@ -14,45 +16,75 @@ const FIRST_RUN_DELAY_MS = 60_000;
 /** Raw reports deleted per statement, and at most this many statements per run. */
 export const RETENTION_BATCH_SIZE = 5000;
 const MAX_BATCHES_PER_RUN = 200;
+/** Days after today whose raw-report partition exists ahead (the migration creates the same). */
+export const PARTITION_AHEAD_DAYS = 7;
+/** A day with at least this many reports in the default partition gets a partition of its own. */
+export const SPLIT_MIN_ROWS = 10_000;
+const MAX_SPLITS_PER_RUN = 10;
 
 export type MaintenanceRun =
   | { ran: false }
-  | { ran: true; reportsDeleted: number; batches: number; revokedTokensPurged: number; notificationsPurged: number; durationMs: number };
+  | {
+      ran: true;
+      /** Raw reports deleted row by row (reports of dropped partitions are not counted). */
+      reportsDeleted: number;
+      batches: number;
+      partitionsCreated: number;
+      partitionsDropped: number;
+      revokedTokensPurged: number;
+      notificationsPurged: number;
+      durationMs: number;
+    };
+
+interface RetentionOutcome {
+  reportsDeleted: number;
+  batches: number;
+  partitionsDropped: number;
+}
 
 /**
  * Periodic housekeeping (on one instance at a time, via a PostgreSQL advisory lock):
+ * - raw-report partitions: the daily partitions of location_reports up to PARTITION_AHEAD_DAYS
+ *   after today exist (a day's reports parked in the default partition move into it), and a day
+ *   with SPLIT_MIN_ROWS reports in the default partition gets its own;
  * - raw-report retention: with RAW_RETENTION_DAYS > 0, location reports received more than that
- *   many days ago are deleted in bounded batches (the hourly/daily aggregates stay);
+ *   many days ago go (the hourly/daily aggregates stay). A day's partition whose range ended
+ *   before that limit and which holds no report received after it is dropped whole; older reports
+ *   anywhere else (a partition with late arrivals, the default partition) are deleted in bounded
+ *   batches;
  * - revoked token ids whose token has expired anyway are purged;
  * - in-app notifications (and their events) older than NOTIFICATION_RETENTION_DAYS are deleted,
- *   in bounded batches like the reports.
+ *   in bounded batches.
  * Every instance runs the timer; `pg_try_advisory_lock` on the job's own connection lets exactly
  * one of them do the work, and the lock is released with the session if that instance dies.
  */
 @Injectable()
 export class MaintenanceService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(MaintenanceService.name);
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<MaintenanceRun> | null = null;
-  private stopping = false;
+  private readonly job = new PeriodicJob(() => this.run(RETENTION_BATCH_SIZE), {
+    what: 'maintenance run',
+    logger: this.logger,
+    intervalMs: MAINTENANCE_INTERVAL_MS,
+    onResult: (result) => {
+      if (result.ran && result.reportsDeleted + result.partitionsCreated + result.partitionsDropped + result.revokedTokensPurged + result.notificationsPurged > 0) this.logger.log(result);
+    },
+  });
 
   constructor(
     private readonly db: DataSource,
     private readonly repository: MaintenanceRepository,
+    private readonly partitions: ReportPartitionsRepository,
     private readonly revocations: RevocationService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   onApplicationBootstrap(): void {
-    this.schedule(FIRST_RUN_DELAY_MS + Math.floor(Math.random() * 10_000));
+    this.job.start(FIRST_RUN_DELAY_MS + Math.floor(Math.random() * 10_000));
   }
 
-  onModuleDestroy(): Promise<unknown> | void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    // A run in progress stops after its current batch (shutdown must fit in 10 s) and is awaited.
-    this.stopping = true;
-    return this.running?.catch(() => undefined);
+  /** A run in progress stops after its current batch (shutdown must fit in 10 s) and is awaited. */
+  onModuleDestroy(): Promise<unknown> {
+    return this.job.stop();
   }
 
   /**
@@ -60,22 +92,7 @@ export class MaintenanceService implements OnApplicationBootstrap, OnModuleDestr
    * tests and operators can trigger it.
    */
   runOnce(options: { batchSize?: number } = {}): Promise<MaintenanceRun> {
-    this.running ??= this.run(options.batchSize ?? RETENTION_BATCH_SIZE).finally(() => (this.running = null));
-    return this.running;
-  }
-
-  private schedule(delayMs: number): void {
-    this.timer = setTimeout(() => {
-      void this.runOnce()
-        .then((result) => {
-          if (result.ran && (result.reportsDeleted > 0 || result.revokedTokensPurged > 0 || result.notificationsPurged > 0)) this.logger.log(result);
-        })
-        .catch((error: unknown) => this.logger.warn(`maintenance run failed: ${(error as Error).message}`))
-        .finally(() => {
-          if (this.timer) this.schedule(MAINTENANCE_INTERVAL_MS);
-        });
-    }, delayMs);
-    this.timer.unref();
+    return this.job.runNow(() => this.run(options.batchSize ?? RETENTION_BATCH_SIZE));
   }
 
   private async run(batchSize: number): Promise<MaintenanceRun> {
@@ -85,28 +102,60 @@ export class MaintenanceService implements OnApplicationBootstrap, OnModuleDestr
     try {
       if (!(await this.repository.tryLock(runner, MAINTENANCE_LOCK_KEY))) return { ran: false };
       try {
-        let reportsDeleted = 0;
-        let batches = 0;
+        let partitionsCreated = await this.addDays(runner, await this.partitions.missingDays(runner, PARTITION_AHEAD_DAYS));
         const days = this.config.rawRetentionDays;
-        while (days > 0 && batches < MAX_BATCHES_PER_RUN && !this.stopping) {
-          const deleted = await this.repository.deleteReportsOlderThan(runner, days, batchSize);
-          batches += 1;
-          reportsDeleted += deleted;
-          if (deleted < batchSize) break;
-        }
+        const retention = days > 0 ? await this.applyRetention(runner, days, batchSize) : { reportsDeleted: 0, batches: 0, partitionsDropped: 0 };
+        if (!this.job.stopped) partitionsCreated += await this.addDays(runner, await this.partitions.crowdedDefaultDays(runner, SPLIT_MIN_ROWS, MAX_SPLITS_PER_RUN));
         const revokedTokensPurged = await this.revocations.purgeExpired();
         let notificationsPurged = 0;
-        for (let round = 0; round < MAX_BATCHES_PER_RUN && !this.stopping; round++) {
+        for (let round = 0; round < MAX_BATCHES_PER_RUN && !this.job.stopped; round++) {
           const deleted = await this.repository.deleteNotificationsOlderThan(runner, this.config.notificationRetentionDays, batchSize);
           notificationsPurged += deleted;
           if (deleted < batchSize) break;
         }
-        return { ran: true, reportsDeleted, batches, revokedTokensPurged, notificationsPurged, durationMs: Date.now() - started };
+        return { ran: true, ...retention, partitionsCreated, revokedTokensPurged, notificationsPurged, durationMs: Date.now() - started };
       } finally {
         await this.repository.unlock(runner, MAINTENANCE_LOCK_KEY);
       }
     } finally {
       await runner.release();
     }
+  }
+
+  private async addDays(runner: QueryRunner, days: string[]): Promise<number> {
+    let created = 0;
+    for (const day of days) {
+      if (this.job.stopped) break;
+      if (await this.partitions.addDay(runner, day)) created += 1;
+    }
+    return created;
+  }
+
+  /**
+   * Deletes exactly the raw reports received before now − `days` days (as of the start of the run):
+   * whole partitions where that is all they hold, row by row elsewhere, at most
+   * MAX_BATCHES_PER_RUN row-level statements per run.
+   */
+  private async applyRetention(runner: QueryRunner, days: number, batchSize: number): Promise<RetentionOutcome> {
+    const outcome: RetentionOutcome = { reportsDeleted: 0, batches: 0, partitionsDropped: 0 };
+    const cutoff = await this.repository.retentionCutoff(runner, days);
+    for (const partition of await this.partitions.list(runner)) {
+      if (this.job.stopped || outcome.batches >= MAX_BATCHES_PER_RUN) break;
+      const { oldest, newest } = await this.partitions.receivedRange(runner, partition.name);
+      if (oldest === null || newest === null || oldest >= cutoff) continue;
+      if (partition.to !== null && partition.to <= cutoff && newest < cutoff) {
+        const dropped = await this.partitions.dropIfAllReceivedBefore(runner, partition.name, cutoff);
+        if (dropped === 'dropped') outcome.partitionsDropped += 1;
+        // 'busy': the next run tries again rather than deleting a whole day row by row.
+        if (dropped !== 'kept') continue;
+      }
+      while (outcome.batches < MAX_BATCHES_PER_RUN && !this.job.stopped) {
+        const deleted = await this.partitions.deleteReceivedBefore(runner, partition.name, cutoff, batchSize);
+        outcome.batches += 1;
+        outcome.reportsDeleted += deleted;
+        if (deleted < batchSize) break;
+      }
+    }
+    return outcome;
   }
 }

@@ -3,6 +3,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { CacheService } from '../infrastructure/cache/cache.service.js';
 import { DatabaseGuard } from '../infrastructure/database/database-guard.js';
 import { DatabasePool } from '../infrastructure/database/database-pool.js';
+import { ReadReplicas } from '../infrastructure/database/read-replicas.js';
 
 /** What happened to location reports in an ingest batch. */
 export const INGEST_OUTCOMES = ['accepted', 'duplicate', 'filtered_low_confidence', 'filtered_manufacturing_region', 'rejected'] as const;
@@ -24,7 +25,7 @@ export class MetricsService {
   private readonly ingestReports: Counter<'outcome'>;
   private readonly inFlight: Gauge;
 
-  constructor(pool: DatabasePool, guard: DatabaseGuard, cache: CacheService) {
+  constructor(pool: DatabasePool, guard: DatabaseGuard, cache: CacheService, replicas: ReadReplicas) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
 
@@ -48,58 +49,63 @@ export class MetricsService {
     });
     for (const outcome of INGEST_OUTCOMES) this.ingestReports.inc({ outcome }, 0);
 
-    new Counter({
+    scrapedCounter(registers, {
       name: 'cache_requests_total',
       help: 'Cache reads by result (a read while the store is unavailable is a miss)',
-      labelNames: ['result'],
-      registers,
-      collect() {
-        this.reset();
-        this.inc({ result: 'hit' }, cache.stats.hits);
-        this.inc({ result: 'miss' }, cache.stats.misses);
-      },
+      label: 'result',
+      read: () => ({ hit: cache.stats.hits, miss: cache.stats.misses }),
     });
-    new Counter({
+    scrapedCounter(registers, {
       name: 'cache_store_errors_total',
       help: 'Cache store operations that failed or timed out (the request carried on without the cache)',
-      registers,
-      collect() {
-        this.reset();
-        this.inc(cache.stats.errors);
-      },
+      read: () => cache.stats.errors,
     });
-    new Gauge({
+    scrapedGauge(registers, {
       name: 'db_pool_connections',
       help: 'Database pool connections by state; size is the configured maximum',
-      labelNames: ['state'],
-      registers,
-      collect() {
+      label: 'state',
+      read: () => {
         const stats = pool.stats();
-        this.set({ state: 'size' }, stats.size);
-        this.set({ state: 'open' }, stats.total);
-        this.set({ state: 'idle' }, stats.idle);
-        this.set({ state: 'in_use' }, stats.checkedOut);
-        this.set({ state: 'waiting' }, stats.waiting);
+        return { size: stats.size, open: stats.total, idle: stats.idle, in_use: stats.checkedOut, waiting: stats.waiting };
       },
     });
-    new Counter({
+    scrapedCounter(registers, {
       name: 'db_pool_refused_total',
       help: 'Connection checkouts refused without waiting: database unreachable, or the wait queue full',
-      labelNames: ['reason'],
+      label: 'reason',
+      read: () => ({ unavailable: guard.refused.unavailable, exhausted: guard.refused.exhausted }),
+    });
+    scrapedCounter(registers, {
+      name: 'db_lag_tolerant_reads_total',
+      help: 'Reads that tolerate replica lag (lists, history, analytics, exports, pipeline health), by the server that answered: primary, or the replica (replica-1 is the first URL of DATABASE_READ_URL)',
+      label: 'target',
+      read: () => ({ primary: replicas.reads.primary, ...Object.fromEntries(replicas.states().map((r) => [r.name, r.reads])) }),
+    });
+    scrapedCounter(registers, {
+      name: 'db_replica_read_failovers_total',
+      help: 'Replica reads that failed (replica gone, replay conflict) and were answered by the primary',
+      read: () => replicas.reads.failovers,
+    });
+    new Gauge({
+      name: 'db_replica_lag_seconds',
+      help: 'Upper bound of the lag of each read replica behind the primary at the last measurement (absent while unknown)',
+      labelNames: ['replica'],
       registers,
       collect() {
         this.reset();
-        this.inc({ reason: 'unavailable' }, guard.refused.unavailable);
-        this.inc({ reason: 'exhausted' }, guard.refused.exhausted);
+        for (const r of replicas.states()) if (r.lagMs !== null) this.set({ replica: r.name }, r.lagMs / 1000);
       },
     });
-    new Gauge({
+    scrapedGauge(registers, {
+      name: 'db_replica_available',
+      help: '1 while a read replica serves lag-tolerant reads, else 0 (lagging, down, starting or not a replica)',
+      label: 'replica',
+      read: () => Object.fromEntries(replicas.states().map((r) => [r.name, r.status === 'available' ? 1 : 0])),
+    });
+    scrapedGauge(registers, {
       name: 'db_available',
       help: '1 while the database answers the liveness probe, else 0',
-      registers,
-      collect() {
-        this.set(guard.isAvailable ? 1 : 0);
-      },
+      read: () => (guard.isAvailable ? 1 : 0),
     });
   }
 
@@ -142,4 +148,46 @@ export class MetricsService {
   get contentType(): string {
     return this.registry.contentType;
   }
+}
+
+/** A value another component owns: one number, or one per value of the metric's label. */
+type Reading = number | Record<string, number>;
+
+interface ScrapedMetric {
+  name: string;
+  help: string;
+  /** The label whose values are the keys of a reading; without one the reading is a number. */
+  label?: string;
+  read: () => Reading;
+}
+
+/** A counter whose running totals live in its owner: reset and re-added at each scrape (prom-client counters cannot be set). */
+function scrapedCounter(registers: Registry[], metric: ScrapedMetric): void {
+  new Counter({
+    ...metricOptions(metric, registers),
+    collect() {
+      this.reset();
+      for (const [labels, value] of seriesOf(metric)) this.inc(labels, value);
+    },
+  });
+}
+
+/** A gauge whose value lives in its owner: set at each scrape. */
+function scrapedGauge(registers: Registry[], metric: ScrapedMetric): void {
+  new Gauge({
+    ...metricOptions(metric, registers),
+    collect() {
+      for (const [labels, value] of seriesOf(metric)) this.set(labels, value);
+    },
+  });
+}
+
+function metricOptions({ name, help, label }: ScrapedMetric, registers: Registry[]) {
+  return { name, help, labelNames: label ? [label] : [], registers };
+}
+
+/** A reading as `[labels, value]` series. */
+function seriesOf({ label, read }: ScrapedMetric): [Record<string, string>, number][] {
+  const reading = read();
+  return typeof reading === 'number' ? [[{}, reading]] : Object.entries(reading).map(([key, value]) => [{ [label!]: key }, value]);
 }

@@ -54,7 +54,7 @@ export class PlacesRepository {
   list(filter: { name?: string }, page: { skip: number; limit: number }): Promise<PagedRows<PlaceRow>> {
     const where: Sql[] = [];
     if (filter.name !== undefined) where.push(sql`strpos(lower(p.name), lower(${filter.name})) > 0`);
-    return this.db.page<PlaceRow>({ columns: PLACE_COLUMNS, from: sql`${this.table} p`, where, orderBy: sql`p.id` }, page);
+    return this.db.replica.page<PlaceRow>({ columns: PLACE_COLUMNS, from: sql`${this.table} p`, where, orderBy: sql`p.id` }, page);
   }
 
   /** The place, optionally locked for an update/delete in the caller's transaction. */

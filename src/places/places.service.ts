@@ -1,4 +1,4 @@
-import { DomainError } from '../common/errors/domain-error.js';
+import { DomainError, found } from '../common/errors/domain-error.js';
 import { ERRORS } from '../common/errors/error-catalogue.js';
 import { toPage, type Page } from '../common/http/pagination.js';
 import type { CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
@@ -32,9 +32,7 @@ export class PlacesService {
   }
 
   async get(id: number): Promise<PlaceResponse> {
-    const row = await this.places.findById(id);
-    if (!row) throw this.notFound();
-    return toPlaceResponse(row);
+    return toPlaceResponse(found(await this.places.findById(id), this.notFound));
   }
 
   async create(body: CreatePlaceDto): Promise<PlaceResponse> {
@@ -43,8 +41,7 @@ export class PlacesService {
 
   async update(id: number, body: UpdatePlaceDto): Promise<PlaceResponse> {
     const { row, runIds } = await this.db.transaction(async () => {
-      const current = await this.places.findById(id, true);
-      if (!current) throw this.notFound();
+      const current = found(await this.places.findById(id, true), this.notFound);
       const updated = await this.places.update(id, body);
       const renamed = body.name !== undefined && body.name !== current.name;
       return { row: updated!, runIds: renamed ? await this.places.runIdsShowing(id) : [] };
@@ -56,7 +53,7 @@ export class PlacesService {
   /** The row is locked first, so nothing can start referencing it between the check and the delete. */
   async delete(id: number): Promise<PlaceResponse> {
     const row = await this.db.transaction(async () => {
-      if (!(await this.places.findById(id, true))) throw this.notFound();
+      found(await this.places.findById(id, true), this.notFound);
       const reference = await this.places.firstReference(id);
       if (reference) throw new DomainError(ERRORS.stillReferencedBy(this.resource, reference.what));
       return (await this.places.delete(id))!;
@@ -64,11 +61,7 @@ export class PlacesService {
     return toPlaceResponse(row);
   }
 
-  private notFound(): DomainError {
-    return new DomainError(this.notFoundError());
-  }
-
-  private notFoundError() {
+  private get notFound() {
     return this.resource === 'Storage location' ? ERRORS.storageLocationNotFound : ERRORS.deliveryLocationNotFound;
   }
 }

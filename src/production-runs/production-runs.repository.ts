@@ -33,7 +33,7 @@ export class ProductionRunsRepository {
     const where: Sql[] = [scope.visibleClient('pr.client_id')];
     if (filter.brandId !== undefined) where.push(sql`pr.brand_id = ${filter.brandId}`);
     if (filter.clientId !== undefined) where.push(sql`pr.client_id = ${filter.clientId}`);
-    return this.db.page<ProductionRunRow>({ columns: RUN_WITH_COUNT, from: sql`production_runs pr`, where, orderBy: sql`pr.id` }, page);
+    return this.db.replica.page<ProductionRunRow>({ columns: RUN_WITH_COUNT, from: sql`production_runs pr`, where, orderBy: sql`pr.id` }, page);
   }
 
   findById(scope: AccessScope, id: number): Promise<ProductionRunRow | null> {

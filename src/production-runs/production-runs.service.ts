@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { AccessScope } from '../common/auth/access-scope.js';
-import { DomainError } from '../common/errors/domain-error.js';
+import { DomainError, found } from '../common/errors/domain-error.js';
 import { ERRORS } from '../common/errors/error-catalogue.js';
 import { RequestValidationException } from '../common/errors/validation.exception.js';
 import { toPage, type Page } from '../common/http/pagination.js';
@@ -32,9 +32,7 @@ export class ProductionRunsService {
   }
 
   async get(scope: AccessScope, id: number): Promise<ProductionRunResponse> {
-    const row = await this.runs.findById(scope, id);
-    if (!row) throw new DomainError(ERRORS.productionRunNotFound);
-    return toProductionRunResponse(row);
+    return toProductionRunResponse(found(await this.runs.findById(scope, id), ERRORS.productionRunNotFound));
   }
 
   /** An unknown brand is a bad body (422 on brand_id), not a missing resource. */
@@ -51,8 +49,7 @@ export class ProductionRunsService {
 
   async update(scope: AccessScope, id: number, body: UpdateProductionRunDto): Promise<ProductionRunResponse> {
     const { row, moved } = await this.db.transaction(async () => {
-      const current = await this.runs.lock(scope, id);
-      if (!current) throw new DomainError(ERRORS.productionRunNotFound);
+      const current = found(await this.runs.lock(scope, id), ERRORS.productionRunNotFound);
       assertDatesOrdered(
         body.start_date === undefined ? current.start_date : body.start_date,
         body.end_date === undefined ? current.end_date : body.end_date,
@@ -70,7 +67,7 @@ export class ProductionRunsService {
   /** The row is locked first, so no tracker can start referencing it between the check and the delete. */
   async delete(scope: AccessScope, id: number): Promise<ProductionRunResponse> {
     const row = await this.db.transaction(async () => {
-      if (!(await this.runs.lock(scope, id))) throw new DomainError(ERRORS.productionRunNotFound);
+      found(await this.runs.lock(scope, id), ERRORS.productionRunNotFound);
       if ((await this.runs.references(id)).trackers) {
         throw new DomainError(ERRORS.stillReferencedBy('Production run', 'trackers'));
       }

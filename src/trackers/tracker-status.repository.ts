@@ -88,7 +88,7 @@ export class TrackerStatusRepository {
   async statusCounts(scope: AccessScope, productionRunId?: number): Promise<Partial<Record<TrackerStatus, number>>> {
     const where: Sql[] = [scope.visibleClient('pr.client_id')];
     if (productionRunId !== undefined) where.push(sql`t.production_run_id = ${productionRunId}`);
-    const rows = await this.db.rows<{ status: TrackerStatus; n: number }>(
+    const rows = await this.db.replica.rows<{ status: TrackerStatus; n: number }>(
       sql`SELECT t.status, count(*)::int AS n
             FROM trackers t JOIN production_runs pr ON pr.id = t.production_run_id
            WHERE ${and(where)}

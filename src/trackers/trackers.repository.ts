@@ -85,7 +85,7 @@ export class TrackersRepository {
   /** A page and its total. */
   list(scope: AccessScope, filter: TrackerFilter, page: TrackerPageRequest): Promise<PagedRows<TrackerRow>> {
     const where = this.conditions(scope, filter);
-    return this.db.page<TrackerRow>({ columns: TRACKER_COLUMNS, from: TRACKERS_OF_RUNS, where, orderBy: this.orderBy(page) }, page);
+    return this.db.replica.page<TrackerRow>({ columns: TRACKER_COLUMNS, from: TRACKERS_OF_RUNS, where, orderBy: this.orderBy(page) }, page);
   }
 
   /**
@@ -94,7 +94,7 @@ export class TrackersRepository {
    */
   listPage(scope: AccessScope, filter: TrackerFilter, page: TrackerPageRequest): Promise<TrackerRow[]> {
     const where = and(this.conditions(scope, filter));
-    return this.db.rows<TrackerRow>(
+    return this.db.replica.rows<TrackerRow>(
       sql`SELECT ${TRACKER_COLUMNS} FROM ${TRACKERS_OF_RUNS} WHERE ${where} ORDER BY ${this.orderBy(page)} LIMIT ${page.limit} OFFSET ${page.skip}`,
     );
   }
@@ -102,7 +102,7 @@ export class TrackersRepository {
   /** The total of `list`. */
   async count(scope: AccessScope, filter: TrackerFilter): Promise<number> {
     const where = and(this.conditions(scope, filter));
-    return (await this.db.one<{ total: number }>(sql`SELECT count(*)::int AS total FROM ${TRACKERS_OF_RUNS} WHERE ${where}`)).total;
+    return (await this.db.replica.one<{ total: number }>(sql`SELECT count(*)::int AS total FROM ${TRACKERS_OF_RUNS} WHERE ${where}`)).total;
   }
 
   /**

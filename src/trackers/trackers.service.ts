@@ -9,7 +9,7 @@ import { RequestValidationException } from '../common/errors/validation.exceptio
 import { Cached } from '../common/http/cache-header.interceptor.js';
 import { toPage, type Page } from '../common/http/pagination.js';
 import { CACHE_AREAS, CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
-import { CacheService } from '../infrastructure/cache/cache.service.js';
+import { TieredCache, toCachedJson } from '../infrastructure/cache/tiered-cache.js';
 import { Db } from '../infrastructure/database/db.js';
 import { LocationHistoryService } from '../locations/location-history.service.js';
 import { TRACKER_STATES, type TrackerStatus } from './entities/tracker-status.js';
@@ -51,14 +51,16 @@ export class TrackersService {
     private readonly statuses: TrackerStatusRepository,
     private readonly references: TrackerReferencesRepository,
     private readonly locations: LocationHistoryService,
-    private readonly cache: CacheService,
+    private readonly cache: TieredCache,
     private readonly invalidation: CacheInvalidation,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /**
-   * Cached per (scope, normalized query). Rows are cached WITHOUT latest locations; those are
-   * attached fresh (one query for the page) so location ingestion never has to invalidate lists.
+   * Cached per (scope, normalized query), as JSON text in both cache tiers. Rows are cached without
+   * latest locations; with `include_latest_location` the page with its latest locations is kept
+   * in the in-process tier only, under the latest-locations generation that a database trigger
+   * invalidates on every write to the location tables (ingest needs no invalidation of its own).
    */
   async list(scope: AccessScope, query: ListTrackersQuery): Promise<Cached<Page<TrackerResponse>>> {
     const filter: TrackerFilter = {
@@ -78,22 +80,36 @@ export class TrackersService {
       skip: query.skip,
       limit: query.limit,
     });
-    let page = await this.cache.get<Page<TrackerResponse>>(key);
-    const hit = page !== undefined;
-    if (!page) {
-      const [rows, total] = await Promise.all([
-        this.trackers.listPage(scope, filter, { sortBy: query.sort_by, sortOrder: query.sort_order, skip: query.skip, limit: query.limit }),
-        this.cachedCount(scope, filter),
-      ]);
-      page = toPage(
-        rows.map((row) => toTrackerResponse(row)),
-        total,
-        query,
-      );
-      await this.cache.set(key, page, this.config.cacheTtlSeconds);
+    const ttl = this.config.cacheTtlSeconds;
+    const rows = () => this.cache.json(key, ttl, () => this.computePage(scope, filter, query));
+    if (!query.include_latest_location) {
+      const { value, hit } = await rows();
+      return new Cached(value, hit);
     }
-    if (query.include_latest_location) page = { ...page, items: await this.withLatestLocations(scope, page.items) };
-    return new Cached(page, hit);
+    const latest = this.cache.localGeneration(CACHE_AREAS.latestLocations);
+    let rowsHit = false;
+    const withLatest = async () => {
+      const page = await rows();
+      rowsHit = page.hit;
+      const parsed = JSON.parse(page.value.json) as Page<TrackerResponse>;
+      return { ...parsed, items: await this.withLatestLocations(scope, parsed.items) };
+    };
+    // The in-process tier is off (no invalidation channel): latest locations are read every time.
+    if (latest === undefined) return new Cached(toCachedJson(JSON.stringify(await withLatest())), rowsHit);
+    const { value, hit } = await this.cache.local(`${key}:latest:${latest}`, ttl, withLatest);
+    return new Cached(value, hit || rowsHit);
+  }
+
+  private async computePage(scope: AccessScope, filter: TrackerFilter, query: ListTrackersQuery): Promise<Page<TrackerResponse>> {
+    const [rows, total] = await Promise.all([
+      this.trackers.listPage(scope, filter, { sortBy: query.sort_by, sortOrder: query.sort_order, skip: query.skip, limit: query.limit }),
+      this.cachedCount(scope, filter),
+    ]);
+    return toPage(
+      rows.map((row) => toTrackerResponse(row)),
+      total,
+      query,
+    );
   }
 
   /**
@@ -102,11 +118,8 @@ export class TrackersService {
    */
   private async cachedCount(scope: AccessScope, filter: TrackerFilter): Promise<number> {
     const key = await this.cache.key('trackers:count', [CACHE_AREAS.trackers], { scope: scope.cacheKey, ...filter });
-    const cached = await this.cache.get<number>(key);
-    if (cached !== undefined) return cached;
-    const total = await this.trackers.count(scope, filter);
-    await this.cache.set(key, total, this.config.cacheTtlSeconds);
-    return total;
+    const { value } = await this.cache.json(key, this.config.cacheTtlSeconds, () => this.trackers.count(scope, filter));
+    return Number(value.json);
   }
 
   async statusCounts(scope: AccessScope, productionRunId?: number): Promise<Cached<StatusCountsResponse>> {
@@ -114,13 +127,12 @@ export class TrackersService {
       scope: scope.cacheKey,
       production_run_id: productionRunId ?? null,
     });
-    const cached = await this.cache.get<StatusCountsResponse>(key);
-    if (cached) return new Cached(cached, true);
-    const byStatus = await this.statuses.statusCounts(scope, productionRunId);
-    const counts = Object.fromEntries(TRACKER_STATES.map((s) => [s, byStatus[s] ?? 0])) as Record<TrackerStatus, number>;
-    const result: StatusCountsResponse = { ...counts, total: TRACKER_STATES.reduce((sum, s) => sum + counts[s], 0) };
-    await this.cache.set(key, result, this.config.cacheTtlSeconds);
-    return new Cached(result, false);
+    const { value, hit } = await this.cache.json(key, this.config.cacheTtlSeconds, async (): Promise<StatusCountsResponse> => {
+      const byStatus = await this.statuses.statusCounts(scope, productionRunId);
+      const counts = Object.fromEntries(TRACKER_STATES.map((s) => [s, byStatus[s] ?? 0])) as Record<TrackerStatus, number>;
+      return { ...counts, total: TRACKER_STATES.reduce((sum, s) => sum + counts[s], 0) };
+    });
+    return new Cached(value, hit);
   }
 
   /** Trackers currently IN_STORAGE at a storage location, with latest locations. */
@@ -144,6 +156,7 @@ export class TrackersService {
     const latest = await this.locations.latestLocations(
       scope,
       items.map((item) => item.id),
+      { tolerateLag: true },
     );
     return items.map((item) => ({ ...item, latest_location: latest.get(item.id) ?? null }));
   }

@@ -2,12 +2,13 @@ import { Module } from '@nestjs/common';
 import { PasswordService } from './password.service.js';
 import { UsersController } from './users.controller.js';
 import { UsersRepository } from './users.repository.js';
+import { ActiveUsers } from './active-users.js';
 import { UsersService } from './users.service.js';
 
 /** Users, their management and their passwords (hashed here; login verifies through the same service). */
 @Module({
   controllers: [UsersController],
-  providers: [UsersRepository, UsersService, PasswordService],
-  exports: [UsersRepository, UsersService, PasswordService],
+  providers: [UsersRepository, UsersService, PasswordService, ActiveUsers],
+  exports: [UsersRepository, UsersService, PasswordService, ActiveUsers],
 })
 export class UsersModule {}

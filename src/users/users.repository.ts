@@ -80,7 +80,7 @@ export class UsersRepository {
   }
 
   list(page: { skip: number; limit: number }): Promise<PagedRows<UserRow>> {
-    return this.db.page<UserRow>({ columns: COLUMNS, from: sql`users`, where: [], orderBy: sql`id` }, page);
+    return this.db.replica.page<UserRow>({ columns: COLUMNS, from: sql`users`, where: [], orderBy: sql`id` }, page);
   }
 
   /** Inserts a user; throws EmailTakenError when the e-mail is taken (race-free: the unique index decides). */

@@ -4,15 +4,18 @@ import { ERRORS } from '../common/errors/error-catalogue.js';
 import { PasswordService } from './password.service.js';
 import { RequestValidationException } from '../common/errors/validation.exception.js';
 import { toPage, type Page } from '../common/http/pagination.js';
+import { CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
 import { Db } from '../infrastructure/database/db.js';
+import { ActiveUsers } from './active-users.js';
 import type { CreateUserDto, UpdateMeDto, UpdateUserDto } from './dto/user.dto.js';
 import { toUserResponse, type UserResponse } from './dto/user.response.js';
 import { EmailTakenError, UsersRepository, type UserPatch, type UserRow } from './users.repository.js';
 
 
 /**
- * User management. Changes take effect on the caller's next request because the
- * JWT strategy reloads the user row every time. Passwords are hashed here and never leave it.
+ * User management. The guard reads the user row through the in-process cache tier, which every
+ * change here (and a database trigger, on every instance) invalidates: a change takes effect on
+ * the user's next request. Passwords are hashed here and never leave it.
  */
 @Injectable()
 export class UsersService {
@@ -20,7 +23,14 @@ export class UsersService {
     private readonly db: Db,
     private readonly users: UsersRepository,
     private readonly passwords: PasswordService,
+    private readonly activeUsers: ActiveUsers,
+    private readonly invalidation: CacheInvalidation,
   ) {}
+
+  /** The caller's own row: the one the guard has just read (an in-process hit, no query). */
+  async me(id: number): Promise<UserResponse> {
+    return toUserResponse(this.found(await this.activeUsers.get(id)));
+  }
 
   async list(query: { skip: number; limit: number }): Promise<Page<UserResponse>> {
     const { rows, total } = await this.users.list(query);
@@ -61,26 +71,26 @@ export class UsersService {
       passwordHash: dto.password === undefined ? undefined : await this.passwords.hash(dto.password),
     };
     const removesAdmin = patch.isActive === false || (patch.roles !== undefined && !patch.roles.includes('admin'));
-    if (!removesAdmin) return toUserResponse(this.found(await this.mapEmailTaken(() => this.users.update(id, patch))));
-    return this.db.transaction(async () => {
+    if (!removesAdmin) return this.changed(id, toUserResponse(this.found(await this.mapEmailTaken(() => this.users.update(id, patch)))));
+    return this.changed(id, await this.db.transaction(async () => {
       await this.users.lockAdminChanges();
       const current = this.found(await this.users.findById(id));
       if (isActiveAdmin(current) && !(await this.users.otherActiveAdminExists(id))) {
         throw new DomainError(ERRORS.lastAdmin);
       }
       return toUserResponse(this.found(await this.mapEmailTaken(() => this.users.update(id, patch))));
-    });
+    }));
   }
 
   async delete(id: number): Promise<UserResponse> {
-    return this.db.transaction(async () => {
+    return this.changed(id, await this.db.transaction(async () => {
       await this.users.lockAdminChanges();
       const current = this.found(await this.users.findById(id));
       if (isActiveAdmin(current) && !(await this.users.otherActiveAdminExists(id))) {
         throw new DomainError(ERRORS.lastAdmin);
       }
       return toUserResponse(this.found(await this.users.delete(id)));
-    });
+    }));
   }
 
   /**
@@ -106,7 +116,13 @@ export class UsersService {
       notifyUi: dto.notification_preferences?.ui,
       passwordHash,
     });
-    return toUserResponse(this.found(row));
+    return this.changed(userId, toUserResponse(this.found(row)));
+  }
+
+  /** After the write committed: this instance drops its copy of the row at once (the trigger tells the others). */
+  private changed<T>(userId: number, result: T): T {
+    this.invalidation.userChanged(userId);
+    return result;
   }
 
   /** Deduplicated, and every id must be an existing client (an array column has no foreign key). */

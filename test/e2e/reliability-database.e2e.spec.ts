@@ -52,7 +52,9 @@ describe('Reliability: PostgreSQL behind a fault proxy', () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     proxy = await FaultProxy.forUrl(databaseUrl(database));
-    t = await createTestApp({ database, databaseUrlOverride: proxy.rewrite(databaseUrl(database)), imports: [ReliabilityProbeModule] });
+    // Without the in-process cache tier, so every request needs the database for its user row: this
+    // suite is about requests that need it (with the tier, a warm cached read needs none).
+    t = await createTestApp({ database, databaseUrlOverride: proxy.rewrite(databaseUrl(database)), env: { NEAR_CACHE_MAX_MB: '0' }, imports: [ReliabilityProbeModule] });
     token = (await t.factories.admin()).token;
     trackerId = (await t.factories.tracker()).id;
     base = await listen(t.app);
@@ -160,7 +162,9 @@ describe('Reliability: pool exhaustion', () => {
 
   beforeAll(async () => {
     // 2 connections → at most 40 waiting checkouts (MAX_WAITING_PER_CONNECTION = 20), each giving up after 2 s.
-    t = await createTestApp({ env: { DB_POOL_SIZE: '2', DB_CONNECTION_TIMEOUT_MS: '2000' }, imports: [ReliabilityProbeModule] });
+    // Without the in-process cache tier: every request then needs a connection for the user row,
+    // which is what this test exhausts (with it, a warm request needs no connection at all).
+    t = await createTestApp({ env: { DB_POOL_SIZE: '2', DB_CONNECTION_TIMEOUT_MS: '2000', NEAR_CACHE_MAX_MB: '0' }, imports: [ReliabilityProbeModule] });
     token = (await t.factories.admin()).token;
     base = await listen(t.app);
   });

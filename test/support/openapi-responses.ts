@@ -86,16 +86,31 @@ export class ResponseChecker {
     const original = express.response.json;
     // eslint-disable-next-line @typescript-eslint/no-this-alias
     const checker = this;
-    express.response.json = function (this: Response, body: unknown) {
-      const req = this.req as Request;
+    const originalSend = express.response.send;
+    const checked = new WeakSet<Response>();
+    const checkBody = (res: Response, body: unknown) => {
+      const req = res.req as Request;
       const path = req.originalUrl.split('?')[0];
       try {
-        const problem = checker.problemWith(req.method, path, this.statusCode, body);
-        if (problem) checker.violations.push(`${req.method} ${path} → ${this.statusCode} ${problem}`);
+        const problem = checker.problemWith(req.method, path, res.statusCode, body);
+        if (problem) checker.violations.push(`${req.method} ${path} → ${res.statusCode} ${problem}`);
       } catch (error) {
-        checker.violations.push(`${req.method} ${path} → ${this.statusCode}: response check failed: ${String(error)}`);
+        checker.violations.push(`${req.method} ${path} → ${res.statusCode}: response check failed: ${String(error)}`);
       }
+    };
+    express.response.json = function (this: Response, body: unknown) {
+      checkBody(this, body);
+      checked.add(this);
       return original.call(this, body);
+    };
+    // Cached answers are sent as finished JSON text (res.send with a JSON content type): checked too.
+    express.response.send = function (this: Response, body?: unknown) {
+      const type = this.getHeader('Content-Type');
+      if (!checked.has(this) && typeof body === 'string' && typeof type === 'string' && type.startsWith('application/json')) {
+        checked.add(this);
+        checkBody(this, JSON.parse(body) as unknown);
+      }
+      return originalSend.call(this, body);
     };
   }
 

@@ -4,6 +4,7 @@ import { PaginationQuery } from '../../common/http/pagination.js';
 import { PositiveId } from '../../common/http/id-field.js';
 import { ID_SCHEMA } from '../../common/openapi/schema-types.js';
 import { NameField } from '../../common/http/text-fields.js';
+import { OptionalIdField } from '../../common/http/optional-id-field.js';
 
 export class CreateBrandDto {
   @NameField({ example: 'Acme Premium', description: 'Unique per client (case-insensitive); trimmed.' })
@@ -26,9 +27,7 @@ export class UpdateBrandDto {
 }
 
 export class ListBrandsQuery extends PaginationQuery {
-  @ApiPropertyOptional(ID_SCHEMA)
-  @IsOptional()
-  @PositiveId({ fromQuery: true })
+  @OptionalIdField({}, { fromQuery: true })
   client_id?: number;
 
   @ApiPropertyOptional({ description: 'Case-insensitive substring of the brand name.' })

@@ -39,16 +39,33 @@ export class AuthGuard implements CanActivate {
     @Inject(BEARER_STRATEGY) private readonly strategy: Strategy,
   ) {}
 
+  /** Per controller class and handler (a handler may be inherited by several controllers): public, or the roles it allows. */
+  private readonly rules = new WeakMap<object, WeakMap<object, Role[] | 'public'>>();
+
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
-    const http = context.switchToHttp();
-    const request = http.getRequest<Request & { user?: AuthUser }>();
+    const allowed = this.rulesOf(context);
+    if (allowed === 'public') return true;
+    const request = context.switchToHttp().getRequest<Request & { user?: AuthUser }>();
     const user = await authenticateBearer(this.strategy, request);
     request.user = user;
-    const allowed = this.reflector.getAllAndOverride<Role[]>(ACCESS_ROLES, targets) ?? ['admin'];
     if (!user.roles.some((role) => allowed.includes(role))) throw new DomainError(ERRORS.notEnoughPermissions);
     return true;
+  }
+
+  private rulesOf(context: ExecutionContext): Role[] | 'public' {
+    const handler = context.getHandler();
+    const controller = context.getClass();
+    let byHandler = this.rules.get(controller);
+    if (!byHandler) this.rules.set(controller, (byHandler = new WeakMap()));
+    let rules = byHandler.get(handler);
+    if (rules === undefined) {
+      const targets = [handler, controller];
+      rules = this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)
+        ? 'public'
+        : (this.reflector.getAllAndOverride<Role[]>(ACCESS_ROLES, targets) ?? ['admin']);
+      byHandler.set(handler, rules);
+    }
+    return rules;
   }
 }
 

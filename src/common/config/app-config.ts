@@ -10,6 +10,12 @@ export interface AppConfig {
   port: number;
   nodeEnv: NodeEnv;
   databaseUrl: string | undefined;
+  /** Streaming replicas for reads that tolerate lag (DATABASE_READ_URL, comma-separated); empty: none. */
+  databaseReadUrls: string[];
+  /** A replica further behind the primary than this serves no reads until it catches up. */
+  readReplicaMaxLagMs: number;
+  /** How often each replica's lag is measured (one small query on the primary and on each replica). */
+  readReplicaCheckIntervalMs: number;
   dataDir: string;
   embeddedPgPort: number;
   /** Where a root start puts embedded PostgreSQL when DATA_DIR is closed to its user; unset: the default. */
@@ -47,6 +53,10 @@ export interface AppConfig {
   metricsToken: string | undefined;
   /** Prefix of every cache key, so several deployments (or test apps) can share one Redis. */
   cachePrefix: string;
+  /** Upper bound of the in-process cache tier, in bytes (NEAR_CACHE_MAX_MB). */
+  nearCacheMaxBytes: number;
+  /** Longest an entry of the in-process tier is served, even if no invalidation reached it. */
+  nearCacheTtlSeconds: number;
   /** In-app notifications (and their events) older than this are purged by the periodic job. */
   notificationRetentionDays: number;
   /** Direct PostgreSQL session for LISTEN when DATABASE_URL goes through a transaction pooler; unset: DATABASE_URL. */
@@ -110,7 +120,16 @@ class Reader {
   }
 
   url(name: string, protocols: string[]): string | undefined {
-    const value = this.raw(name);
+    return this.urlValue(name, this.raw(name), protocols);
+  }
+
+  /** A comma-separated list of URLs (empty entries ignored). */
+  urls(name: string, protocols: string[]): string[] {
+    const entries = (this.raw(name) ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+    return entries.map((entry) => this.urlValue(name, entry, protocols)).filter((url): url is string => url !== undefined);
+  }
+
+  private urlValue(name: string, value: string | undefined, protocols: string[]): string | undefined {
     if (value === undefined) return undefined;
     try {
       const parsed = new URL(value);
@@ -152,6 +171,9 @@ export function loadConfig(env: Env): AppConfig {
     port: r.int('PORT', 3000, 0, 65535),
     nodeEnv,
     databaseUrl: r.url('DATABASE_URL', ['postgres:', 'postgresql:']),
+    databaseReadUrls: r.urls('DATABASE_READ_URL', ['postgres:', 'postgresql:']),
+    readReplicaMaxLagMs: r.int('READ_REPLICA_MAX_LAG_MS', 2000, 0, 3_600_000),
+    readReplicaCheckIntervalMs: r.int('READ_REPLICA_CHECK_INTERVAL_MS', 500, 50, 60_000),
     dataDir: r.string('DATA_DIR', './data'),
     embeddedPgPort: r.int('EMBEDDED_PG_PORT', 54329, 1024, 65535),
     embeddedPgRuntimeDir: r.optional('EMBEDDED_PG_RUNTIME_DIR'),
@@ -187,6 +209,8 @@ export function loadConfig(env: Env): AppConfig {
     geofenceDwellMinutes: r.int('GEOFENCE_DWELL_MINUTES', 60, 0, 10080),
     metricsToken: r.optional('METRICS_TOKEN'),
     cachePrefix: r.string('CACHE_PREFIX', 'tps'),
+    nearCacheMaxBytes: r.int('NEAR_CACHE_MAX_MB', 64, 0, 16384) * MB,
+    nearCacheTtlSeconds: r.int('NEAR_CACHE_TTL_SECONDS', 10, 1, 3600),
     notificationRetentionDays: r.int('NOTIFICATION_RETENTION_DAYS', 90, 1, 36500),
     databaseListenUrl: r.url('DATABASE_LISTEN_URL', ['postgres:', 'postgresql:']),
     notificationStreamKeepaliveSeconds: r.int('NOTIFICATION_STREAM_KEEPALIVE_SECONDS', 15, 1, 3600),

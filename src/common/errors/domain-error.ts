@@ -37,3 +37,9 @@ export interface DomainErrorExtras {
 export function fail(error: CatalogueError, extras?: DomainErrorExtras): never {
   throw new DomainError(error, extras);
 }
+
+/** The value, or the error when there is none: `found(row, ERRORS.brandNotFound)` for a missing (or invisible) row. */
+export function found<T>(value: T | null | undefined, error: CatalogueError): T {
+  if (value === null || value === undefined) throw new DomainError(error);
+  return value;
+}

@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { COUNT_SCHEMA } from '../../common/openapi/schema-types.js';
 
 /** Wire shapes of the health endpoints (OpenAPI documentation). */
@@ -13,11 +13,39 @@ export class BasicComponentsResponse {
   @ApiProperty({ description: 'The cache store (Redis, or the in-process store without REDIS_URL)' }) cache_store: ComponentHealthResponse;
 }
 
+export class ReadReplicaHealthResponse {
+  @ApiProperty({ example: 'replica-1', description: 'Position in DATABASE_READ_URL: replica-1 is the first URL' }) name: string;
+  @ApiProperty({ example: 'db-replica-1:5432/tracker_pipeline', description: 'host:port/database (never the credentials)' }) address: string;
+  @ApiProperty({
+    enum: ['starting', 'available', 'lagging', 'down', 'not_replica'],
+    description: 'Only an `available` replica serves reads; see docs/operations.md (read replicas)',
+  })
+  status: 'starting' | 'available' | 'lagging' | 'down' | 'not_replica';
+  @ApiProperty({ type: Number, nullable: true, description: 'Upper bound of its lag behind the primary at the last measurement; null when unknown' })
+  lag_ms: number | null;
+  @ApiProperty({ type: String, nullable: true, example: '2026-11-21T10:04:05.123+00:00', description: 'Last measurement; null before the first' })
+  checked_at: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Why it is not available; null when it is (or when it only lags)' }) error: string | null;
+}
+
+export class ReadReplicasHealthResponse {
+  @ApiProperty({ description: 'True while no replica is available: lag-tolerant reads go to the primary' }) fallback: boolean;
+  @ApiProperty({ ...COUNT_SCHEMA, description: 'READ_REPLICA_MAX_LAG_MS' }) max_lag_ms: number;
+  @ApiProperty({ type: [ReadReplicaHealthResponse], description: 'In DATABASE_READ_URL order. Read counts per server are in the metrics (db_lag_tolerant_reads_total)' })
+  replicas: ReadReplicaHealthResponse[];
+}
+
 export class BasicHealthResponse {
   @ApiProperty({ enum: ['healthy', 'unhealthy'] }) status: 'healthy' | 'unhealthy';
   @ApiProperty({ example: '2026-11-21T10:04:05.123+00:00' }) timestamp: string;
   @ApiProperty() components: BasicComponentsResponse;
   @ApiProperty() response_time_ms: number;
+  @ApiPropertyOptional({
+    description:
+      'Present only when read replicas are configured (DATABASE_READ_URL). Informational: a lagging or unreachable replica ' +
+      'does not make the service unhealthy, since the primary then serves its reads.',
+  })
+  read_replicas?: ReadReplicasHealthResponse;
 }
 
 export class SimpleStatusResponse {

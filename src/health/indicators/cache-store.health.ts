@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
 import { CacheService } from '../../infrastructure/cache/cache.service.js';
-import { COMPONENT_TIMEOUT_MS } from './component-timeout.js';
+import { COMPONENT_TIMEOUT_MS, componentCheck } from './component-timeout.js';
 
 /**
  * `cache_store` component: a set/get/delete round trip on the configured store (Redis, or the
@@ -15,12 +15,9 @@ export class CacheStoreHealthIndicator {
   ) {}
 
   check() {
-    return this.health
-      .check('cache_store')
-      .attempt(async () => {
-        await this.cache.ping(COMPONENT_TIMEOUT_MS);
-        return { store: this.cache.storeKind };
-      })
-      .withTimeout(COMPONENT_TIMEOUT_MS);
+    return componentCheck(this.health, 'cache_store', async () => {
+      await this.cache.ping(COMPONENT_TIMEOUT_MS);
+      return { store: this.cache.storeKind };
+    });
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
 import { Db, sql } from '../../infrastructure/database/db.js';
-import { COMPONENT_TIMEOUT_MS } from './component-timeout.js';
+import { componentCheck } from './component-timeout.js';
 
 /**
  * `database` component: `SELECT 1` through the application's pool. A custom
@@ -16,12 +16,9 @@ export class DatabaseHealthIndicator {
   ) {}
 
   check() {
-    return this.health
-      .check('database')
-      .attempt(async () => {
-        await this.db.execute(sql`SELECT 1`);
-        return {};
-      })
-      .withTimeout(COMPONENT_TIMEOUT_MS);
+    return componentCheck(this.health, 'database', async () => {
+      await this.db.execute(sql`SELECT 1`);
+      return {};
+    });
   }
 }

@@ -227,7 +227,7 @@ export class PipelineChecksRepository {
  */
 export function readOnlyStep<T>(db: Db, scope: AccessScope, work: () => Promise<T>): Promise<T> {
   if (!scope.all) throw new Error('pipeline health checks read the whole system and need an admin scope');
-  return db.transaction(async () => {
+  return db.replica.transaction(async () => {
     // One round trip (simple protocol allows several statements): this runs on every step.
     await db.execute(raw(`SET TRANSACTION READ ONLY; SET LOCAL statement_timeout = ${STEP_STATEMENT_TIMEOUT_MS}`));
     return work();

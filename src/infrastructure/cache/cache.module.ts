@@ -6,6 +6,9 @@ import type { AppConfig } from '../../common/config/app-config.js';
 import { APP_CONFIG } from '../../common/config/config.module.js';
 import { CacheInvalidation } from './cache-invalidation.js';
 import { CacheService } from './cache.service.js';
+import { InvalidationBus } from './invalidation-bus.js';
+import { NearCache } from './near-cache.js';
+import { TieredCache } from './tiered-cache.js';
 import { connectRedis, REDIS_CLIENT, type RedisConnection } from './redis-client.js';
 
 /** The single Redis connection of the process (null without REDIS_URL). */
@@ -16,8 +19,9 @@ import { connectRedis, REDIS_CLIENT, type RedisConnection } from './redis-client
 export class RedisModule {}
 
 /**
- * @nestjs/cache-manager over Redis (@keyv/redis) when REDIS_URL is set, else an in-process store.
- * Application code uses CacheService only.
+ * @nestjs/cache-manager over Redis (@keyv/redis) when REDIS_URL is set, else an in-process store
+ * (CacheService), and in front of it the in-process tier (NearCache) kept coherent across instances
+ * by InvalidationBus; TieredCache reads through both. CacheInvalidation turns writes into invalidations.
  */
 @Global()
 @Module({
@@ -43,7 +47,7 @@ export class RedisModule {}
       }),
     }),
   ],
-  providers: [CacheService, CacheInvalidation],
-  exports: [CacheService, CacheInvalidation, RedisModule],
+  providers: [CacheService, NearCache, InvalidationBus, TieredCache, CacheInvalidation],
+  exports: [CacheService, NearCache, InvalidationBus, TieredCache, CacheInvalidation, RedisModule],
 })
 export class CacheModule {}

@@ -74,10 +74,14 @@ export class CacheService implements OnModuleDestroy {
 
   /** Current generation tokens of the given areas (missing ones are created lazily as '0'). */
   async generations(areas: string[]): Promise<string[]> {
-    const values = await this.guard(() => this.cache.mget<string>(areas.map((a) => this.k(`gen:${a}`))), null);
     // Without the store we cannot know the generation: a random one guarantees a miss, never stale data.
-    if (values === null) return areas.map(() => `x${randomUUID()}`);
-    return values.map((v) => v ?? '0');
+    return (await this.sharedGenerations(areas)) ?? areas.map(() => `x${randomUUID()}`);
+  }
+
+  /** The generation tokens as the store holds them, or null when it cannot answer. */
+  async sharedGenerations(areas: string[]): Promise<string[] | null> {
+    const values = await this.guard(() => this.cache.mget<string>(areas.map((a) => this.k(`gen:${a}`))), null);
+    return values === null ? null : values.map((v) => v ?? '0');
   }
 
   /** Invalidates everything cached under the areas, on every instance sharing the store. */

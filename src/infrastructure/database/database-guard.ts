@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import type { AppConfig } from '../../common/config/app-config.js';
 import { APP_CONFIG } from '../../common/config/config.module.js';
 import { pgPool } from './database-pool.js';
+import { destroySocket, ProbeConnection } from './probe-connection.js';
 
 /** How often the liveness probe asks the database `SELECT 1`. */
 export const LIVENESS_INTERVAL_MS = 1000;
@@ -19,14 +20,6 @@ type ConnectCallback = (err: Error | undefined, client?: pg.PoolClient, release?
 interface GuardedPool extends pg.Pool {
   connect(): Promise<pg.PoolClient>;
   connect(callback: ConnectCallback): void;
-}
-
-/**
- * Drops a client's socket at once. `end()` would first send Terminate and wait for the server,
- * which never answers when it is the server that hangs.
- */
-function destroySocket(client: pg.Client | pg.PoolClient): void {
-  (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
 }
 
 /** An error the exception filter maps to 503 (its pg codes are in UNAVAILABLE_CODES). */
@@ -49,7 +42,7 @@ function unavailable(message: string, code: string): Error {
 export class DatabaseGuard implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(DatabaseGuard.name);
   private available = true;
-  private probe: pg.Client | null = null;
+  private readonly probe: ProbeConnection;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private readonly clients = new Set<pg.Client>();
@@ -60,7 +53,9 @@ export class DatabaseGuard implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(
     private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.probe = new ProbeConnection(config.databaseUrl ?? '', 'tracker-pipeline-liveness', LIVENESS_TIMEOUT_MS);
+  }
 
   /** False while the liveness probe fails. */
   get isAvailable(): boolean {
@@ -94,7 +89,7 @@ export class DatabaseGuard implements OnApplicationBootstrap, OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    this.dropProbe();
+    this.probe.end();
   }
 
   private refusal(pool: pg.Pool): Error | null {
@@ -121,7 +116,6 @@ export class DatabaseGuard implements OnApplicationBootstrap, OnModuleDestroy {
       await this.ping();
     } catch (error) {
       failure = error as Error;
-      this.dropProbe();
       // One failed probe says little on its own: its connection may have been closed (a backend
       // restart, a proxy's idle timeout), or its timeout may have fired late because this
       // process's event loop stalled (a long synchronous task, an overloaded host) while the
@@ -133,7 +127,6 @@ export class DatabaseGuard implements OnApplicationBootstrap, OnModuleDestroy {
           failure = null;
         } catch (retryError) {
           failure = retryError as Error;
-          this.dropProbe();
         }
       }
     }
@@ -155,38 +148,8 @@ export class DatabaseGuard implements OnApplicationBootstrap, OnModuleDestroy {
     for (const client of this.clients) destroySocket(client);
   }
 
+  /** A failed ping has dropped the probe's connection: the next one opens a fresh one. */
   private async ping(timeoutMs = LIVENESS_TIMEOUT_MS): Promise<void> {
-    if (!this.probe) {
-      const probe = await this.connectProbe(timeoutMs);
-      // The app may have closed while this connection was being made.
-      if (this.stopped) return destroySocket(probe);
-      this.probe = probe;
-    }
-    await this.probe.query({ text: 'SELECT 1', query_timeout: timeoutMs } as pg.QueryConfig);
-  }
-
-  private async connectProbe(timeoutMs: number): Promise<pg.Client> {
-    const client = new pg.Client({
-      connectionString: this.config.databaseUrl,
-      connectionTimeoutMillis: timeoutMs,
-      application_name: 'tracker-pipeline-liveness',
-    });
-    client.on('error', () => {
-      if (this.probe === client) this.dropProbe();
-    });
-    try {
-      await client.connect();
-    } catch (error) {
-      // A client whose connect failed may still hold a half-open socket.
-      destroySocket(client);
-      throw error;
-    }
-    return client;
-  }
-
-  private dropProbe(): void {
-    const probe = this.probe;
-    this.probe = null;
-    if (probe) destroySocket(probe);
+    await this.probe.query('SELECT 1', timeoutMs);
   }
 }

@@ -7,6 +7,7 @@ import { DatabaseGuard } from './database-guard.js';
 import { DatabasePool } from './database-pool.js';
 import { Db } from './db.js';
 import { PreparedQueries } from './prepared-queries.js';
+import { ReadReplicas } from './read-replicas.js';
 
 /** TypeORM on `pg`. Migrations run at start (never synchronize). The URL is resolved in main.ts. */
 @Global()
@@ -20,7 +21,7 @@ import { PreparedQueries } from './prepared-queries.js';
       },
     }),
   ],
-  providers: [Db, DatabasePool, DatabaseGuard, PreparedQueries],
-  exports: [Db, DatabasePool, DatabaseGuard, PreparedQueries],
+  providers: [Db, DatabasePool, DatabaseGuard, PreparedQueries, ReadReplicas],
+  exports: [Db, DatabasePool, DatabaseGuard, PreparedQueries, ReadReplicas],
 })
 export class DatabaseModule {}

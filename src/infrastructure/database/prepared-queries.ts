@@ -1,10 +1,11 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { DataSource, QueryFailedError } from 'typeorm';
 import type { AppConfig } from '../../common/config/app-config.js';
 import { APP_CONFIG } from '../../common/config/config.module.js';
 import { pgPool } from './database-pool.js';
 import type { Sql } from './db.js';
+import { ReadReplicas } from './read-replicas.js';
 
 /** Distinct statement texts kept named per process; beyond this, queries run unnamed (still correct). */
 const MAX_NAMED_STATEMENTS = 1000;
@@ -24,16 +25,37 @@ const MAX_NAMED_STATEMENTS = 1000;
 export class PreparedQueries {
   private readonly names = new Map<string, string>();
 
+  /** Reads that tolerate lag, on a replica's pool when one is available (see Db.replica). */
+  readonly replica = {
+    /**
+     * With `emptyAsksPrimary`, no row from a replica is checked on the primary: for statements whose
+     * empty answer means "not found", so a row created a moment ago is not a 404 while it replicates.
+     */
+    rows: async <T>(statement: Sql, options: { emptyAsksPrimary?: boolean } = {}): Promise<T[]> => {
+      if (!this.replicas) return this.rows<T>(statement);
+      const rows = await this.replicas.route(async (replica) => {
+        const found = await this.rowsOn<T>(replica, statement);
+        return found.length === 0 && options.emptyAsksPrimary ? null : found;
+      }, () => this.rows<T>(statement));
+      return rows ?? this.rows<T>(statement);
+    },
+  };
+
   constructor(
     private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Optional() private readonly replicas?: ReadReplicas,
   ) {}
 
   /** Rows of a `sql` statement, run as a named prepared statement on the pool. */
-  async rows<T>(statement: Sql): Promise<T[]> {
+  rows<T>(statement: Sql): Promise<T[]> {
+    return this.rowsOn<T>(this.dataSource, statement);
+  }
+
+  private async rowsOn<T>(dataSource: DataSource, statement: Sql): Promise<T[]> {
     const { text, values } = statement;
     try {
-      const result = await pgPool(this.dataSource).query({ name: this.nameOf(text), text, values });
+      const result = await pgPool(dataSource).query({ name: this.nameOf(text), text, values });
       return result.rows as T[];
     } catch (error) {
       throw new QueryFailedError(text, values, error as Error);

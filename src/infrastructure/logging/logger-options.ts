@@ -19,9 +19,12 @@ export function loggerParams(config: Pick<AppConfig, 'logLevel' | 'nodeEnv'>, st
   const options = {
     level: config.logLevel,
     genReqId: requestId,
-    serializers: { err: serializeError },
+    // A request line names the request, not its headers: what is logged once per request is kept
+    // small (it is serialized and redacted on every request), and credentials in headers never
+    // reach a log in the first place.
+    serializers: { err: serializeError, req: requestFields, res: responseFields },
     redact: {
-      paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]', '*.password', '*.current_password', '*.refresh_token', '*.access_token'],
+      paths: ['*.password', '*.current_password', '*.refresh_token', '*.access_token'],
       censor: '[redacted]',
     },
     hooks: {
@@ -39,6 +42,15 @@ export function loggerParams(config: Pick<AppConfig, 'logLevel' | 'nodeEnv'>, st
   } satisfies Exclude<Params['pinoHttp'], unknown[] | undefined>;
   if (usePretty(config, stdoutIsTTY)) return { pinoHttp: [options, prettyStream(stdout)] };
   return { pinoHttp: options };
+}
+
+/** What a request line says about the request (input: pino's standard request object). */
+function requestFields(req: { id?: unknown; method?: string; url?: string; remoteAddress?: string }): object {
+  return { id: req.id, method: req.method, url: req.url, remoteAddress: req.remoteAddress };
+}
+
+function responseFields(res: { statusCode?: number }): object {
+  return { statusCode: res.statusCode };
 }
 
 /** Human-readable lines only for a person at a terminal in development; JSON everywhere else. */

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
-import { LoggerModule } from 'nestjs-pino';
+import { LoggerModule, type Params } from 'nestjs-pino';
+import { pino } from 'pino';
 import type { AppConfig } from '../../common/config/app-config.js';
 import { APP_CONFIG } from '../../common/config/config.module.js';
 import { loggerParams } from './logger-options.js';
@@ -11,7 +12,13 @@ export { requestId } from './request-id.js';
   imports: [
     LoggerModule.forRootAsync({
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => loggerParams(config, Boolean(process.stdout.isTTY)),
+      useFactory: (config: AppConfig) => {
+        const params = loggerParams(config, Boolean(process.stdout.isTTY));
+        if (Array.isArray(params.pinoHttp) || !params.pinoHttp) return params;
+        // JSON lines go out in 4 KB writes, not one write per line (a syscall per request); pino
+        // flushes what is buffered when the process exits.
+        return { pinoHttp: [params.pinoHttp, pino.destination({ dest: 1, sync: false, minLength: 4096 })] } as Params;
+      },
     }),
   ],
 })

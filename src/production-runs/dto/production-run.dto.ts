@@ -6,6 +6,7 @@ import { PositiveId } from '../../common/http/id-field.js';
 import { MultilineText } from '../../common/http/text-input.js';
 import { ID_SCHEMA } from '../../common/openapi/schema-types.js';
 import { Trim } from '../../common/http/text-fields.js';
+import { OptionalIdField } from '../../common/http/optional-id-field.js';
 
 
 export class CreateProductionRunDto {
@@ -62,13 +63,9 @@ export class UpdateProductionRunDto {
 }
 
 export class ListProductionRunsQuery extends PaginationQuery {
-  @ApiPropertyOptional(ID_SCHEMA)
-  @IsOptional()
-  @PositiveId({ fromQuery: true })
+  @OptionalIdField({}, { fromQuery: true })
   brand_id?: number;
 
-  @ApiPropertyOptional(ID_SCHEMA)
-  @IsOptional()
-  @PositiveId({ fromQuery: true })
+  @OptionalIdField({}, { fromQuery: true })
   client_id?: number;
 }

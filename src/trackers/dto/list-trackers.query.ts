@@ -4,8 +4,8 @@ import { ArrayMaxSize, IsBoolean, IsIn, IsOptional, IsString, MaxLength, Validat
 import { PaginationQuery } from '../../common/http/pagination.js';
 import { QueryBoolean, QueryList } from '../../common/http/query-transforms.js';
 import { TRACKER_STATES, type TrackerStatus } from '../entities/tracker-status.js';
-import { parseIdText, PositiveId } from '../../common/http/id-field.js';
-import { ID_SCHEMA } from '../../common/openapi/schema-types.js';
+import { parseIdText } from '../../common/http/id-field.js';
+import { OptionalIdField } from '../../common/http/optional-id-field.js';
 
 export const TRACKER_SORT_FIELDS = ['id', 'name', 'status', 'created_at', 'updated_at'] as const;
 export type TrackerSortField = (typeof TRACKER_SORT_FIELDS)[number];
@@ -29,9 +29,7 @@ export class ListTrackersQuery extends PaginationQuery {
   @ValidateBy({ name: 'idText', validator: { validate: (v) => parseIdText(v) !== null } }, { each: true, message: 'must be a positive integer or a comma list of them' })
   id?: string[];
 
-  @ApiPropertyOptional(ID_SCHEMA)
-  @IsOptional()
-  @PositiveId({ fromQuery: true })
+  @OptionalIdField({}, { fromQuery: true })
   production_run_id?: number;
 
   @ApiPropertyOptional({ description: `One state or a comma list of: ${TRACKER_STATES.join(', ')}, e.g. \`IN_TRANSIT,DELIVERED\`. Default: every state.`, type: String })
@@ -65,9 +63,7 @@ export class ListTrackersQuery extends PaginationQuery {
 
 /** Query of `GET /trackers/status-counts`. */
 export class StatusCountsQuery {
-  @ApiPropertyOptional(ID_SCHEMA)
-  @IsOptional()
-  @PositiveId({ fromQuery: true })
+  @OptionalIdField({}, { fromQuery: true })
   production_run_id?: number;
 }
 
@@ -85,9 +81,7 @@ export class DeliveryLocationTrackersQuery extends PaginationQuery {
 
 /** Query of `POST /trackers/import-csv`. */
 export class ImportTrackersQuery {
-  @ApiPropertyOptional({ ...ID_SCHEMA, description: 'Production run for rows without one' })
-  @IsOptional()
-  @PositiveId({ fromQuery: true })
+  @OptionalIdField({ description: 'Production run for rows without one' }, { fromQuery: true })
   production_run_id?: number;
 
   @ApiPropertyOptional({ default: false, description: 'Skip duplicates instead of failing with 409' })

@@ -5,6 +5,7 @@ import { IsoDateTime } from '../../common/http/iso-date-time.decorator.js';
 import { PositiveId } from '../../common/http/id-field.js';
 import { ID_SCHEMA } from '../../common/openapi/schema-types.js';
 import { NameField, NotesField } from '../../common/http/text-fields.js';
+import { OptionalIdField } from '../../common/http/optional-id-field.js';
 
 const statusMessage = { message: `must be one of ${TRACKER_STATES.join(', ')}` };
 
@@ -22,14 +23,10 @@ export class CreateTrackerDto {
   @IsIn(TRACKER_STATES, statusMessage)
   status?: TrackerStatus;
 
-  @ApiPropertyOptional({ ...ID_SCHEMA, nullable: true, description: 'Destination' })
-  @IsOptional()
-  @PositiveId()
+  @OptionalIdField({ nullable: true, description: 'Destination' })
   delivery_location_id?: number | null;
 
-  @ApiPropertyOptional({ ...ID_SCHEMA, nullable: true, description: 'Required if and only if status is IN_STORAGE' })
-  @IsOptional()
-  @PositiveId()
+  @OptionalIdField({ nullable: true, description: 'Required if and only if status is IN_STORAGE' })
   storage_location_id?: number | null;
 
   @NotesField()
@@ -60,14 +57,10 @@ export class UpdateTrackerDto {
   @IsIn(TRACKER_STATES, statusMessage)
   status?: TrackerStatus;
 
-  @ApiPropertyOptional({ ...ID_SCHEMA, nullable: true })
-  @IsOptional()
-  @PositiveId()
+  @OptionalIdField({ nullable: true })
   delivery_location_id?: number | null;
 
-  @ApiPropertyOptional({ ...ID_SCHEMA, description: 'Required when status changes to IN_STORAGE' })
-  @IsOptional()
-  @PositiveId()
+  @OptionalIdField({ description: 'Required when status changes to IN_STORAGE' })
   storage_location_id?: number | null;
 
   @NotesField()
@@ -85,14 +78,10 @@ export class CreateStatusEntryDto {
   @IsoDateTime()
   timestamp?: Date;
 
-  @ApiPropertyOptional({ ...ID_SCHEMA, nullable: true, description: 'Required for IN_STORAGE' })
-  @IsOptional()
-  @PositiveId()
+  @OptionalIdField({ nullable: true, description: 'Required for IN_STORAGE' })
   storage_location_id?: number | null;
 
-  @ApiPropertyOptional({ ...ID_SCHEMA, nullable: true, description: "For DELIVERED; defaults to the tracker's destination" })
-  @IsOptional()
-  @PositiveId()
+  @OptionalIdField({ nullable: true, description: "For DELIVERED; defaults to the tracker's destination" })
   delivery_location_id?: number | null;
 
   @NotesField()
