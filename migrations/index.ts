@@ -7,9 +7,10 @@ import { DailyRowsCountTheirHours1763750000000 } from './1763750000000-DailyRows
 import { TrackerDeletesWaitForLocationWrites1763760000000 } from './1763760000000-TrackerDeletesWaitForLocationWrites.js';
 import { UserTokensValidAfter1763775000000 } from './1763775000000-UserTokensValidAfter.js';
 import { Geofences1763790000000 } from './1763790000000-Geofences.js';
+import { NotificationEvents1763800000000 } from './1763800000000-NotificationEvents.js';
+import { TrackerJourneyFacts1763810000000 } from './1763810000000-TrackerJourneyFacts.js';
 import { PartitionLocationReports1763820000000 } from './1763820000000-PartitionLocationReports.js';
 import { CacheInvalidationNotifications1763860000000 } from './1763860000000-CacheInvalidationNotifications.js';
-import { TrackerJourneyFacts1763810000000 } from './1763810000000-TrackerJourneyFacts.js';
 
 export const MIGRATIONS = [
   InitialSchema1763700000000,
@@ -20,6 +21,7 @@ export const MIGRATIONS = [
   TrackerDeletesWaitForLocationWrites1763760000000,
   UserTokensValidAfter1763775000000,
   Geofences1763790000000,
+  NotificationEvents1763800000000,
   TrackerJourneyFacts1763810000000,
   PartitionLocationReports1763820000000,
   CacheInvalidationNotifications1763860000000,

@@ -17,6 +17,7 @@ import { LoggingModule } from './infrastructure/logging/logging.module.js';
 import { LocationsModule } from './locations/locations.module.js';
 import { MaintenanceModule } from './maintenance/maintenance.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
+import { NotificationsModule } from './notifications/notifications.module.js';
 import { ProductionRunsModule } from './production-runs/production-runs.module.js';
 import { SeedModule } from './seed/seed.module.js';
 import { StorageLocationsModule } from './storage-locations/storage-locations.module.js';
@@ -44,6 +45,7 @@ export class AppModule {
         TrackersModule,
         LocationsModule,
         GeofencesModule,
+        NotificationsModule,
         AnalyticsModule,
         ImagesModule,
         HealthModule,

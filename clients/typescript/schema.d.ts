@@ -588,6 +588,118 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's notifications, newest first */
+        get: operations["notificationsList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/notifications/unread-count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How many of the caller's notifications are unread */
+        get: operations["notificationsUnreadCount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/notifications/read-all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Marks all the caller's notifications read */
+        post: operations["notificationsReadAll"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/notifications/stream-ticket": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A ticket to open the stream without an Authorization header (EventSource)
+         * @description Single use, valid for 60 s, bound to the caller and to the access token that asked for it: the stream it opens ends when that token expires or is revoked.
+         */
+        post: operations["notificationsStreamTicket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/notifications/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live notifications (Server-Sent Events)
+         * @description Each new notification of the caller as `id: <notification id>`, `event: notification`, `data: <Notification JSON>`; a `: keepalive` comment every 15 s.
+         *
+         *     With `Last-Event-ID` (or `last_event_id`), the notifications after that id are replayed first, in id order.
+         *
+         *     Authenticate with the bearer header or `?ticket=`. The stream ends when the access token (for a ticket: the one that asked for it) expires or is revoked, the user is deactivated, or the service shuts down; reconnect with `Last-Event-ID`.
+         */
+        get: operations["notificationsStream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/notifications/{notification_id}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Marks one notification read (idempotent) */
+        post: operations["notificationsRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/production-runs/{id}/analytics": {
         parameters: {
             query?: never;
@@ -1645,6 +1757,140 @@ export interface components {
             size: number;
             /** Format: int32 */
             pages: number;
+        };
+        NotificationEventResponse: {
+            /**
+             * Format: int32
+             * @example 981
+             */
+            id: number;
+            /**
+             * @example tracker.status_changed
+             * @enum {string}
+             */
+            type: "tracker.status_changed";
+            /**
+             * Format: int32
+             * @description The tracker (it may have been deleted since)
+             * @example 42
+             */
+            tracker_id: number;
+            /**
+             * @description Its name at the time of the event
+             * @example TRK-0042
+             */
+            tracker_name: string;
+            /**
+             * Format: int32
+             * @example 7
+             */
+            production_run_id: number;
+            /**
+             * Format: int32
+             * @example 3
+             */
+            client_id: number;
+            /**
+             * @example IN_TRANSIT
+             * @enum {string}
+             */
+            from_status: "CREATED" | "IN_TRANSIT" | "IN_STORAGE" | "DELIVERED";
+            /**
+             * @example DELIVERED
+             * @enum {string}
+             */
+            to_status: "CREATED" | "IN_TRANSIT" | "IN_STORAGE" | "DELIVERED";
+            /**
+             * @description Source of the status entry that became current
+             * @example geofence
+             * @enum {string}
+             */
+            source: "manual" | "import" | "geofence";
+            /**
+             * Format: int32
+             * @description The status entry that became current
+             * @example 5120
+             */
+            status_entry_id: number;
+            /**
+             * Format: int32
+             * @description Set while IN_STORAGE
+             * @example null
+             */
+            storage_location_id: number | null;
+            /**
+             * Format: int32
+             * @description The destination after the change
+             * @example 12
+             */
+            delivery_location_id: number | null;
+            /**
+             * Format: date-time
+             * @description The status entry's timestamp
+             * @example 2026-11-21T10:04:05.123Z
+             */
+            occurred_at: string;
+            /**
+             * Format: date-time
+             * @description When the change was written
+             * @example 2026-11-21T10:04:05.123Z
+             */
+            created_at: string;
+        };
+        NotificationResponse: {
+            /**
+             * Format: int32
+             * @description Also the `id:` of the event on the stream
+             * @example 20431
+             */
+            id: number;
+            event: components["schemas"]["NotificationEventResponse"];
+            /** @example false */
+            read: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:04:05.123Z
+             */
+            created_at: string;
+        };
+        NotificationPage: {
+            items: components["schemas"]["NotificationResponse"][];
+            /** Format: int32 */
+            total: number;
+            /** Format: int32 */
+            page: number;
+            /** Format: int32 */
+            size: number;
+            /** Format: int32 */
+            pages: number;
+        };
+        UnreadCountResponse: {
+            /**
+             * Format: int32
+             * @example 3
+             */
+            unread: number;
+        };
+        ReadAllResponse: {
+            /**
+             * Format: int32
+             * @description Notifications that were unread and are now read
+             * @example 3
+             */
+            updated: number;
+        };
+        StreamTicketResponse: {
+            /**
+             * @description Pass as `?ticket=` to GET /notifications/stream
+             * @example eyJ1Ijo0Mi4uLn0.3q2-7w
+             */
+            ticket: string;
+            /**
+             * @description Seconds within which the ticket must be used (once)
+             * @example 60
+             * @enum {number}
+             */
+            expires_in: 60;
         };
         StorageLocationVisitResponse: {
             /** Format: int32 */
@@ -6484,6 +6730,389 @@ export interface operations {
                 };
             };
             /** @description A field failed validation */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    notificationsList: {
+        parameters: {
+            query?: {
+                skip?: number;
+                limit?: number;
+                /** @description `true`: only unread; `false`: only read; absent: all */
+                unread?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationPage"];
+                };
+            };
+            /** @description No bearer token; Token invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description skip/limit out of range, or unread not a boolean */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    notificationsUnreadCount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnreadCountResponse"];
+                };
+            };
+            /** @description No bearer token; Token invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    notificationsReadAll: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReadAllResponse"];
+                };
+            };
+            /** @description No bearer token; Token invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    notificationsStreamTicket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StreamTicketResponse"];
+                };
+            };
+            /** @description No bearer token; Token invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    notificationsStream: {
+        parameters: {
+            query?: {
+                /** @description A ticket from POST /notifications/stream-ticket, instead of the Authorization header (for EventSource) */
+                ticket?: string;
+                /** @description Like the Last-Event-ID header (which wins when both are sent): replay the notifications after this id first */
+                last_event_id?: string;
+            };
+            header?: {
+                /** @description The last notification id the client received */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An event stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description No bearer token; Token invalid, expired or revoked; ticket bad, used or late */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Last-Event-ID or last_event_id not a notification id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    notificationsRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer in plain digits (no sign, leading zero, fraction or exponent); anything else is 422. */
+                notification_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationResponse"];
+                };
+            };
+            /** @description No bearer token; Token invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, or another user's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed: notification_id: must be a positive integer */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -23,6 +23,28 @@ export class MaintenanceRepository {
     const [row] = await rows<{ cutoff: Date }>(session, sql`SELECT now() - make_interval(days => ${days}) AS cutoff`);
     return row.cutoff;
   }
+
+  /**
+   * Deletes up to `limit` in-app notifications older than `days` days, and once none is left the
+   * events of that age (a notification is never older than its event: both are stamped in the
+   * event's transaction). Returns how many notifications were deleted.
+   */
+  async deleteNotificationsOlderThan(session: QueryRunner, days: number, limit: number): Promise<number> {
+    const result = await run(
+      session,
+      sql`DELETE FROM notifications
+        WHERE id IN (SELECT id FROM notifications WHERE created_at < now() - make_interval(days => ${days}) LIMIT ${limit})`,
+    );
+    const deleted = result.affected ?? 0;
+    if (deleted < limit) {
+      await run(
+        session,
+        sql`DELETE FROM notification_events
+          WHERE id IN (SELECT id FROM notification_events WHERE created_at < now() - make_interval(days => ${days}) LIMIT ${limit})`,
+      );
+    }
+    return deleted;
+  }
 }
 
 function run(session: QueryRunner, statement: Sql) {

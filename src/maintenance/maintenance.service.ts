@@ -32,6 +32,7 @@ export type MaintenanceRun =
       partitionsCreated: number;
       partitionsDropped: number;
       revokedTokensPurged: number;
+      notificationsPurged: number;
       durationMs: number;
     };
 
@@ -51,7 +52,9 @@ interface RetentionOutcome {
  *   before that limit and which holds no report received after it is dropped whole; older reports
  *   anywhere else (a partition with late arrivals, the default partition) are deleted in bounded
  *   batches;
- * - revoked token ids whose token has expired anyway are purged.
+ * - revoked token ids whose token has expired anyway are purged;
+ * - in-app notifications (and their events) older than NOTIFICATION_RETENTION_DAYS are deleted,
+ *   in bounded batches.
  * Every instance runs the timer; `pg_try_advisory_lock` on the job's own connection lets exactly
  * one of them do the work, and the lock is released with the session if that instance dies.
  */
@@ -63,7 +66,7 @@ export class MaintenanceService implements OnApplicationBootstrap, OnModuleDestr
     logger: this.logger,
     intervalMs: MAINTENANCE_INTERVAL_MS,
     onResult: (result) => {
-      if (result.ran && result.reportsDeleted + result.partitionsCreated + result.partitionsDropped + result.revokedTokensPurged > 0) this.logger.log(result);
+      if (result.ran && result.reportsDeleted + result.partitionsCreated + result.partitionsDropped + result.revokedTokensPurged + result.notificationsPurged > 0) this.logger.log(result);
     },
   });
 
@@ -104,7 +107,13 @@ export class MaintenanceService implements OnApplicationBootstrap, OnModuleDestr
         const retention = days > 0 ? await this.applyRetention(runner, days, batchSize) : { reportsDeleted: 0, batches: 0, partitionsDropped: 0 };
         if (!this.job.stopped) partitionsCreated += await this.addDays(runner, await this.partitions.crowdedDefaultDays(runner, SPLIT_MIN_ROWS, MAX_SPLITS_PER_RUN));
         const revokedTokensPurged = await this.revocations.purgeExpired();
-        return { ran: true, ...retention, partitionsCreated, revokedTokensPurged, durationMs: Date.now() - started };
+        let notificationsPurged = 0;
+        for (let round = 0; round < MAX_BATCHES_PER_RUN && !this.job.stopped; round++) {
+          const deleted = await this.repository.deleteNotificationsOlderThan(runner, this.config.notificationRetentionDays, batchSize);
+          notificationsPurged += deleted;
+          if (deleted < batchSize) break;
+        }
+        return { ran: true, ...retention, partitionsCreated, revokedTokensPurged, notificationsPurged, durationMs: Date.now() - started };
       } finally {
         await this.repository.unlock(runner, MAINTENANCE_LOCK_KEY);
       }

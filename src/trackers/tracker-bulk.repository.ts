@@ -94,8 +94,13 @@ export class TrackerBulkRepository {
     }
   }
 
-  /** Sets each tracker's status/storage location from its latest (timestamp, id) entry, set-based. */
+  /**
+   * Sets each tracker's status/storage location from its latest (timestamp, id) entry, set-based.
+   * Part of creating trackers with a history (demo data), so it records no status-change events;
+   * call it inside the creating transaction (the setting lasts until its end).
+   */
   async syncStatusFromHistory(scope: AccessScope, trackerIds: number[]): Promise<void> {
+    await this.db.execute(sql`SELECT set_config('tracker_pipeline.status_events', 'off', true)`);
     await this.db.execute(
       sql`UPDATE trackers t
              SET status = l.status,

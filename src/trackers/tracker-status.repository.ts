@@ -61,6 +61,15 @@ export class TrackerStatusRepository {
     );
   }
 
+  /**
+   * Pauses (or resumes) status-change events for the rest of the running transaction: a write that
+   * moves a tracker in two statements (a PUT setting the destination, then the new status) records
+   * one event, for the second, which shows both.
+   */
+  async pauseStatusEvents(paused: boolean): Promise<void> {
+    await this.db.execute(sql`SELECT set_config('tracker_pipeline.status_events', ${paused ? 'off' : 'on'}::text, true)`);
+  }
+
   /** Ascending by (timestamp, id); null when the tracker is missing or invisible. */
   async statusHistory(scope: AccessScope, id: number): Promise<StatusEntryRow[] | null> {
     const rows = await this.db.rows<StatusEntryRow & { visible_id: number }>(

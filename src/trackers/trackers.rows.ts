@@ -3,8 +3,11 @@ import { raw } from '../infrastructure/database/db.js';
 import type { Tables } from '../infrastructure/database/schema.js';
 import type { StatusEntrySource, TrackerStatus } from './entities/tracker-status.js';
 
-/** A `trackers` row as the repositories return it (timestamps as Date, or as wire text when SQL formats them). */
-export type TrackerRow = Omit<Tables['trackers'], 'status' | 'created_at' | 'updated_at'> & {
+/**
+ * A `trackers` row as the repositories return it (timestamps as Date, or as wire text when SQL
+ * formats them). status_entry_id/at are the status-event trigger's bookkeeping, never selected.
+ */
+export type TrackerRow = Omit<Tables['trackers'], 'status' | 'created_at' | 'updated_at' | 'status_entry_id' | 'status_entry_at'> & {
   status: TrackerStatus;
   created_at: Date | string;
   updated_at: Date | string;

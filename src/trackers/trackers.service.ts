@@ -224,6 +224,9 @@ export class TrackersService {
       if ((name !== current.name || runId !== current.production_run_id) && (await this.trackers.nameTaken(scope, runId, name, id))) {
         throw trackerNameTaken(name, runId);
       }
+      // A new destination together with a new status is one change: one event, recorded by the entry.
+      const foldDestination = locations !== null && destination !== current.delivery_location_id;
+      if (foldDestination) await this.statuses.pauseStatusEvents(true);
       let updated = await this.trackers
         .update(scope, id, { name: dto.name, productionRunId: dto.production_run_id, deliveryLocationId: dto.delivery_location_id, notes: dto.notes })
         .catch((error: unknown) => {
@@ -231,6 +234,7 @@ export class TrackersService {
           if (isUniqueViolation(error)) throw trackerNameTaken(name, runId);
           throw error;
         });
+      if (foldDestination) await this.statuses.pauseStatusEvents(false);
       if (locations) {
         await this.statuses.appendStatusEntry(scope, id, {
           status: dto.status as TrackerStatus,

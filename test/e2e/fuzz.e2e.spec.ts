@@ -61,11 +61,19 @@ const hostileBody = fc.oneof(
   fc.tuple(fc.constantFrom(...FIELDS), fc.integer({ min: 20, max: 3000 })).map(([key, levels]) => nestedText(key, levels)),
 );
 
-function operations(doc: { paths: Record<string, Record<string, { parameters?: { in: string; name: string }[] }>> }): Operation[] {
+type DocumentedOperation = { parameters?: { in: string; name: string }[]; responses?: Record<string, { content?: Record<string, unknown> }> };
+
+/**
+ * Every documented operation but event streams: a valid stream request is answered 200 and stays
+ * open by design, which this harness would take for a hang (the stream's inputs are fuzzed in
+ * notifications-stream.e2e.spec.ts).
+ */
+function operations(doc: { paths: Record<string, Record<string, DocumentedOperation>> }): Operation[] {
   const ops: Operation[] = [];
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(item)) {
       if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
+      if (op.responses?.['200']?.content?.['text/event-stream']) continue;
       ops.push({ method: method as Operation['method'], path, queryNames: (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name) });
     }
   }

@@ -125,6 +125,14 @@ const ROWS: MatrixRow[] = [
     status: 200,
     params: (fx, caller) => ({ image_id: caller === 'admin' || caller === 'user' ? fx.deletableImage[caller] : fx.image.id }),
   },
+  // notifications: the caller's own (a missing one is 404 after authorization); the stream is
+  // authorized before its query is validated, so an allowed caller's bad Last-Event-ID is 422
+  { method: 'get', path: '/api/v1/notifications', allowed: READERS, status: 200 },
+  { method: 'get', path: '/api/v1/notifications/unread-count', allowed: READERS, status: 200 },
+  { method: 'post', path: '/api/v1/notifications/read-all', allowed: READERS, status: 200 },
+  { method: 'post', path: '/api/v1/notifications/stream-ticket', allowed: READERS, status: 201 },
+  { method: 'get', path: '/api/v1/notifications/stream', allowed: READERS, status: 422, query: 'last_event_id=x' },
+  { method: 'post', path: '/api/v1/notifications/{notification_id}/read', allowed: READERS, status: 404, params: () => ({ notification_id: 2_147_483_000 }) },
   // health: admin only, db-pool included
   { method: 'get', path: '/api/v1/health/basic', allowed: ADMIN, status: 200 },
   { method: 'get', path: '/api/v1/health/status', allowed: ADMIN, status: 200 },
@@ -147,6 +155,7 @@ const COVERED_PREFIXES = [
   '/api/v1/trackers',
   '/api/v1/locations',
   '/api/v1/images',
+  '/api/v1/notifications',
   '/api/v1/health',
   '/health/db-pool',
   '/metrics',

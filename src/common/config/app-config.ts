@@ -57,6 +57,12 @@ export interface AppConfig {
   nearCacheMaxBytes: number;
   /** Longest an entry of the in-process tier is served, even if no invalidation reached it. */
   nearCacheTtlSeconds: number;
+  /** In-app notifications (and their events) older than this are purged by the periodic job. */
+  notificationRetentionDays: number;
+  /** Direct PostgreSQL session for LISTEN when DATABASE_URL goes through a transaction pooler; unset: DATABASE_URL. */
+  databaseListenUrl: string | undefined;
+  /** Interval of the `: keepalive` comment on open notification streams. */
+  notificationStreamKeepaliveSeconds: number;
 }
 
 export class ConfigValidationError extends Error {
@@ -205,6 +211,9 @@ export function loadConfig(env: Env): AppConfig {
     cachePrefix: r.string('CACHE_PREFIX', 'tps'),
     nearCacheMaxBytes: r.int('NEAR_CACHE_MAX_MB', 64, 0, 16384) * MB,
     nearCacheTtlSeconds: r.int('NEAR_CACHE_TTL_SECONDS', 10, 1, 3600),
+    notificationRetentionDays: r.int('NOTIFICATION_RETENTION_DAYS', 90, 1, 36500),
+    databaseListenUrl: r.url('DATABASE_LISTEN_URL', ['postgres:', 'postgresql:']),
+    notificationStreamKeepaliveSeconds: r.int('NOTIFICATION_STREAM_KEEPALIVE_SECONDS', 15, 1, 3600),
   };
   if (config.uploadDir === '') config.uploadDir = `${config.dataDir}/uploads`;
   if (r.problems.length > 0) throw new ConfigValidationError(r.problems);

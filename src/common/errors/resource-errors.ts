@@ -13,6 +13,7 @@ export const RESOURCE_ERRORS = {
   storageLocationNotFound: e('STORAGE_LOCATION_NOT_FOUND', 404, 'Storage location not found'),
   deliveryLocationNotFound: e('DELIVERY_LOCATION_NOT_FOUND', 404, 'Delivery location not found'),
   imageNotFound: e('IMAGE_NOT_FOUND', 404, 'Image not found'),
+  notificationNotFound: e('NOTIFICATION_NOT_FOUND', 404, 'Notification not found', { summary: "Missing, or another user's" }),
 
   clientExists: (name = 'NAME') => e('CLIENT_EXISTS', 409, `Client '${name}' already exists`),
   brandExists: (name = 'NAME', clientId: number | string = 'ID') => e('BRAND_EXISTS', 409, `Brand '${name}' already exists for client ${clientId}`),

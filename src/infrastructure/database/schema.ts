@@ -102,6 +102,30 @@ export interface Tables {
     eligible: boolean;
     received_at: Date;
   };
+  notification_events: {
+    id: string;
+    type: string;
+    tracker_id: number;
+    tracker_name: string;
+    production_run_id: number;
+    client_id: number;
+    from_status: string;
+    to_status: string;
+    source: string;
+    status_entry_id: string;
+    storage_location_id: number | null;
+    delivery_location_id: number | null;
+    occurred_at: Date;
+    created_at: Date;
+    xact_id: string;
+  };
+  notifications: {
+    id: string;
+    user_id: number;
+    event_id: string;
+    read_at: Date | null;
+    created_at: Date;
+  };
   production_runs: {
     id: number;
     description: string;
@@ -166,6 +190,8 @@ export interface Tables {
     notes: string | null;
     created_at: Date;
     updated_at: Date;
+    status_entry_id: string | null;
+    status_entry_at: Date | null;
   };
   users: {
     id: number;

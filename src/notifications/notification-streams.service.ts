@@ -1,0 +1,200 @@
+import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import type { Response } from 'express';
+import type { AppConfig } from '../common/config/app-config.js';
+import { APP_CONFIG } from '../common/config/config.module.js';
+import { toNotificationResponse } from './notification.mapper.js';
+import { NotificationListener } from './notification-listener.js';
+import { NotificationMetrics } from './notification-metrics.js';
+import { NotificationsRepository, type NotificationRow } from './notifications.repository.js';
+import type { StreamIdentity } from './stream-tickets.service.js';
+
+/** How often open streams' credentials are checked again (revocation, deactivation, role change). */
+const CHECK_MS = 1_000;
+/** Safety net beside LISTEN: a missed announcement is picked up within this. */
+const POLL_MS = 5_000;
+const BATCH = 500;
+/** A client that stops reading is dropped once this much is waiting for it (it reconnects with Last-Event-ID). */
+const MAX_BUFFERED_BYTES = 1024 * 1024;
+
+interface OpenStream {
+  identity: StreamIdentity;
+  res: Response;
+  /** The last notification id written to it. */
+  cursor: bigint;
+  expiry: NodeJS.Timeout;
+  closed: boolean;
+}
+
+/**
+ * The open notification streams of this instance. A commit of new notifications is announced on a
+ * PostgreSQL channel (NotificationListener); each wake-up reads, in one query for every stream of
+ * this instance, the notifications above the streams' cursors and writes each to the streams of
+ * its user. Notification ids become visible in increasing order (the database assigns them under
+ * a lock at commit), so "above the cursor" never skips one. Before writing, and every second, the
+ * streams' credentials are checked again: a revoked token, a deactivated user or one that lost
+ * its roles ends the stream at once; so does the token's expiry, and the app's shutdown.
+ */
+@Injectable()
+export class NotificationStreams implements OnModuleDestroy {
+  private readonly logger = new Logger(NotificationStreams.name);
+  private readonly streams = new Set<OpenStream>();
+  private readonly listener: NotificationListener;
+  private timers: NodeJS.Timeout[] = [];
+  private fetching: Promise<void> | null = null;
+  private again = false;
+  private stopping = false;
+
+  constructor(
+    private readonly repository: NotificationsRepository,
+    private readonly metrics: NotificationMetrics,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    this.listener = new NotificationListener((config.databaseListenUrl ?? config.databaseUrl) as string, () => this.wake());
+  }
+
+  get openCount(): number {
+    return this.streams.size;
+  }
+
+  /**
+   * Starts an SSE response for `identity`: headers, then the replay of the user's notifications
+   * above `lastEventId` when given, then live notifications until the stream ends.
+   */
+  async open(res: Response, identity: StreamIdentity, lastEventId: string | null): Promise<void> {
+    this.startBackground();
+    res.status(200);
+    res.setHeader('Content-Type', 'text/event-stream');
+    res.setHeader('Cache-Control', 'no-cache, no-transform');
+    res.setHeader('X-Accel-Buffering', 'no');
+    res.setHeader('Connection', 'close');
+    res.flushHeaders();
+    res.write(': stream open\n\n');
+    const stream: OpenStream = { identity, res, cursor: 0n, closed: false, expiry: setTimeout(() => this.close(stream), Math.max(0, identity.tokenExpiresAt - Date.now())) };
+    stream.expiry.unref();
+    res.on('close', () => this.close(stream, false));
+    try {
+      if (lastEventId !== null) {
+        stream.cursor = BigInt(lastEventId);
+        for (;;) {
+          const rows = await this.repository.after(identity.userId, stream.cursor.toString(), BATCH);
+          for (const row of rows) this.write(stream, row, false);
+          if (rows.length < BATCH || stream.closed) break;
+        }
+      } else {
+        stream.cursor = BigInt(await this.repository.lastId());
+      }
+    } catch (error) {
+      this.logger.warn(`notification stream replay failed: ${(error as Error).message}`);
+      this.close(stream);
+      return;
+    }
+    if (stream.closed || this.stopping) return this.close(stream);
+    this.streams.add(stream);
+    this.metrics.streamOpened();
+    this.wake();
+  }
+
+  onModuleDestroy(): Promise<void> {
+    this.stopping = true;
+    for (const timer of this.timers) clearInterval(timer);
+    this.timers = [];
+    for (const stream of [...this.streams]) this.close(stream);
+    return this.listener.stop();
+  }
+
+  private startBackground(): void {
+    if (this.timers.length > 0 || this.stopping) return;
+    void this.listener.start();
+    const every = (ms: number, work: () => void) => {
+      const timer = setInterval(work, ms);
+      timer.unref();
+      this.timers.push(timer);
+    };
+    every(this.config.notificationStreamKeepaliveSeconds * 1000, () => {
+      for (const stream of this.streams) this.send(stream, ': keepalive\n\n');
+    });
+    every(CHECK_MS, () => void this.checkCredentials().catch(() => undefined));
+    every(POLL_MS, () => this.wake());
+  }
+
+  /** Asks for a delivery round; rounds never overlap, and one asked for during a round runs after it. */
+  private wake(): void {
+    if (this.stopping) return;
+    this.again = true;
+    this.fetching ??= this.deliverRounds().finally(() => (this.fetching = null));
+  }
+
+  private async deliverRounds(): Promise<void> {
+    while (this.again && !this.stopping) {
+      this.again = false;
+      try {
+        await this.deliver();
+      } catch (error) {
+        // The database is away: the cursors stay, the next wake-up (poll, reconnection) resumes.
+        this.logger.warn(`notification delivery failed: ${(error as Error).message}`);
+        return;
+      }
+    }
+  }
+
+  private async deliver(): Promise<void> {
+    if (this.streams.size === 0) return;
+    await this.checkCredentials();
+    const open = [...this.streams];
+    if (open.length === 0) return;
+    const users = [...new Set(open.map((s) => s.identity.userId))];
+    let from = open.reduce((min, s) => (s.cursor < min ? s.cursor : min), open[0].cursor);
+    for (;;) {
+      const rows = await this.repository.afterForUsers(users, from.toString(), BATCH);
+      for (const row of rows) {
+        for (const stream of open) if (stream.identity.userId === row.user_id) this.write(stream, row, true);
+      }
+      if (rows.length > 0) from = BigInt(rows[rows.length - 1].id);
+      if (rows.length < BATCH) break;
+    }
+    // Everything of these users up to `from` has been read: a stream that got none of it is still there.
+    for (const stream of open) if (stream.cursor < from) stream.cursor = from;
+  }
+
+  /** Ends every stream whose token expired or was revoked, or whose user may no longer use it. */
+  private async checkCredentials(): Promise<void> {
+    const now = Date.now();
+    for (const stream of this.streams) if (stream.identity.tokenExpiresAt <= now) this.close(stream);
+    if (this.streams.size === 0) return;
+    const open = [...this.streams];
+    const { users, revoked } = await this.repository.credentials(
+      [...new Set(open.map((s) => s.identity.userId))],
+      [...new Set(open.map((s) => s.identity.tokenId))],
+    );
+    const epochs = new Map(users.map((u) => [u.id, u.epoch_us === null ? null : Number(u.epoch_us)]));
+    const revokedIds = new Set(revoked);
+    for (const stream of open) {
+      const { userId, tokenId, tokenIssuedUs } = stream.identity;
+      const epoch = epochs.get(userId);
+      if (epoch === undefined || revokedIds.has(tokenId) || (epoch !== null && tokenIssuedUs <= epoch)) this.close(stream);
+    }
+  }
+
+  private write(stream: OpenStream, row: NotificationRow, live: boolean): void {
+    const id = BigInt(row.id);
+    if (stream.closed || id <= stream.cursor) return;
+    stream.cursor = id;
+    const body = JSON.stringify(toNotificationResponse(row));
+    this.send(stream, `id: ${row.id}\nevent: notification\ndata: ${body}\n\n`);
+    this.metrics.deliveredOne(live ? row.created_at : null);
+  }
+
+  private send(stream: OpenStream, chunk: string): void {
+    if (stream.closed) return;
+    stream.res.write(chunk);
+    if (stream.res.writableLength > MAX_BUFFERED_BYTES) this.close(stream);
+  }
+
+  private close(stream: OpenStream, end = true): void {
+    if (stream.closed) return;
+    stream.closed = true;
+    clearTimeout(stream.expiry);
+    if (this.streams.delete(stream)) this.metrics.streamClosed();
+    if (end && !stream.res.writableEnded) stream.res.end();
+  }
+}

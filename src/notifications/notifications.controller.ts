@@ -1,0 +1,111 @@
+import { Controller, Get, Headers, HttpCode, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { Access, Public } from '../common/auth/access.decorator.js';
+import type { AuthUser } from '../common/auth/auth-user.js';
+import { CurrentUser } from '../common/auth/current-user.decorator.js';
+import { ApiErrors } from '../common/errors/api-errors.decorator.js';
+import { ERRORS } from '../common/errors/error-catalogue.js';
+import { RequestValidationException } from '../common/errors/validation.exception.js';
+import { PageOf, type Page } from '../common/http/pagination.js';
+import { IdParam } from '../common/http/parse-id.pipe.js';
+import { ListNotificationsQuery } from './dto/list-notifications.query.js';
+import { NotificationResponse, ReadAllResponse, StreamTicketResponse, UnreadCountResponse } from './dto/notification.response.js';
+import { StreamQuery } from './dto/stream.query.js';
+import { NotificationStreams } from './notification-streams.service.js';
+import { NotificationsService } from './notifications.service.js';
+import { StreamAuthGuard, type StreamRequest } from './stream-auth.guard.js';
+import { bearerIssuedMicros, StreamTickets, TICKET_SECONDS, type StreamIdentity } from './stream-tickets.service.js';
+
+const LAST_EVENT_ID = /^(0|[1-9][0-9]{0,17})$/;
+
+@ApiTags('notifications')
+@Controller('notifications')
+export class NotificationsController {
+  constructor(
+    private readonly notifications: NotificationsService,
+    private readonly streams: NotificationStreams,
+    private readonly tickets: StreamTickets,
+  ) {}
+
+  @Get()
+  @Access('admin', 'user')
+  @ApiOperation({ summary: "The caller's notifications, newest first" })
+  @ApiOkResponse({ type: PageOf(NotificationResponse) })
+  @ApiErrors({ ...ERRORS.validationFailed, summary: 'skip/limit out of range, or unread not a boolean' })
+  list(@CurrentUser() user: AuthUser, @Query() query: ListNotificationsQuery): Promise<Page<NotificationResponse>> {
+    return this.notifications.list(user, query);
+  }
+
+  @Get('unread-count')
+  @Access('admin', 'user')
+  @ApiOperation({ summary: "How many of the caller's notifications are unread" })
+  @ApiOkResponse({ type: UnreadCountResponse })
+  unreadCount(@CurrentUser() user: AuthUser): Promise<UnreadCountResponse> {
+    return this.notifications.unreadCount(user);
+  }
+
+  @Post('read-all')
+  @HttpCode(200)
+  @Access('admin', 'user')
+  @ApiOperation({ summary: "Marks all the caller's notifications read" })
+  @ApiOkResponse({ type: ReadAllResponse })
+  readAll(@CurrentUser() user: AuthUser): Promise<ReadAllResponse> {
+    return this.notifications.markAllRead(user);
+  }
+
+  @Post('stream-ticket')
+  @HttpCode(201)
+  @Access('admin', 'user')
+  @ApiOperation({
+    summary: 'A ticket to open the stream without an Authorization header (EventSource)',
+    description: 'Single use, valid for 60 s, bound to the caller and to the access token that asked for it: the stream it opens ends when that token expires or is revoked.',
+  })
+  @ApiCreatedResponse({ type: StreamTicketResponse })
+  streamTicket(@CurrentUser() user: AuthUser, @Headers('authorization') authorization: string | undefined): StreamTicketResponse {
+    const ticket = this.tickets.issue({
+      userId: user.id,
+      tokenId: user.tokenId,
+      tokenExpiresAt: user.tokenExpiresAt.getTime(),
+      tokenIssuedUs: bearerIssuedMicros(authorization),
+    });
+    return { ticket, expires_in: TICKET_SECONDS };
+  }
+
+  @Get('stream')
+  @Public()
+  @UseGuards(StreamAuthGuard)
+  @ApiBearerAuth()
+  @ApiOperation({
+    summary: 'Live notifications (Server-Sent Events)',
+    description: [
+      'Each new notification of the caller as `id: <notification id>`, `event: notification`, `data: <Notification JSON>`; a `: keepalive` comment every 15 s.',
+      'With `Last-Event-ID` (or `last_event_id`), the notifications after that id are replayed first, in id order.',
+      'Authenticate with the bearer header or `?ticket=`. The stream ends when the access token (for a ticket: the one that asked for it) expires or is revoked, the user is deactivated, or the service shuts down; reconnect with `Last-Event-ID`.',
+    ].join('\n\n'),
+  })
+  @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'The last notification id the client received', schema: { type: 'string', pattern: LAST_EVENT_ID.source } })
+  @ApiProduces('text/event-stream')
+  @ApiOkResponse({ description: 'An event stream', content: { 'text/event-stream': { schema: { type: 'string', example: 'id: 20431\nevent: notification\ndata: {"id":20431,"event":{...},"read":false,"created_at":"2026-11-21T10:04:05.123Z"}\n\n' } } } })
+  @ApiErrors(
+    ERRORS.notAuthenticated,
+    { ...ERRORS.invalidCredentials, summary: 'Token invalid, expired or revoked; ticket bad, used or late' },
+    ERRORS.notEnoughPermissions,
+    { ...ERRORS.validationFailed, summary: 'Last-Event-ID or last_event_id not a notification id' },
+  )
+  async stream(@Req() req: StreamRequest, @Res() res: Response, @Query() query: StreamQuery, @Headers('last-event-id') header: string | undefined): Promise<void> {
+    const lastEventId = header ?? query.last_event_id ?? null;
+    if (lastEventId !== null && !LAST_EVENT_ID.test(lastEventId)) throw RequestValidationException.field('Last-Event-ID', 'must be a notification id (digits)');
+    await this.streams.open(res, req.streamIdentity as StreamIdentity, lastEventId);
+  }
+
+  @Post(':notification_id/read')
+  @HttpCode(200)
+  @Access('admin', 'user')
+  @ApiOperation({ summary: 'Marks one notification read (idempotent)' })
+  @ApiOkResponse({ type: NotificationResponse })
+  @ApiErrors(ERRORS.notificationNotFound, ERRORS.invalidField('notification_id', 'must be a positive integer'))
+  read(@CurrentUser() user: AuthUser, @IdParam('notification_id') id: number): Promise<NotificationResponse> {
+    return this.notifications.markRead(user, id);
+  }
+}

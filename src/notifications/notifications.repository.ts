@@ -1,0 +1,113 @@
+import { Injectable } from '@nestjs/common';
+import { and, Db, raw, sql, type PagedRows, type Sql } from '../infrastructure/database/db.js';
+
+/** A notification joined with its event; ids as text (bigint), timestamps as wire text. */
+export interface NotificationRow {
+  id: string;
+  user_id: number;
+  read: boolean;
+  created_at: string;
+  event: {
+    id: string;
+    type: 'tracker.status_changed';
+    tracker_id: number;
+    tracker_name: string;
+    production_run_id: number;
+    client_id: number;
+    from_status: string;
+    to_status: string;
+    source: string;
+    status_entry_id: string;
+    storage_location_id: number | null;
+    delivery_location_id: number | null;
+    occurred_at: string;
+    created_at: string;
+  };
+}
+
+const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** Select list of a NotificationRow from `notifications n JOIN notification_events e`. */
+const COLUMNS = raw(`n.id::text AS id, n.user_id, n.read_at IS NOT NULL AS read, ${iso('n.created_at')} AS created_at,
+  jsonb_build_object('id', e.id::text, 'type', e.type, 'tracker_id', e.tracker_id, 'tracker_name', e.tracker_name,
+    'production_run_id', e.production_run_id, 'client_id', e.client_id, 'from_status', e.from_status, 'to_status', e.to_status,
+    'source', e.source, 'status_entry_id', e.status_entry_id::text, 'storage_location_id', e.storage_location_id,
+    'delivery_location_id', e.delivery_location_id, 'occurred_at', ${iso('e.occurred_at')}, 'created_at', ${iso('e.created_at')}) AS event`);
+const FROM = sql`notifications n JOIN notification_events e ON e.id = n.event_id`;
+
+/**
+ * SQL of the in-app notifications. Every statement is bound to one user (`n.user_id`): a user
+ * never reads or marks another user's rows, and such a row answers like a missing one.
+ */
+@Injectable()
+export class NotificationsRepository {
+  constructor(private readonly db: Db) {}
+
+  /** The user's notifications newest first; `unread` true/false narrows to unread/read ones. */
+  async list(userId: number, unread: boolean | undefined, page: { skip: number; limit: number }): Promise<PagedRows<NotificationRow>> {
+    const where: Sql[] = [sql`n.user_id = ${userId}`];
+    if (unread === true) where.push(sql`n.read_at IS NULL`);
+    if (unread === false) where.push(sql`n.read_at IS NOT NULL`);
+    // The total counts notifications alone (index-only on the user's index): every notification has
+    // its event, and joining them for the count made it read the heap row by row.
+    const [rows, count] = await Promise.all([
+      this.db.rows<NotificationRow>(sql`SELECT ${COLUMNS} FROM ${FROM} WHERE ${and(where)} ORDER BY n.id DESC LIMIT ${page.limit} OFFSET ${page.skip}`),
+      this.db.one<{ total: number }>(sql`SELECT count(*)::int AS total FROM notifications n WHERE ${and(where)}`),
+    ]);
+    return { rows, total: count.total };
+  }
+
+  async unreadCount(userId: number): Promise<number> {
+    const row = await this.db.one<{ n: number }>(sql`SELECT count(*)::int AS n FROM notifications WHERE user_id = ${userId} AND read_at IS NULL`);
+    return row.n;
+  }
+
+  /** Marks one of the user's notifications read (already read: unchanged); null when it is not the user's. */
+  markRead(userId: number, id: number): Promise<NotificationRow | null> {
+    return this.db.first<NotificationRow>(
+      sql`WITH marked AS (
+            UPDATE notifications SET read_at = now() WHERE id = ${id} AND user_id = ${userId} AND read_at IS NULL RETURNING id
+          )
+          SELECT ${COLUMNS}, EXISTS (SELECT 1 FROM marked) AS marked FROM ${FROM} WHERE n.id = ${id} AND n.user_id = ${userId}`,
+    ).then((row) => (row ? { ...row, read: true } : null));
+  }
+
+  markAllRead(userId: number): Promise<number> {
+    return this.db.execute(sql`UPDATE notifications SET read_at = now() WHERE user_id = ${userId} AND read_at IS NULL`);
+  }
+
+  /** The user's notifications with an id above `afterId`, ascending, at most `limit` (stream replay). */
+  after(userId: number, afterId: string, limit: number): Promise<NotificationRow[]> {
+    return this.db.rows<NotificationRow>(
+      sql`SELECT ${COLUMNS} FROM ${FROM} WHERE n.user_id = ${userId} AND n.id > ${afterId}::bigint ORDER BY n.id LIMIT ${limit}`,
+    );
+  }
+
+  /** Notifications of any of `userIds` above `afterId`, ascending (live delivery to this instance's streams). */
+  afterForUsers(userIds: number[], afterId: string, limit: number): Promise<NotificationRow[]> {
+    return this.db.rows<NotificationRow>(
+      sql`SELECT ${COLUMNS} FROM ${FROM} WHERE n.user_id = ANY(${userIds}::int[]) AND n.id > ${afterId}::bigint ORDER BY n.id LIMIT ${limit}`,
+    );
+  }
+
+  /** The greatest notification id (0 when none): a stream without Last-Event-ID starts after it. */
+  async lastId(): Promise<string> {
+    const row = await this.db.one<{ id: string }>(sql`SELECT coalesce(max(id), 0)::text AS id FROM notifications`);
+    return row.id;
+  }
+
+  /**
+   * Of the given users and token ids: the users that are active, may use notifications and whose
+   * token epoch (microseconds) is as returned, and the token ids that are revoked.
+   */
+  async credentials(userIds: number[], tokenIds: string[]): Promise<{ users: { id: number; epoch_us: string | null }[]; revoked: string[] }> {
+    const [users, revoked] = await Promise.all([
+      this.db.rows<{ id: number; epoch_us: string | null }>(
+        sql`SELECT id, (extract(epoch FROM tokens_valid_after) * 1000000)::bigint::text AS epoch_us FROM users
+             WHERE id = ANY(${userIds}::int[]) AND is_active AND roles && ARRAY['admin','user']::text[]`,
+      ),
+      this.db.rows<{ jti: string }>(sql`SELECT jti::text AS jti FROM revoked_tokens WHERE jti = ANY(${tokenIds}::uuid[])`),
+    ]);
+    return { users, revoked: revoked.map((r) => r.jti) };
+  }
+}
