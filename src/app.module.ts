@@ -15,6 +15,7 @@ import { CacheModule } from './infrastructure/cache/cache.module.js';
 import { DatabaseModule } from './infrastructure/database/database.module.js';
 import { LoggingModule } from './infrastructure/logging/logging.module.js';
 import { LocationsModule } from './locations/locations.module.js';
+import { MailModule } from './mail/mail.module.js';
 import { MaintenanceModule } from './maintenance/maintenance.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { ProductionRunsModule } from './production-runs/production-runs.module.js';
@@ -49,6 +50,7 @@ export class AppModule {
         HealthModule,
         SeedModule,
         MetricsModule,
+        MailModule,
         MaintenanceModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: HttpExceptionFilter }],

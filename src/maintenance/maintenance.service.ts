@@ -14,15 +14,18 @@ const FIRST_RUN_DELAY_MS = 60_000;
 /** Raw reports deleted per statement, and at most this many statements per run. */
 export const RETENTION_BATCH_SIZE = 5000;
 const MAX_BATCHES_PER_RUN = 200;
+/** Sent and failed e-mails (and the lists of events they carried) are kept this long. */
+export const MAIL_RETENTION_DAYS = 30;
 
 export type MaintenanceRun =
   | { ran: false }
-  | { ran: true; reportsDeleted: number; batches: number; revokedTokensPurged: number; durationMs: number };
+  | { ran: true; reportsDeleted: number; batches: number; revokedTokensPurged: number; mailPurged: number; durationMs: number };
 
 /**
  * Periodic housekeeping (on one instance at a time, via a PostgreSQL advisory lock):
  * - raw-report retention: with RAW_RETENTION_DAYS > 0, location reports received more than that
  *   many days ago are deleted in bounded batches (the hourly/daily aggregates stay);
+ * - sent and failed e-mails finished more than MAIL_RETENTION_DAYS ago are deleted;
  * - revoked token ids whose token has expired anyway are purged.
  * Every instance runs the timer; `pg_try_advisory_lock` on the job's own connection lets exactly
  * one of them do the work, and the lock is released with the session if that instance dies.
@@ -66,7 +69,7 @@ export class MaintenanceService implements OnApplicationBootstrap, OnModuleDestr
     this.timer = setTimeout(() => {
       void this.runOnce()
         .then((result) => {
-          if (result.ran && (result.reportsDeleted > 0 || result.revokedTokensPurged > 0)) this.logger.log(result);
+          if (result.ran && (result.reportsDeleted > 0 || result.revokedTokensPurged > 0 || result.mailPurged > 0)) this.logger.log(result);
         })
         .catch((error: unknown) => this.logger.warn(`maintenance run failed: ${(error as Error).message}`))
         .finally(() => {
@@ -93,7 +96,12 @@ export class MaintenanceService implements OnApplicationBootstrap, OnModuleDestr
           if (deleted < batchSize) break;
         }
         const revokedTokensPurged = await this.revocations.purgeExpired();
-        return { ran: true, reportsDeleted, batches, revokedTokensPurged, durationMs: Date.now() - started };
+        let mailPurged = 0;
+        for (let deleted = batchSize; deleted === batchSize && !this.stopping; ) {
+          deleted = await this.repository.deleteFinishedMailOlderThan(runner, MAIL_RETENTION_DAYS, batchSize);
+          mailPurged += deleted;
+        }
+        return { ran: true, reportsDeleted, batches, revokedTokensPurged, mailPurged, durationMs: Date.now() - started };
       } finally {
         await this.repository.unlock(runner, MAINTENANCE_LOCK_KEY);
       }
