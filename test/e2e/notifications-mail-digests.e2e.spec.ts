@@ -1,3 +1,4 @@
+import { MaintenanceService } from '../../src/maintenance/maintenance.service.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { digestsOf, eventually, mailEnv, mailWorld, newTracker, setStatus, sleep } from '../support/mail.js';
 import { TestSmtpServer } from '../support/smtp.js';
@@ -86,6 +87,27 @@ describe('notifications: e-mail digests', () => {
     await t.db.query(`UPDATE mail_digests SET next_attempt_at = now() WHERE user_id = $1`, [w.user.id]);
     await smtp.waitFor(w.user.email, 1);
     await eventually(step, (s) => s.success === true);
+  });
+});
+
+describe('notifications: retention of finished e-mails', () => {
+  it('the periodic job deletes sent and failed e-mails finished more than 30 days ago, never queued ones', async () => {
+    const t = await createTestApp({ env: mailEnv(undefined) });
+    try {
+      const w = await mailWorld(t);
+      await t.db.query(
+        `INSERT INTO mail_digests (user_id, state, window_end, next_attempt_at, finished_at)
+         VALUES ($1, 'sent', now() - interval '31 days', now(), now() - interval '31 days'),
+                ($1, 'failed', now() - interval '31 days', now(), now() - interval '31 days'),
+                ($1, 'sent', now() - interval '29 days', now(), now() - interval '29 days'),
+                ($1, 'queued', now() - interval '40 days', now() + interval '1 day', NULL)`,
+        [w.user.id],
+      );
+      expect(await t.app.get(MaintenanceService).runOnce()).toMatchObject({ ran: true, mailPurged: 2 });
+      expect((await digestsOf(t, w.user.id)).map((d) => d.state)).toEqual(['sent', 'queued']);
+    } finally {
+      await t.close();
+    }
   });
 });
 
