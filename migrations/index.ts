@@ -8,6 +8,7 @@ import { TrackerDeletesWaitForLocationWrites1763760000000 } from './176376000000
 import { UserTokensValidAfter1763775000000 } from './1763775000000-UserTokensValidAfter.js';
 import { Geofences1763790000000 } from './1763790000000-Geofences.js';
 import { NotificationEvents1763800000000 } from './1763800000000-NotificationEvents.js';
+import { MailDigests1763805000000 } from './1763805000000-MailDigests.js';
 import { TrackerJourneyFacts1763810000000 } from './1763810000000-TrackerJourneyFacts.js';
 import { PartitionLocationReports1763820000000 } from './1763820000000-PartitionLocationReports.js';
 import { CacheInvalidationNotifications1763860000000 } from './1763860000000-CacheInvalidationNotifications.js';
@@ -22,6 +23,7 @@ export const MIGRATIONS = [
   UserTokensValidAfter1763775000000,
   Geofences1763790000000,
   NotificationEvents1763800000000,
+  MailDigests1763805000000,
   TrackerJourneyFacts1763810000000,
   PartitionLocationReports1763820000000,
   CacheInvalidationNotifications1763860000000,

@@ -15,6 +15,7 @@ import { CacheModule } from './infrastructure/cache/cache.module.js';
 import { DatabaseModule } from './infrastructure/database/database.module.js';
 import { LoggingModule } from './infrastructure/logging/logging.module.js';
 import { LocationsModule } from './locations/locations.module.js';
+import { MailModule } from './mail/mail.module.js';
 import { MaintenanceModule } from './maintenance/maintenance.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { NotificationsModule } from './notifications/notifications.module.js';
@@ -51,6 +52,7 @@ export class AppModule {
         HealthModule,
         SeedModule,
         MetricsModule,
+        MailModule,
         MaintenanceModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: HttpExceptionFilter }],

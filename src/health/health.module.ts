@@ -8,6 +8,7 @@ import { HealthService } from './health.service.js';
 import { CacheStoreHealthIndicator } from './indicators/cache-store.health.js';
 import { DatabaseHealthIndicator } from './indicators/database.health.js';
 import { AggregateChecksRepository } from './pipeline/aggregate-checks.repository.js';
+import { NotificationChecksRepository } from './pipeline/notification-checks.repository.js';
 import { PipelineChecksRepository } from './pipeline/pipeline-checks.repository.js';
 import { PipelineSteps } from './pipeline/pipeline-steps.js';
 import { PipelineHealthService } from './pipeline/pipeline.service.js';
@@ -25,6 +26,7 @@ import { PipelineHealthService } from './pipeline/pipeline.service.js';
     PipelineSteps,
     PipelineChecksRepository,
     AggregateChecksRepository,
+    NotificationChecksRepository,
   ],
 })
 export class HealthModule implements NestModule {

@@ -45,6 +45,19 @@ export class MaintenanceRepository {
     }
     return deleted;
   }
+
+  /** Deletes up to `limit` sent or failed e-mails finished more than `days` days ago (queued ones always stay). */
+  async deleteFinishedMailOlderThan(session: QueryRunner, days: number, limit: number): Promise<number> {
+    const result = await run(
+      session,
+      sql`DELETE FROM mail_digests
+        WHERE id IN (SELECT id FROM mail_digests
+                      WHERE state <> 'queued' AND finished_at < now() - make_interval(days => ${days})
+                      ORDER BY finished_at
+                      LIMIT ${limit})`,
+    );
+    return result.affected ?? 0;
+  }
 }
 
 function run(session: QueryRunner, statement: Sql) {

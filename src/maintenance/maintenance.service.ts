@@ -16,6 +16,8 @@ const FIRST_RUN_DELAY_MS = 60_000;
 /** Raw reports deleted per statement, and at most this many statements per run. */
 export const RETENTION_BATCH_SIZE = 5000;
 const MAX_BATCHES_PER_RUN = 200;
+/** Sent and failed e-mails (and the lists of events they carried) are kept this long. */
+export const MAIL_RETENTION_DAYS = 30;
 /** Days after today whose raw-report partition exists ahead (the migration creates the same). */
 export const PARTITION_AHEAD_DAYS = 7;
 /** A day with at least this many reports in the default partition gets a partition of its own. */
@@ -33,6 +35,7 @@ export type MaintenanceRun =
       partitionsDropped: number;
       revokedTokensPurged: number;
       notificationsPurged: number;
+      mailPurged: number;
       durationMs: number;
     };
 
@@ -54,7 +57,8 @@ interface RetentionOutcome {
  *   batches;
  * - revoked token ids whose token has expired anyway are purged;
  * - in-app notifications (and their events) older than NOTIFICATION_RETENTION_DAYS are deleted,
- *   in bounded batches.
+ *   in bounded batches;
+ * - sent and failed e-mails finished more than MAIL_RETENTION_DAYS ago are deleted.
  * Every instance runs the timer; `pg_try_advisory_lock` on the job's own connection lets exactly
  * one of them do the work, and the lock is released with the session if that instance dies.
  */
@@ -66,7 +70,7 @@ export class MaintenanceService implements OnApplicationBootstrap, OnModuleDestr
     logger: this.logger,
     intervalMs: MAINTENANCE_INTERVAL_MS,
     onResult: (result) => {
-      if (result.ran && result.reportsDeleted + result.partitionsCreated + result.partitionsDropped + result.revokedTokensPurged + result.notificationsPurged > 0) this.logger.log(result);
+      if (result.ran && result.reportsDeleted + result.partitionsCreated + result.partitionsDropped + result.revokedTokensPurged + result.notificationsPurged + result.mailPurged > 0) this.logger.log(result);
     },
   });
 
@@ -113,7 +117,12 @@ export class MaintenanceService implements OnApplicationBootstrap, OnModuleDestr
           notificationsPurged += deleted;
           if (deleted < batchSize) break;
         }
-        return { ran: true, ...retention, partitionsCreated, revokedTokensPurged, notificationsPurged, durationMs: Date.now() - started };
+        let mailPurged = 0;
+        for (let deleted = batchSize; deleted === batchSize && !this.job.stopped; ) {
+          deleted = await this.repository.deleteFinishedMailOlderThan(runner, MAIL_RETENTION_DAYS, batchSize);
+          mailPurged += deleted;
+        }
+        return { ran: true, ...retention, partitionsCreated, revokedTokensPurged, notificationsPurged, mailPurged, durationMs: Date.now() - started };
       } finally {
         await this.repository.unlock(runner, MAINTENANCE_LOCK_KEY);
       }

@@ -26,7 +26,7 @@ function expectPipelineShape(body: Record<string, unknown>): void {
   expect(body.timestamp).toMatch(ISO_WITH_OFFSET);
   expect(typeof body.success_rate).toBe('number');
   expect(Number.isInteger(body.successful_steps)).toBe(true);
-  expect(body.total_steps).toBe(8);
+  expect(body.total_steps).toBe(9);
   expect(typeof body.response_time_ms).toBe('number');
   const steps = body.test_steps as Record<string, Record<string, unknown>>;
   expectKeys(steps, STEP_KEYS);
@@ -117,7 +117,7 @@ describe('Health: access, shapes and the healthy case', () => {
     const res = await t.http().get('/api/v1/health/pipeline').set(admin.auth).expect(200);
     expectPipelineShape(res.body);
     expect(failedSteps(res.body)).toEqual([]);
-    expect(res.body).toMatchObject({ status: 'healthy', success_rate: 100, successful_steps: 8, total_steps: 8 });
+    expect(res.body).toMatchObject({ status: 'healthy', success_rate: 100, successful_steps: 9, total_steps: 9 });
     expect(res.body.recommendations).toHaveLength(1);
     expect(res.body.recommendations[0].severity).toBe('info');
     expect(res.body.recommendations[0].documentation).toMatch(/^docs\/operations\.md#/);
@@ -152,8 +152,8 @@ describe('Health: access, shapes and the healthy case', () => {
     for (const key of METRIC_KEYS) expect(typeof res.body.overall_metrics[key]).toBe('number');
     expect(res.body.overall_metrics).toMatchObject({
       success_rate: 100,
-      components_healthy: 10,
-      components_total: 10,
+      components_healthy: 11,
+      components_total: 11,
       basic_response_time_ms: res.body.basic.response_time_ms,
       pipeline_response_time_ms: res.body.pipeline.response_time_ms,
     });
@@ -213,7 +213,7 @@ describe('Health: forced failures move the right step and the overall status', (
       expect(failedSteps(body)).toEqual(['check_aggregation_rules']);
       expect(body.test_steps.check_aggregation_rules.details.hourly.below_min_confidence).toBe(1);
       expect(body.test_steps.check_aggregation_rules.issues[0]).toMatch(/confidence below 2/);
-      expect(body).toMatchObject({ status: 'healthy', success_rate: 87.5, successful_steps: 7 });
+      expect(body).toMatchObject({ status: 'healthy', success_rate: 88.89, successful_steps: 8 });
       expect(body.recommendations).toEqual([
         expect.objectContaining({ severity: 'critical', documentation: 'docs/operations.md#check_aggregation_rules' }),
       ]);
@@ -252,7 +252,7 @@ describe('Health: forced failures move the right step and the overall status', (
       expect(body.test_steps.check_aggregation_rules.details.hourly.recompute_mismatches).toBe(1);
       expect(body.test_steps.check_aggregation_rules.details.daily.recompute_mismatches).toBe(1);
       expect(body.test_steps.check_aggregation_rules.details.hourly.below_min_confidence).toBe(0);
-      expect(body).toMatchObject({ status: 'degraded', success_rate: 75 });
+      expect(body).toMatchObject({ status: 'degraded', success_rate: 77.78 });
     } finally {
       await t.db.query(`DELETE FROM location_reports WHERE id = $1`, [report.id]);
     }
@@ -289,17 +289,17 @@ describe('Health: forced failures move the right step and the overall status', (
     expect(body.pipeline.recommendations).toEqual([
       expect.objectContaining({ severity: 'critical', documentation: 'docs/operations.md#check_views_and_policies' }),
     ]);
-    expect(body.pipeline.status).toBe('healthy'); // 7/8 = 87.5 %
+    expect(body.pipeline.status).toBe('healthy'); // 8/9 = 88.89 %
     expect(body.status).toBe('healthy');
 
-    // 6/8 = 75 % → pipeline degraded → system degraded.
+    // 7/9 = 77.78 % → pipeline degraded → system degraded.
     await t.db.query(`UPDATE trackers SET status = 'DELIVERED' WHERE id = $1`, [trackerIds[0]]);
     body = await system();
-    expect(body.pipeline).toMatchObject({ status: 'degraded', success_rate: 75, successful_steps: 6 });
+    expect(body.pipeline).toMatchObject({ status: 'degraded', success_rate: 77.78, successful_steps: 7 });
     expect(body.status).toBe('degraded');
     expect(body.pipeline.recommendations).toHaveLength(2);
 
-    // 4/8 = 50 % → pipeline unhealthy → system unhealthy (basic is still fine). A geofence mark
+    // 5/9 = 55.56 % → pipeline unhealthy → system unhealthy (basic is still fine). A geofence mark
     // held by a stuck worker for two minutes is the fourth failure.
     await t.db.query('DROP TABLE images');
     await t.db.query(
@@ -308,10 +308,10 @@ describe('Health: forced failures move the right step and the overall status', (
     );
     body = await system();
     expect(body.pipeline.test_steps.check_required_tables.details.missing_tables).toEqual(['images']);
-    expect(body.pipeline).toMatchObject({ status: 'unhealthy', success_rate: 50, successful_steps: 4 });
+    expect(body.pipeline).toMatchObject({ status: 'unhealthy', success_rate: 55.56, successful_steps: 5 });
     expect(body.basic.status).toBe('healthy');
     expect(body.status).toBe('unhealthy');
-    expect(body.overall_metrics).toMatchObject({ success_rate: 50, components_healthy: 6, components_total: 10 });
+    expect(body.overall_metrics).toMatchObject({ success_rate: 55.56, components_healthy: 7, components_total: 11 });
   });
 });
 
@@ -343,7 +343,7 @@ describe('Health: a dead cache store', () => {
     expect(res.body.pipeline.recommendations).toEqual([
       expect.objectContaining({ severity: 'warning', documentation: 'docs/operations.md#check_cache_store' }),
     ]);
-    expect(res.body.overall_metrics).toMatchObject({ components_healthy: 8, components_total: 10 });
+    expect(res.body.overall_metrics).toMatchObject({ components_healthy: 9, components_total: 11 });
   });
 });
 

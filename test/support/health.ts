@@ -13,6 +13,7 @@ export const STEP_KEYS = [
   'check_cache_store',
   'check_status_consistency',
   'check_geofence_processing',
+  'check_notification_delivery',
 ];
 
 /** ISO 8601 with a numeric UTC offset. */

@@ -63,7 +63,29 @@ export interface AppConfig {
   databaseListenUrl: string | undefined;
   /** Interval of the `: keepalive` comment on open notification streams. */
   notificationStreamKeepaliveSeconds: number;
+  /** E-mail digests (off without smtpUrl); see src/mail/. */
+  mail: MailConfig;
 }
+
+export interface MailConfig {
+  /** smtp:// or smtps://, optional user:pass@; unset: no e-mail is queued or sent. */
+  smtpUrl: string | undefined;
+  from: string;
+  /** to_status values that queue an e-mail. */
+  statuses: string[];
+  /** Digest window in minutes (decimals allowed); 0: one e-mail per event. */
+  digestMinutes: number;
+  /** Idle poll period of the sending worker. */
+  pollMs: number;
+  /** First retry delay after a temporary failure; doubles per attempt up to retryMaxMs. */
+  retryMinMs: number;
+  retryMaxMs: number;
+  /** Connection, greeting and socket-inactivity timeout of each SMTP conversation. */
+  smtpTimeoutMs: number;
+}
+
+/** The tracker statuses as the API names them (the trackers module owns them; config must not import it). */
+const STATUS_NAMES = ['CREATED', 'IN_TRANSIT', 'IN_STORAGE', 'DELIVERED'];
 
 export class ConfigValidationError extends Error {
   constructor(readonly problems: string[]) {
@@ -95,6 +117,16 @@ class Reader {
     if (value === undefined) return fallback;
     if (!/^-?\d+$/.test(value) || Number(value) < min || Number(value) > max) {
       this.problems.push(`${name} must be an integer between ${min} and ${max} (got "${value}")`);
+      return fallback;
+    }
+    return Number(value);
+  }
+
+  number(name: string, fallback: number, min: number, max: number): number {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (!/^\d+(\.\d+)?$/.test(value) || Number(value) < min || Number(value) > max) {
+      this.problems.push(`${name} must be a number between ${min} and ${max} (got "${value}")`);
       return fallback;
     }
     return Number(value);
@@ -214,8 +246,32 @@ export function loadConfig(env: Env): AppConfig {
     notificationRetentionDays: r.int('NOTIFICATION_RETENTION_DAYS', 90, 1, 36500),
     databaseListenUrl: r.url('DATABASE_LISTEN_URL', ['postgres:', 'postgresql:']),
     notificationStreamKeepaliveSeconds: r.int('NOTIFICATION_STREAM_KEEPALIVE_SECONDS', 15, 1, 3600),
+    mail: mailConfig(r),
   };
   if (config.uploadDir === '') config.uploadDir = `${config.dataDir}/uploads`;
   if (r.problems.length > 0) throw new ConfigValidationError(r.problems);
   return config;
+}
+
+function mailConfig(r: Reader): MailConfig {
+  const statuses = r
+    .string('EMAIL_NOTIFY_STATUSES', 'DELIVERED')
+    .split(',')
+    .map((status) => status.trim())
+    .filter(Boolean);
+  for (const status of statuses) {
+    if (!STATUS_NAMES.includes(status)) r.problems.push(`EMAIL_NOTIFY_STATUSES entry "${status}" must be one of ${STATUS_NAMES.join(', ')}`);
+  }
+  const mail: MailConfig = {
+    smtpUrl: r.url('SMTP_URL', ['smtp:', 'smtps:']),
+    from: r.string('MAIL_FROM', 'Tracker Pipeline <no-reply@localhost>'),
+    statuses,
+    digestMinutes: r.number('EMAIL_DIGEST_MINUTES', 15, 0, 1440),
+    pollMs: r.int('MAIL_POLL_MS', 5000, 10, 600_000),
+    retryMinMs: r.int('MAIL_RETRY_MIN_MS', 20_000, 10, 30_000),
+    retryMaxMs: r.int('MAIL_RETRY_MAX_MS', 15 * 60_000, 10, 15 * 60_000),
+    smtpTimeoutMs: r.int('SMTP_TIMEOUT_MS', 15_000, 100, 120_000),
+  };
+  if (mail.retryMaxMs < mail.retryMinMs) r.problems.push('MAIL_RETRY_MAX_MS must not be below MAIL_RETRY_MIN_MS');
+  return mail;
 }

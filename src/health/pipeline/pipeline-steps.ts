@@ -5,6 +5,7 @@ import { APP_CONFIG } from '../../common/config/config.module.js';
 import { CacheService } from '../../infrastructure/cache/cache.service.js';
 import { COMPONENT_TIMEOUT_MS } from '../indicators/component-timeout.js';
 import { AGGREGATE_TABLES, AggregateChecksRepository, type Granularity } from './aggregate-checks.repository.js';
+import { NotificationChecksRepository } from './notification-checks.repository.js';
 import { PipelineChecksRepository } from './pipeline-checks.repository.js';
 
 export type StepKey =
@@ -15,7 +16,8 @@ export type StepKey =
   | 'check_aggregation_rules'
   | 'check_cache_store'
   | 'check_status_consistency'
-  | 'check_geofence_processing';
+  | 'check_geofence_processing'
+  | 'check_notification_delivery';
 
 export interface StepOutcome {
   success: boolean;
@@ -92,7 +94,17 @@ export const STEP_DEFINITIONS: readonly StepDefinition[] = [
     action: 'Check the logs for failed geofence replays and that some instance runs with GEOFENCE_ENABLED on; replay a tracker with npm run cli -- geofences:rebuild --tracker ID.',
     needsDatabase: true,
   },
+  {
+    key: 'check_notification_delivery',
+    name: 'Notification e-mail delivery',
+    severity: 'warning',
+    action: 'Check that the SMTP server in SMTP_URL accepts mail from this service, and the logs for failed sends (mail_digests.last_error).',
+    needsDatabase: true,
+  },
 ];
+
+/** E-mails still unsent this long after their window ended fail check_notification_delivery. */
+export const MAIL_MAX_DELAY_SECONDS = 15 * 60;
 
 /** Reports waiting longer than this for their geofence replay fail check_geofence_processing. */
 export const GEOFENCE_MAX_WAIT_SECONDS = 60;
@@ -118,6 +130,7 @@ export class PipelineSteps {
     private readonly checks: PipelineChecksRepository,
     private readonly aggregates: AggregateChecksRepository,
     private readonly cache: CacheService,
+    private readonly notifications: NotificationChecksRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -139,6 +152,8 @@ export class PipelineSteps {
         return this.statusConsistency(scope);
       case 'check_geofence_processing':
         return this.geofenceProcessing(scope);
+      case 'check_notification_delivery':
+        return this.notificationDelivery(scope);
     }
   }
 
@@ -260,6 +275,16 @@ export class PipelineSteps {
       enabled && row.overdue_trackers > 0
         ? [`${row.overdue_trackers} trackers have reports waiting more than ${GEOFENCE_MAX_WAIT_SECONDS} s for geofence processing`]
         : [],
+    );
+  }
+
+  /** Skipped (passing) without SMTP_URL: nothing is queued then. */
+  private async notificationDelivery(scope: AccessScope): Promise<StepOutcome> {
+    if (this.config.mail.smtpUrl === undefined) return ok({ skipped: true, reason: 'SMTP_URL is not set: e-mail is off' });
+    const row = await this.notifications.mailBacklog(scope, MAIL_MAX_DELAY_SECONDS);
+    return ok(
+      { skipped: false, ...row, max_delay_seconds: MAIL_MAX_DELAY_SECONDS },
+      row.overdue > 0 ? [`${row.overdue} e-mails are unsent more than ${MAIL_MAX_DELAY_SECONDS / 60} minutes after their digest window ended`] : [],
     );
   }
 }

@@ -102,6 +102,32 @@ export interface Tables {
     eligible: boolean;
     received_at: Date;
   };
+  mail_digest_events: {
+    digest_id: string;
+    event_id: string;
+  };
+  mail_digests: {
+    id: string;
+    user_id: number;
+    state: string;
+    window_start: Date;
+    window_end: Date;
+    next_attempt_at: Date;
+    claimed_until: Date | null;
+    claims: number;
+    attempts: number;
+    first_attempt_at: Date | null;
+    last_error: string | null;
+    finished_at: Date | null;
+    created_at: Date;
+  };
+  mail_settings: {
+    singleton: boolean;
+    enabled: boolean;
+    statuses: string[];
+    digest_seconds: number;
+    updated_at: Date;
+  };
   notification_events: {
     id: string;
     type: string;

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { MailMetrics } from './mail-metrics.js';
+import { MailQueueRepository } from './mail-queue.repository.js';
+import { MailSettingsService } from './mail-settings.service.js';
+import { MailWorker } from './mail-worker.service.js';
+
+/** E-mail digests of status changes: the rules handed to the database, the queue and its sending worker. No routes. */
+@Module({
+  providers: [MailQueueRepository, MailSettingsService, MailMetrics, MailWorker],
+  exports: [MailWorker],
+})
+export class MailModule {}
