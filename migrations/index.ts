@@ -7,6 +7,7 @@ import { DailyRowsCountTheirHours1763750000000 } from './1763750000000-DailyRows
 import { TrackerDeletesWaitForLocationWrites1763760000000 } from './1763760000000-TrackerDeletesWaitForLocationWrites.js';
 import { UserTokensValidAfter1763775000000 } from './1763775000000-UserTokensValidAfter.js';
 import { Geofences1763790000000 } from './1763790000000-Geofences.js';
+import { GeofencePassWrites1763830000000 } from './1763830000000-GeofencePassWrites.js';
 
 export const MIGRATIONS = [
   InitialSchema1763700000000,
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   TrackerDeletesWaitForLocationWrites1763760000000,
   UserTokensValidAfter1763775000000,
   Geofences1763790000000,
+  GeofencePassWrites1763830000000,
 ];
