@@ -8,16 +8,19 @@
  *   npx nest build && node dist/bench/geofences.js
  *
  * Env: BENCH_PG_URL, BENCH_SECONDS (per scenario, default 20), BENCH_CONCURRENCY (default 4),
- * BENCH_PORT (default 3918). It creates and drops its own database `tps_bench_geofences`.
+ * BENCH_PORT (default 3918), BENCH_ONLY=on|off (one mode, no ratio), BENCH_KEEP=1 (keep the
+ * database, to EXPLAIN the worker's statements on it), BENCH_PROFILE=1 (where the
+ * database time goes: sampled pg_stat_activity per statement kind and wait event). It creates and drops its own database `tps_bench_geofences_<pid>`.
  */
 import { cpus } from 'node:os';
 import pg from 'pg';
-import { BENCH_ADMIN_URL, BENCH_SECRET, benchDatabaseUrl, dropDatabase, percentile, prepareDatabase, runScript, signJwt, spawnService, stopService, waitForServer } from './standalone.js';
+import { BENCH_ADMIN_URL, BENCH_SECRET, benchDatabaseUrl, dropDatabase, percentile, prepareDatabase, processCpuMs, runScript, signJwt, spawnService, stopService, waitForServer } from './standalone.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const PORT = Number(process.env.BENCH_PORT ?? 3918);
-const DB_NAME = 'tps_bench_geofences';
+// Per process: other runs of this script on the same server (another checkout) must not drop it.
+const DB_NAME = `tps_bench_geofences_${process.pid}`;
 const TRACKERS = 1000;
 const LOCATIONS = 1000;
 
@@ -49,8 +52,47 @@ function makeBodies(batchSize: number, count: number, trackerIds: number[], plac
   return bodies;
 }
 
-async function ingest(db: pg.Client, token: string, batchSize: number, bodies: string[]) {
+/**
+ * BENCH_PROFILE=1: samples pg_stat_activity of the bench database every 20 ms on its own connection
+ * and counts, per statement kind (its first words) and wait event, how often a backend was seen
+ * active: where the database time goes while ingest runs.
+ */
+const PROFILE = process.env.BENCH_PROFILE === '1';
+
+function startProfiler(): { stop: () => Promise<Record<string, number>> } {
+  const counts = new Map<string, number>();
+  const client = new pg.Client({ connectionString: benchDatabaseUrl(DB_NAME) });
+  let running = true;
+  const loop = (async () => {
+    await client.connect();
+    while (running) {
+      const { rows } = await client.query<{ q: string; w: string | null }>(
+        `SELECT regexp_replace(left(regexp_replace(query, '\\s+', ' ', 'g'), 70), '\\$[0-9]+', '?', 'g') AS q, wait_event_type || ':' || wait_event AS w
+           FROM pg_stat_activity WHERE datname = $1 AND state = 'active' AND pid <> pg_backend_pid()`,
+        [DB_NAME],
+      );
+      for (const r of rows) counts.set(`${r.w ?? 'CPU'} | ${r.q}`, (counts.get(`${r.w ?? 'CPU'} | ${r.q}`) ?? 0) + 1);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await client.end();
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      return Object.fromEntries([...counts].sort((a, b) => b[1] - a[1]).slice(0, 25));
+    },
+  };
+}
+
+async function ingest(db: pg.Client, token: string, batchSize: number, bodies: string[], servicePid?: number) {
   const deadline = Date.now() + SECONDS * 1000;
+  const profiler = PROFILE ? startProfiler() : null;
+  const cpuBefore = servicePid ? processCpuMs(servicePid) : 0;
+  // The database's CPU for this service: its backends (a pooled backend that starts later is missed).
+  const backends = async () => (await db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [DB_NAME])).rows.map((r) => r.pid);
+  const dbPids = await backends();
+  const dbCpuBefore = dbPids.reduce((sum, pid) => sum + processCpuMs(pid), 0);
   let next = 0;
   let reports = 0;
   const lags: number[] = [];
@@ -77,6 +119,8 @@ async function ingest(db: pg.Client, token: string, batchSize: number, bodies: s
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   const seconds = (performance.now() - started) / 1000;
+  const serviceCpu = servicePid ? (processCpuMs(servicePid) - cpuBefore) / 1000 / seconds : 0;
+  const dbCpu = (dbPids.reduce((sum, pid) => sum + processCpuMs(pid), 0) - dbCpuBefore) / 1000 / seconds;
   const drainStarted = performance.now();
   for (;;) {
     const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM geofence_pending');
@@ -85,6 +129,7 @@ async function ingest(db: pg.Client, token: string, batchSize: number, bodies: s
   }
   sampling = false;
   await sampler;
+  const profile = profiler ? await profiler.stop() : undefined;
   lags.sort((a, b) => a - b);
   return {
     batch_size: batchSize,
@@ -94,6 +139,9 @@ async function ingest(db: pg.Client, token: string, batchSize: number, bodies: s
     lag_seconds_p50: +percentile(lags, 50).toFixed(2),
     lag_seconds_p99: +percentile(lags, 99).toFixed(2),
     drain_seconds_after_ingest: +((performance.now() - drainStarted) / 1000).toFixed(2),
+    service_cpu_cores: +serviceCpu.toFixed(2),
+    database_cpu_cores: +dbCpu.toFixed(2),
+    ...(profile ? { profile } : {}),
   };
 }
 
@@ -130,11 +178,12 @@ async function runMode(enabled: boolean) {
     const trackerIds = (await db.query<{ id: number }>('SELECT id FROM trackers ORDER BY id')).rows.map((r) => r.id);
     const token = signJwt(rows[0].ingest_id, BENCH_SECRET);
     const seq = { next: 0 };
-    await ingest(db, token, 1000, makeBodies(1000, 10, trackerIds, places, seq)); // warm-up
+    await ingest(db, token, 1000, makeBodies(1000, 10, trackerIds, places, seq), child.pid); // warm-up
     const results = [];
     for (const batchSize of [1000, 10_000]) {
-      const bodies = makeBodies(batchSize, Math.ceil((60_000 * SECONDS) / batchSize), trackerIds, places, seq);
-      results.push(await ingest(db, token, batchSize, bodies));
+      // Enough bodies for 150 000 reports/s, so ingest never runs out of work before the deadline.
+      const bodies = makeBodies(batchSize, Math.ceil((150_000 * SECONDS) / batchSize), trackerIds, places, seq);
+      results.push(await ingest(db, token, batchSize, bodies, child.pid));
     }
     const counts = await db.query(`SELECT (SELECT count(*) FROM geofence_visits)::int AS visits,
       (SELECT count(*) FROM tracker_status_history WHERE source = 'geofence')::int AS automatic_entries`);
@@ -142,11 +191,17 @@ async function runMode(enabled: boolean) {
   } finally {
     await stopService(child);
     await db.end().catch(() => undefined);
-    await dropDatabase(BENCH_ADMIN_URL, DB_NAME);
+    if (process.env.BENCH_KEEP === '1') console.error(`kept database ${DB_NAME}`);
+    else await dropDatabase(BENCH_ADMIN_URL, DB_NAME);
   }
 }
 
 async function main(): Promise<void> {
+  if (process.env.BENCH_ONLY === 'on' || process.env.BENCH_ONLY === 'off') {
+    // Profiling one mode alone (no ratio).
+    console.log(JSON.stringify(await runMode(process.env.BENCH_ONLY === 'on'), null, 2));
+    return;
+  }
   const off = await runMode(false);
   const on = await runMode(true);
   const ratio = on.ingest.map((r, i) => ({ batch_size: r.batch_size, on_over_off: +(r.reports_per_second / off.ingest[i].reports_per_second).toFixed(3) }));

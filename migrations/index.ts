@@ -11,6 +11,7 @@ import { NotificationEvents1763800000000 } from './1763800000000-NotificationEve
 import { MailDigests1763805000000 } from './1763805000000-MailDigests.js';
 import { TrackerJourneyFacts1763810000000 } from './1763810000000-TrackerJourneyFacts.js';
 import { PartitionLocationReports1763820000000 } from './1763820000000-PartitionLocationReports.js';
+import { GeofencePassWrites1763830000000 } from './1763830000000-GeofencePassWrites.js';
 import { CacheInvalidationNotifications1763860000000 } from './1763860000000-CacheInvalidationNotifications.js';
 
 export const MIGRATIONS = [
@@ -26,5 +27,6 @@ export const MIGRATIONS = [
   MailDigests1763805000000,
   TrackerJourneyFacts1763810000000,
   PartitionLocationReports1763820000000,
+  GeofencePassWrites1763830000000,
   CacheInvalidationNotifications1763860000000,
 ];

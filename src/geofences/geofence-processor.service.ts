@@ -1,100 +1,168 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
 import { CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
-import { Db } from '../infrastructure/database/db.js';
+import { Db, sql } from '../infrastructure/database/db.js';
 import type { RebuildProgress } from '../locations/location-rebuild.service.js';
-import { GeofenceMetrics, type Counts } from './geofence-metrics.js';
-import { GeofenceResumeRepository } from './geofence-resume.repository.js';
-import { replay, type Visit } from './geofence-replay.js';
-import { GeofenceRepository, signature } from './geofence.repository.js';
+import { GeofenceInputsRepository } from './geofence-inputs.repository.js';
+import { GeofenceMetrics } from './geofence-metrics.js';
+import { planStart, replayPass, type PassInputs, type TrackerResult } from './geofence-pass.js';
+import { GeofencePendingRepository } from './geofence-pending.repository.js';
+import type { Geofence } from './geofence-replay.js';
+import { GeofenceWritesRepository } from './geofence-writes.repository.js';
 
-export interface ReplayOutcome {
-  /** False when the tracker no longer exists. */
-  found: boolean;
-  /** Whether the automatic entries (and so possibly the tracker's status) changed. */
-  changed: boolean;
+/** A tracker to replay: from the earliest time its marks cover (null: from its first report). */
+export interface ReplayRequest {
+  trackerId: number;
+  fromUs: string | null;
+  /** When the oldest of its marks was written (feeds the lag metric). */
+  markedAt?: Date;
 }
 
+interface PassOutcome {
+  /** The locked trackers that exist, with their production run. */
+  found: Map<number, number>;
+  results: TrackerResult[];
+  markedAt: Map<number, Date | undefined>;
+}
+
+/** Trackers one rebuild transaction replays. */
+const REBUILD_CHUNK = 200;
+
 /**
- * Replays one tracker: reads its eligible reports, nearby locations and manual entries, computes
- * its visits and automatic entries (geofence-replay.ts) and stores them, in one transaction that
- * holds the tracker's row lock (manual entries and deletes of the tracker wait, and wait for it).
- * A replay from the first report is a function of what is stored, so its result never depends on
- * the order in which reports arrived; a resumed replay continues exactly where that one would be.
+ * Replays trackers in passes: one transaction for the whole pass that locks its trackers (manual
+ * entries and deletes of a tracker wait for it, and it for them), reads every input with one
+ * statement per kind, computes each tracker's visits and automatic entries in memory
+ * (geofence-replay.ts, candidates from a grid over the locations) and writes them with one
+ * statement per table. A replay from the first report is a function of what is stored, so its
+ * result never depends on the order in which reports arrived; a resumed or rewound replay
+ * (geofence-pass.ts) ends exactly where that one would.
  */
 @Injectable()
 export class GeofenceProcessor {
+  private readonly logger = new Logger(GeofenceProcessor.name);
+
   constructor(
     private readonly db: Db,
-    private readonly repository: GeofenceRepository,
-    private readonly resume: GeofenceResumeRepository,
+    private readonly inputs: GeofenceInputsRepository,
+    private readonly writes: GeofenceWritesRepository,
+    private readonly pending: GeofencePendingRepository,
     private readonly invalidation: CacheInvalidation,
     private readonly metrics: GeofenceMetrics,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /**
-   * Replays every tracker (or the one asked for) with the locations as they are now, one
-   * transaction per tracker; returns how many it replayed (0 when `trackerId` is unknown).
+   * Replays every tracker (or the one asked for) from its first report with the locations as
+   * they are now; returns how many it replayed (0 when `trackerId` is unknown).
    */
   async rebuild(options: { trackerId?: number; progress?: RebuildProgress } = {}): Promise<number> {
-    const ids = await this.repository.trackerIds(options.trackerId);
-    options.progress?.start?.(ids.length);
-    for (const [i, id] of ids.entries()) {
-      await this.replayTracker(id);
-      options.progress?.advance?.(i + 1);
+    const rows = await this.db.rows<{ id: number }>(
+      options.trackerId === undefined ? sql`SELECT id FROM trackers ORDER BY id` : sql`SELECT id FROM trackers WHERE id = ${options.trackerId}`,
+    );
+    options.progress?.start?.(rows.length);
+    for (let i = 0; i < rows.length; i += REBUILD_CHUNK) {
+      const requests = rows.slice(i, i + REBUILD_CHUNK).map((r) => ({ trackerId: r.id, fromUs: null }));
+      const outcome = await this.db.transaction(async () => this.replayLocked(requests, await this.inputs.lockTrackers(requests.map((r) => r.trackerId))));
+      await this.after(outcome);
+      options.progress?.advance?.(Math.min(rows.length, i + REBUILD_CHUNK));
     }
-    return ids.length;
+    return rows.length;
   }
 
   /**
-   * Replays one tracker. `afterWrite` runs inside the transaction, after the replay's writes (the
-   * worker clears its mark there, so mark and result commit together); `markedAt` feeds the lag
-   * metric. `fromMicros`: the earliest time the tracker's mark covers; when it lies after the last
-   * report the previous replay took into account, the replay resumes there (reports arriving in
-   * order), else it starts from the tracker's first report (late reports, back-dated entries).
+   * One pass of the queue over up to `limit` waiting trackers (or just `only`): in one REPEATABLE
+   * READ transaction it locks those no other transaction holds (a manual entry in progress, another
+   * instance's pass: they wait for the next pass), deletes their marks and replays them. Its
+   * statements share one snapshot, so the marks it deletes are exactly those of the reports and
+   * entries it reads; marks committed meanwhile stay for the next pass. Answers how many trackers it
+   * found waiting and how many it replayed.
    */
-  async replayTracker(
-    trackerId: number,
-    options: { afterWrite?: () => Promise<void>; markedAt?: Date; fromMicros?: string | null } = {},
-  ): Promise<ReplayOutcome> {
-    const done = await this.db.transaction(async () => {
-      const tracker = await this.repository.lockTracker(trackerId);
-      if (!tracker) {
-        await options.afterWrite?.();
-        return null;
-      }
-      const dwell = this.config.geofenceDwellMinutes;
-      const progress = options.fromMicros ? await this.resume.progress(trackerId) : null;
-      let counts: { before: Counts; after: Counts; changed: boolean };
-      if (progress && Number(options.fromMicros) > progress.micros) {
-        const state = await this.resume.stateAt(trackerId, progress, dwell);
-        const input = await this.repository.loadInput(trackerId, dwell, progress);
-        const result = replay(input.reports, input.manual, state);
-        await this.resume.append(trackerId, result.visits, result.entries);
-        if (result.entries.length > 0) await this.repository.syncTracker(trackerId);
-        if (input.last) await this.resume.saveProgress(trackerId, input.last);
-        // Counted over the resumed part: the continued visit before and after, plus what was added.
-        counts = { before: tally(state.open ? [state.open] : [], 0), after: tally(result.visits, result.entries.length), changed: result.entries.length > 0 };
-      } else {
-        const input = await this.repository.loadInput(trackerId, dwell);
-        const result = replay(input.reports, input.manual);
-        const changed = signature(result.entries) !== input.storedAutomatic;
-        const before = await this.repository.writeResult(trackerId, result.visits, result.entries, changed);
-        await this.resume.saveProgress(trackerId, input.last);
-        counts = { before: { ...before, entries: input.storedAutomaticCount }, after: tally(result.visits, result.entries.length), changed };
-      }
-      await options.afterWrite?.();
-      return { runId: tracker.production_run_id, ...counts };
-    });
-    if (!done) return { found: false, changed: false };
-    if (done.changed) await this.invalidation.trackersChanged([done.runId]);
-    this.metrics.replayed(done.before, done.after, options.markedAt ? (Date.now() - options.markedAt.getTime()) / 1000 : null);
-    return { found: true, changed: done.changed };
+  async pass(limit: number, only?: number): Promise<{ waiting: number; replayed: number }> {
+    const candidates = only === undefined ? await this.pending.candidates(limit) : [only];
+    if (candidates.length === 0) return { waiting: 0, replayed: 0 };
+    const outcome = await this.db.transaction(async () => {
+      const locked = await this.inputs.lockTrackers(candidates, true);
+      const marks = locked.length > 0 ? await this.pending.take(locked.map((t) => t.id)) : [];
+      return this.replayLocked(
+        marks.map((m) => ({ trackerId: m.tracker_id, fromUs: m.from_us, markedAt: m.marked_at })),
+        locked,
+      );
+    }, 'REPEATABLE READ');
+    if (outcome.found.size < candidates.length) await this.pending.dropVanished(candidates.filter((id) => !outcome.found.has(id)));
+    await this.after(outcome);
+    return { waiting: candidates.length, replayed: outcome.results.length };
   }
-}
 
-function tally(visits: readonly Visit[], entries: number): Counts {
-  return { visits: visits.length, confirmed: visits.filter((v) => v.confirmed).length, entries };
+  /** Replays trackers this transaction has locked (`locked`: those that exist). */
+  private async replayLocked(requests: readonly ReplayRequest[], locked: readonly { id: number; production_run_id: number }[]): Promise<PassOutcome> {
+    // Phase timings for the debug log (LOG_LEVEL=debug): where a pass spends its time.
+    const T: [string, number][] = [['lock', performance.now()]];
+    const tick = (name: string) => T.push([name, performance.now()]);
+    const found = new Map(locked.map((t) => [t.id, t.production_run_id]));
+    const wanted = requests.filter((r) => found.has(r.trackerId));
+    if (wanted.length === 0) return { found, results: [], markedAt: new Map() };
+    const ids = wanted.map((r) => r.trackerId);
+    const starts = (await this.inputs.starts(ids, wanted.map((r) => r.fromUs))).map(planStart);
+    tick('starts');
+    const locations = await this.passInputs();
+    tick('locations');
+    const entryRows = await this.inputs.entries(ids, starts.map((s) => s.cutUs), starts.map((s) => s.inclusive));
+    tick('entries');
+    const reportRows = await this.inputs.reports(ids, starts.map((s) => s.lowUs), starts.map((s) => s.lowId));
+    tick('reports');
+    const results = replayPass(starts, entryRows, reportRows, locations);
+    tick('compute');
+
+    const recomputed = results.filter((r) => r.start.mode !== 'resume');
+    const dropped = await this.writes.dropFrom(recomputed.map((r) => ({ trackerId: r.trackerId, cutUs: r.start.cutUs, entries: r.entriesChanged })));
+    await this.writes.updateVisits(results.flatMap((r) => (r.continued ? [r.continued] : [])));
+    tick('drop-update');
+    await this.writes.insertVisits(results.flatMap((r) => r.added.map((visit) => ({ trackerId: r.trackerId, visit }))));
+    tick('visits');
+    const changed = results.filter((r) => r.entriesChanged);
+    await this.writes.insertEntries(changed.flatMap((r) => r.entries.map((entry) => ({ trackerId: r.trackerId, entry }))));
+    await this.writes.syncTrackers(changed.map((r) => r.trackerId));
+    tick('entries-trackers');
+    await this.writes.saveProgress(
+      results
+        .filter((r) => r.last !== null || r.start.mode !== 'resume')
+        .map((r) => ({ trackerId: r.trackerId, ts: r.last?.ts ?? null, reportId: r.last?.reportId ?? null })),
+    );
+    tick('progress');
+    const modes = starts.reduce((m: Record<string, number>, s) => ((m[s.mode] = (m[s.mode] ?? 0) + 1), m), {});
+    this.logger.debug(`pass: ${ids.length} trackers ${JSON.stringify(modes)}, ${reportRows.length} reports; ms ${T.slice(1).map(([n, t], i) => `${n} ${(t - T[i][1]).toFixed(0)}`).join(', ')}`);
+    for (const r of results) {
+      const d = dropped.get(r.trackerId);
+      if (d) r.before = { ...r.before, visits: r.before.visits + d.visits, confirmed: r.before.confirmed + d.confirmed };
+    }
+    return { found, results, markedAt: new Map(wanted.map((r) => [r.trackerId, r.markedAt])) };
+  }
+
+  /** After the commit: caches of the runs whose trackers changed, and the metrics. */
+  private async after(outcome: PassOutcome): Promise<void> {
+    const runs = new Set(outcome.results.filter((r) => r.entriesChanged).map((r) => outcome.found.get(r.trackerId)!));
+    if (runs.size > 0) await this.invalidation.trackersChanged([...runs]);
+    const now = Date.now();
+    for (const r of outcome.results) {
+      const at = outcome.markedAt.get(r.trackerId);
+      this.metrics.replayed(r.before, r.after, at ? (now - at.getTime()) / 1000 : null);
+    }
+  }
+
+  /** The locations as they are now: geofences (those with coordinates) and every location's dwell. */
+  private async passInputs(): Promise<PassInputs> {
+    const rows = await this.inputs.locations();
+    const defaultDwellMinutes = this.config.geofenceDwellMinutes;
+    const fences: Geofence[] = [];
+    const dwell = new Map<string, number>();
+    for (const r of rows) {
+      const dwellMinutes = r.dwell_minutes ?? defaultDwellMinutes;
+      dwell.set(`${r.kind}:${r.id}`, dwellMinutes);
+      if (r.latitude !== null && r.longitude !== null) {
+        fences.push({ type: r.kind === 's' ? 'storage' : 'delivery', id: r.id, latitude: r.latitude, longitude: r.longitude, radiusM: r.radius_m, dwellMinutes });
+      }
+    }
+    return { fences, dwell, defaultDwellMinutes };
+  }
 }

@@ -2,25 +2,30 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } f
 import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
 import { PeriodicJob } from '../infrastructure/scheduling/periodic-job.js';
-import { GeofencePendingRepository, type PendingClaim } from './geofence-pending.repository.js';
+import { GeofencePendingRepository } from './geofence-pending.repository.js';
 import { GeofenceProcessor } from './geofence-processor.service.js';
 
 /** Idle poll period of every instance's worker; a pass that found work polls again at once. */
 export const GEOFENCE_POLL_MS = 200;
-const CLAIM_BATCH = 50;
-/** Replays one instance runs at once (fewer with a small pool: a third of it at most). */
-const MAX_LANES = 3;
+/** Trackers replayed in one transaction per pass at most. */
+const PASS_TRACKERS = 1000;
+/** The worker vacuums the queue after passes that replayed something, at most this often. */
+const VACUUM_EVERY_MS = 2000;
 
 /**
- * Works the geofence queue on every instance: claims marked trackers (each by one instance at a
- * time), replays them and clears their marks. Marks are written with the reports and entries
- * that caused them, so a restart, a crash or a slow pass never loses work: an unclaimed or lapsed
- * mark is picked up by the next pass of any instance. Off with GEOFENCE_ENABLED=false.
+ * Works the geofence queue on every instance: passes (GeofenceProcessor.pass) that each replay up
+ * to PASS_TRACKERS waiting trackers in one transaction and delete their marks in it, until the
+ * queue is empty. Each tracker is replayed by one instance at a time (its row lock). Marks are
+ * written with the reports and entries that caused them and deleted only with the replay's
+ * result, so a restart, a crash or a slow pass never loses work: the next pass of any instance
+ * finds them.
+ * Off with GEOFENCE_ENABLED=false.
  */
 @Injectable()
 export class GeofenceWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(GeofenceWorker.name);
   private readonly job = new PeriodicJob(() => this.pass(), { what: 'geofence pass', logger: this.logger, intervalMs: GEOFENCE_POLL_MS });
+  private vacuumedAt = 0;
 
   constructor(
     private readonly pending: GeofencePendingRepository,
@@ -48,35 +53,48 @@ export class GeofenceWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private async pass(): Promise<number> {
     let replayed = 0;
     while (!this.stopped) {
-      const claims = await this.pending.claim(CLAIM_BATCH);
-      if (claims.length === 0) break;
-      // A few trackers at a time (each in its own transaction), leaving most of the pool to requests.
-      const lanes = Math.max(1, Math.min(MAX_LANES, Math.floor(this.config.dbPoolSize / 3)));
-      let next = 0;
-      const lane = async () => {
-        while (next < claims.length) {
-          const claim = claims[next++];
-          if (await this.replayOne(claim)) replayed++;
-        }
-      };
-      await Promise.all(Array.from({ length: lanes }, lane));
+      const done = await this.passOnce();
+      replayed += done.replayed;
+      if (done.replayed > 0 && Date.now() - this.vacuumedAt > VACUUM_EVERY_MS) {
+        this.vacuumedAt = Date.now();
+        await this.pending.vacuum().catch((error: unknown) => this.logger.debug(`vacuum of the geofence queue skipped: ${(error as Error).message}`));
+      }
+      // Nothing replayed: the queue is empty, or every waiting tracker is held by another transaction.
+      if (done.replayed === 0) break;
     }
     return replayed;
   }
 
-  private async replayOne(claim: PendingClaim): Promise<boolean> {
-    if (this.stopped) {
-      await this.pending.release(claim.tracker_id);
-      return false;
-    }
+  /**
+   * One pass over the longest-waiting trackers together; when it fails, each of them alone, so one
+   * tracker that cannot be replayed does not hold up the others. A tracker that fails alone is
+   * held back for RETRY_SECONDS and then replayed from its first report. A pass that collides with
+   * a concurrent update of a tracker row (its snapshot predates it) is simply run again.
+   */
+  private async passOnce(): Promise<{ waiting: number; replayed: number }> {
     try {
-      await this.processor.replayTracker(claim.tracker_id, { afterWrite: () => this.pending.finish(claim), markedAt: claim.marked_at, fromMicros: claim.from_us });
-      return true;
+      return await this.processor.pass(PASS_TRACKERS);
     } catch (error) {
-      // The claim lapses after CLAIM_SECONDS and the tracker is retried then (not at once: a
-      // tracker that keeps failing must not keep the worker busy).
-      this.logger.warn(`geofence replay of tracker ${claim.tracker_id} failed: ${(error as Error).message}`);
-      return false;
+      if (isSerializationFailure(error)) return { waiting: 1, replayed: 1 };
+      this.logger.warn(`geofence pass failed, replaying its trackers one by one: ${(error as Error).message}`);
     }
+    const candidates = await this.pending.candidates(PASS_TRACKERS);
+    let replayed = 0;
+    for (const trackerId of candidates) {
+      if (this.stopped) break;
+      try {
+        replayed += (await this.processor.pass(1, trackerId)).replayed;
+      } catch (error) {
+        if (isSerializationFailure(error)) continue;
+        this.logger.warn(`geofence replay of tracker ${trackerId} failed: ${(error as Error).message}`);
+        await this.pending.holdBack(trackerId);
+      }
+    }
+    return { waiting: candidates.length, replayed };
   }
+}
+
+function isSerializationFailure(error: unknown): boolean {
+  const e = error as { code?: string; driverError?: { code?: string } };
+  return (e.driverError?.code ?? e.code) === '40001';
 }

@@ -30,7 +30,6 @@ export interface Tables {
   geofence_pending: {
     tracker_id: number;
     from_ts: Date;
-    seq: string;
     marked_at: Date;
     claimed_until: Date | null;
   };

@@ -1,0 +1,162 @@
+import { GeofenceProcessor } from '../../src/geofences/geofence-processor.service.js';
+import { createTestApp, GEOFENCE_ON, type TestApp } from '../support/app.js';
+import { at, auto, createPlace, history, north, ORIGIN, settled } from '../support/geofences.js';
+import { postReports, report } from '../support/locations.js';
+import { TRACKERS, trackerWorld, type TrackerWorld } from '../support/trackers.js';
+
+/**
+ * Passes of the geofence worker replay many trackers in one transaction: a tracker another
+ * transaction holds waits for the next pass (and may be gone by then), marks are an append-only
+ * queue, a change before what was already replayed rewinds only to the latest visit that began
+ * before it, and visits keep their integrity without per-row foreign keys.
+ * Storage S: radius 500 m, dwell 30 min, at the origin. Delivery D: radius 200 m, dwell 0, 20 km north.
+ */
+describe('geofences: replay passes', () => {
+  let t: TestApp;
+  let w: TrackerWorld;
+  let S: { id: number };
+  let D: { id: number };
+  const FAR = north(-50_000);
+  const inD = north(20_000);
+
+  beforeAll(async () => {
+    t = await createTestApp({ env: GEOFENCE_ON });
+    w = await trackerWorld(t);
+    S = await createPlace(t, w.admin.auth, 'storage', { ...ORIGIN, radius_m: 500, dwell_minutes: 30 });
+    D = await createPlace(t, w.admin.auth, 'delivery', { ...inD, radius_m: 200, dwell_minutes: 0 });
+  });
+  afterAll(() => t.close());
+
+  const tracker = () => t.factories.tracker({ runId: w.runA.id, createdAt: at(0) });
+  const send = async (trackerId: number, points: [number, { latitude: number; longitude: number }][]) => {
+    const res = await postReports(t, w.ingest, points.map(([minute, where]) => report(trackerId, at(minute), where)));
+    expect(res.status).toBe(200);
+  };
+  interface VisitRow {
+    id: string;
+    storage_location_id: number | null;
+    delivery_location_id: number | null;
+    entered_at: Date;
+    last_seen_at: Date;
+    exited_at: Date | null;
+    report_count: number;
+    confirmed: boolean;
+  }
+  const visits = (id: number): Promise<VisitRow[]> =>
+    t.db.query('SELECT id, storage_location_id, delivery_location_id, entered_at, last_seen_at, exited_at, report_count, confirmed FROM geofence_visits WHERE tracker_id = $1 ORDER BY entered_at, id', [id]);
+  const pending = async (id: number) => (await t.db.query('SELECT count(*)::int AS n FROM geofence_pending WHERE tracker_id = $1', [id]))[0].n as number;
+  /** Holds the tracker's row as a manual entry or a tracker delete in progress does. */
+  const hold = async (id: number) => {
+    const runner = t.db.createQueryRunner();
+    await runner.connect();
+    await runner.startTransaction();
+    await runner.query('SELECT 1 FROM trackers WHERE id = $1 FOR UPDATE', [id]);
+    return runner;
+  };
+  const waitFor = async (check: () => Promise<boolean>, what: string) => {
+    const deadline = Date.now() + 3000;
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  };
+
+  it('a tracker another transaction holds waits for a later pass; the others of the pass go on', async () => {
+    const [held, free] = [await tracker(), await tracker()];
+    const runner = await hold(held.id);
+    try {
+      await send(held.id, [[1, inD]]);
+      await send(free.id, [[1, inD]]);
+      await waitFor(async () => (await pending(free.id)) === 0, 'the free tracker to be replayed');
+      expect((await history(t, w.userA.auth, free.id)).slice(1)).toEqual([auto('DELIVERED', at(1), { delivery: D.id })]);
+      // The held one is still marked, untouched, while its row is held.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await pending(held.id)).toBe(1);
+      expect(await visits(held.id)).toEqual([]);
+    } finally {
+      await runner.commitTransaction();
+      await runner.release();
+    }
+    await settled(t);
+    expect((await history(t, w.userA.auth, held.id)).slice(1)).toEqual([auto('DELIVERED', at(1), { delivery: D.id })]);
+  });
+
+  it('a tracker deleted while a pass skipped it leaves nothing behind, its marks included', async () => {
+    const trk = await tracker();
+    const runner = await hold(trk.id);
+    try {
+      await send(trk.id, [[1, inD], [2, FAR]]);
+      await runner.query('DELETE FROM trackers WHERE id = $1', [trk.id]);
+    } finally {
+      await runner.commitTransaction();
+      await runner.release();
+    }
+    await settled(t);
+    for (const table of ['geofence_visits', 'geofence_pending', 'geofence_progress', 'tracker_status_history']) {
+      expect(await t.db.query(`SELECT 1 FROM ${table} WHERE tracker_id = $1`, [trk.id])).toEqual([]);
+    }
+  });
+
+  it('a back-dated manual entry racing new reports: whichever pass sees what, the end is the replay of all of them', async () => {
+    const trk = await tracker();
+    await send(trk.id, [[10, ORIGIN], [45, ORIGIN]]);
+    await settled(t);
+    expect((await history(t, w.userA.auth, trk.id)).slice(1)).toEqual([auto('IN_STORAGE', at(10), { storage: S.id })]);
+    // A back-dated manual entry goes in while more reports arrive: once both are in, the result is
+    // that of the manual entry with every report (the stay from 10 began before it: no automatic entry).
+    const entry = t.http().post(`${TRACKERS}/${trk.id}/status`).set(w.userA.auth).send({ status: 'IN_TRANSIT', timestamp: at(20) });
+    await Promise.all([entry.then((res) => expect(res.status).toBe(201)), send(trk.id, [[60, ORIGIN], [70, FAR]])]);
+    await settled(t);
+    expect((await history(t, w.userA.auth, trk.id)).map((e) => [e.status, e.source, e.timestamp])).toEqual([
+      ['CREATED', 'manual', at(0)],
+      ['IN_TRANSIT', 'manual', at(20)],
+    ]);
+    expect((await visits(trk.id)).map((v) => [v.report_count, v.confirmed, v.exited_at?.toISOString() ?? null])).toEqual([[3, true, at(70)]]);
+  });
+
+  it('a late report rewinds to the latest visit that began before it: earlier visits stay as stored, the result is that of a full replay', async () => {
+    const trk = await tracker();
+    await send(trk.id, [[1, FAR], [10, ORIGIN], [45, ORIGIN], [50, FAR], [60, inD], [61, inD], [70, FAR], [80, ORIGIN], [120, ORIGIN]]);
+    await settled(t);
+    const before = await visits(trk.id);
+    expect(before.map((v) => [v.storage_location_id ?? `D${v.delivery_location_id}`, v.report_count])).toEqual([[S.id, 2], [`D${D.id}`, 2], [S.id, 2]]);
+    // Late: another sighting inside D at minute 65. The replay restarts at the visit entered at 60;
+    // the stay at S from 10 keeps its row.
+    await send(trk.id, [[65, inD]]);
+    await settled(t);
+    const after = await visits(trk.id);
+    expect(after[0]).toEqual(before[0]);
+    expect(after.map((v) => v.report_count)).toEqual([2, 3, 2]);
+    const rewound = { visits: after.map(({ id: _, ...v }) => v), entries: await history(t, w.userA.auth, trk.id) };
+    await t.app.get(GeofenceProcessor).rebuild({ trackerId: trk.id });
+    expect({ visits: (await visits(trk.id)).map(({ id: _, ...v }) => v), entries: await history(t, w.userA.auth, trk.id) }).toEqual(rewound);
+  });
+
+  it('marks are a queue of writes: several for one tracker make one replay; health counts the tracker once', async () => {
+    const trk = await tracker();
+    const runner = await hold(trk.id);
+    try {
+      await send(trk.id, [[1, FAR]]);
+      await send(trk.id, [[2, FAR]]);
+      expect(await pending(trk.id)).toBe(2);
+      const step = (await t.http().get('/api/v1/health/pipeline').set(w.admin.auth).expect(200)).body.test_steps.check_geofence_processing;
+      expect(step.details.waiting_trackers).toBe(1);
+    } finally {
+      await runner.commitTransaction();
+      await runner.release();
+    }
+    await settled(t);
+    expect((await history(t, w.userA.auth, trk.id)).slice(1)).toEqual([auto('IN_TRANSIT', at(1))]);
+  });
+
+  it('visits keep their locations without foreign keys: a visited location cannot be deleted even bypassing the API', async () => {
+    const trk = await tracker();
+    // Never confirmed (dwell 10 h), so only the visit refers to the location.
+    const place = await createPlace(t, w.admin.auth, 'storage', { ...north(-200_000), radius_m: 300, dwell_minutes: 600 });
+    await send(trk.id, [[1, north(-200_000)]]);
+    await settled(t);
+    expect(await visits(trk.id)).toHaveLength(1);
+    await expect(t.db.query('DELETE FROM storage_locations WHERE id = $1', [place.id])).rejects.toMatchObject({ driverError: expect.objectContaining({ code: '23503' }) });
+    expect((await t.http().delete(`/api/v1/storage-locations/${place.id}`).set(w.admin.auth).expect(409)).body).toEqual({ detail: 'Storage location is still referenced by visits' });
+  });
+});
