@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { Counter, Gauge } from 'prom-client';
+import { Counter } from 'prom-client';
 import { MetricsService } from '../metrics/metrics.service.js';
+import { scrapedGauge } from '../metrics/scraped-metric.js';
 import { MailQueueRepository } from './mail-queue.repository.js';
 
 export type MailFailure = 'refused' | 'expired' | 'recipient_inactive';
@@ -23,13 +24,10 @@ export class MailMetrics {
     });
     for (const reason of ['refused', 'expired', 'recipient_inactive']) this.failed.inc({ reason }, 0);
     this.retried = new Counter({ name: 'mail_emails_retried_total', help: 'Send attempts that failed temporarily and were rescheduled', registers });
-    new Gauge({
+    scrapedGauge(registers, {
       name: 'mail_queue_oldest_age_seconds',
       help: 'Seconds since the window end of the oldest e-mail still waiting to be sent (0 when none)',
-      registers,
-      async collect() {
-        this.set(await queue.oldestQueuedAgeSeconds().catch(() => 0));
-      },
+      read: () => queue.oldestQueuedAgeSeconds().catch(() => 0),
     });
   }
 

@@ -4,6 +4,7 @@ import { CacheService } from '../infrastructure/cache/cache.service.js';
 import { DatabaseGuard } from '../infrastructure/database/database-guard.js';
 import { DatabasePool } from '../infrastructure/database/database-pool.js';
 import { ReadReplicas } from '../infrastructure/database/read-replicas.js';
+import { scrapedCounter, scrapedGauge } from './scraped-metric.js';
 
 /** What happened to location reports in an ingest batch. */
 export const INGEST_OUTCOMES = ['accepted', 'duplicate', 'filtered_low_confidence', 'filtered_manufacturing_region', 'rejected'] as const;
@@ -148,46 +149,4 @@ export class MetricsService {
   get contentType(): string {
     return this.registry.contentType;
   }
-}
-
-/** A value another component owns: one number, or one per value of the metric's label. */
-type Reading = number | Record<string, number>;
-
-interface ScrapedMetric {
-  name: string;
-  help: string;
-  /** The label whose values are the keys of a reading; without one the reading is a number. */
-  label?: string;
-  read: () => Reading;
-}
-
-/** A counter whose running totals live in its owner: reset and re-added at each scrape (prom-client counters cannot be set). */
-function scrapedCounter(registers: Registry[], metric: ScrapedMetric): void {
-  new Counter({
-    ...metricOptions(metric, registers),
-    collect() {
-      this.reset();
-      for (const [labels, value] of seriesOf(metric)) this.inc(labels, value);
-    },
-  });
-}
-
-/** A gauge whose value lives in its owner: set at each scrape. */
-function scrapedGauge(registers: Registry[], metric: ScrapedMetric): void {
-  new Gauge({
-    ...metricOptions(metric, registers),
-    collect() {
-      for (const [labels, value] of seriesOf(metric)) this.set(labels, value);
-    },
-  });
-}
-
-function metricOptions({ name, help, label }: ScrapedMetric, registers: Registry[]) {
-  return { name, help, labelNames: label ? [label] : [], registers };
-}
-
-/** A reading as `[labels, value]` series. */
-function seriesOf({ label, read }: ScrapedMetric): [Record<string, string>, number][] {
-  const reading = read();
-  return typeof reading === 'number' ? [[{}, reading]] : Object.entries(reading).map(([key, value]) => [{ [label!]: key }, value]);
 }

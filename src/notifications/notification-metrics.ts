@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { Db, sql } from '../infrastructure/database/db.js';
 import { MetricsService } from '../metrics/metrics.service.js';
+import { scrapedCounter } from '../metrics/scraped-metric.js';
 
 /**
  * Prometheus metrics of notifications. Events and notifications are written by the database (in
@@ -23,30 +24,17 @@ export class NotificationMetrics {
           sql`SELECT (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM notification_events_id_seq)::text AS events,
                      (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM notifications_id_seq)::text AS notifications`,
         )
+        .then((row) => ({ events: Number(row.events), notifications: Number(row.notifications) }))
         .catch(() => null);
-    new Counter({
+    scrapedCounter(registers, {
       name: 'notification_events_total',
       help: 'Status-change events written (database-wide, from the id sequence)',
-      registers,
-      async collect() {
-        const row = await totals();
-        if (row) {
-          this.reset();
-          this.inc(Number(row.events));
-        }
-      },
+      read: async () => (await totals())?.events ?? null,
     });
-    new Counter({
+    scrapedCounter(registers, {
       name: 'notifications_total',
       help: 'In-app notifications written, one per recipient of an event (database-wide, from the id sequence)',
-      registers,
-      async collect() {
-        const row = await totals();
-        if (row) {
-          this.reset();
-          this.inc(Number(row.notifications));
-        }
-      },
+      read: async () => (await totals())?.notifications ?? null,
     });
     this.open = new Gauge({ name: 'notification_streams_open', help: 'Notification streams (SSE) open on this instance', registers });
     this.delivered = new Counter({ name: 'notification_stream_deliveries_total', help: 'Notifications written to streams of this instance (replays included)', registers });
