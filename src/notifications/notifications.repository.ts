@@ -1,5 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { and, Db, raw, sql, type PagedRows, type Sql } from '../infrastructure/database/db.js';
+import type { Tables } from '../infrastructure/database/schema.js';
+
+/** A `notification_events` row as the wire carries it (the trigger's xact_id stays in the database). */
+export type NotificationEventRow = Omit<Tables['notification_events'], 'type' | 'occurred_at' | 'created_at' | 'xact_id'> & {
+  type: 'tracker.status_changed';
+  occurred_at: string;
+  created_at: string;
+};
 
 /** A notification joined with its event; ids as text (bigint), timestamps as wire text. */
 export interface NotificationRow {
@@ -7,22 +15,7 @@ export interface NotificationRow {
   user_id: number;
   read: boolean;
   created_at: string;
-  event: {
-    id: string;
-    type: 'tracker.status_changed';
-    tracker_id: number;
-    tracker_name: string;
-    production_run_id: number;
-    client_id: number;
-    from_status: string;
-    to_status: string;
-    source: string;
-    status_entry_id: string;
-    storage_location_id: number | null;
-    delivery_location_id: number | null;
-    occurred_at: string;
-    created_at: string;
-  };
+  event: NotificationEventRow;
 }
 
 const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
