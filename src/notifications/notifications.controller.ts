@@ -1,4 +1,4 @@
-import { Controller, Get, Headers, HttpCode, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { applyDecorators, Controller, Get, Headers, HttpCode, Post, Query, Req, Res, UseGuards, type Type } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Access, Public } from '../common/auth/access.decorator.js';
@@ -19,6 +19,9 @@ import { bearerIssuedMicros, StreamTickets, TICKET_SECONDS, type StreamIdentity 
 
 const LAST_EVENT_ID = /^(0|[1-9][0-9]{0,17})$/;
 
+/** A route on the caller's own inbox: any signed-in user, one summary, one 200 answer. */
+const InboxRoute = (summary: string, type: Type) => applyDecorators(Access('admin', 'user'), ApiOperation({ summary }), ApiOkResponse({ type }));
+
 @ApiTags('notifications')
 @Controller('notifications')
 export class NotificationsController {
@@ -29,27 +32,21 @@ export class NotificationsController {
   ) {}
 
   @Get()
-  @Access('admin', 'user')
-  @ApiOperation({ summary: "The caller's notifications, newest first" })
-  @ApiOkResponse({ type: PageOf(NotificationResponse) })
+  @InboxRoute("The caller's notifications, newest first", PageOf(NotificationResponse))
   @ApiErrors({ ...ERRORS.validationFailed, summary: 'skip/limit out of range, or unread not a boolean' })
   list(@CurrentUser() user: AuthUser, @Query() query: ListNotificationsQuery): Promise<Page<NotificationResponse>> {
     return this.notifications.list(user, query);
   }
 
   @Get('unread-count')
-  @Access('admin', 'user')
-  @ApiOperation({ summary: "How many of the caller's notifications are unread" })
-  @ApiOkResponse({ type: UnreadCountResponse })
+  @InboxRoute("How many of the caller's notifications are unread", UnreadCountResponse)
   unreadCount(@CurrentUser() user: AuthUser): Promise<UnreadCountResponse> {
     return this.notifications.unreadCount(user);
   }
 
   @Post('read-all')
   @HttpCode(200)
-  @Access('admin', 'user')
-  @ApiOperation({ summary: "Marks all the caller's notifications read" })
-  @ApiOkResponse({ type: ReadAllResponse })
+  @InboxRoute("Marks all the caller's notifications read", ReadAllResponse)
   readAll(@CurrentUser() user: AuthUser): Promise<ReadAllResponse> {
     return this.notifications.markAllRead(user);
   }
@@ -101,9 +98,7 @@ export class NotificationsController {
 
   @Post(':notification_id/read')
   @HttpCode(200)
-  @Access('admin', 'user')
-  @ApiOperation({ summary: 'Marks one notification read (idempotent)' })
-  @ApiOkResponse({ type: NotificationResponse })
+  @InboxRoute('Marks one notification read (idempotent)', NotificationResponse)
   @ApiErrors(ERRORS.notificationNotFound, ERRORS.invalidField('notification_id', 'must be a positive integer'))
   read(@CurrentUser() user: AuthUser, @IdParam('notification_id') id: number): Promise<NotificationResponse> {
     return this.notifications.markRead(user, id);

@@ -135,26 +135,18 @@ export class PipelineSteps {
   ) {}
 
   run(key: StepKey, scope: AccessScope): Promise<StepOutcome> {
-    switch (key) {
-      case 'check_database_connection':
-        return this.databaseConnection(scope);
-      case 'check_required_tables':
-        return this.requiredTables(scope);
-      case 'check_views_and_policies':
-        return this.viewsAndPolicies(scope);
-      case 'check_aggregation_freshness':
-        return this.aggregationFreshness(scope);
-      case 'check_aggregation_rules':
-        return this.aggregationRules(scope);
-      case 'check_cache_store':
-        return this.cacheStore();
-      case 'check_status_consistency':
-        return this.statusConsistency(scope);
-      case 'check_geofence_processing':
-        return this.geofenceProcessing(scope);
-      case 'check_notification_delivery':
-        return this.notificationDelivery(scope);
-    }
+    const steps: Record<StepKey, () => Promise<StepOutcome>> = {
+      check_database_connection: () => this.databaseConnection(scope),
+      check_required_tables: () => this.requiredTables(scope),
+      check_views_and_policies: () => this.viewsAndPolicies(scope),
+      check_aggregation_freshness: () => this.aggregationFreshness(scope),
+      check_aggregation_rules: () => this.aggregationRules(scope),
+      check_cache_store: () => this.cacheStore(),
+      check_status_consistency: () => this.statusConsistency(scope),
+      check_geofence_processing: () => this.geofenceProcessing(scope),
+      check_notification_delivery: () => this.notificationDelivery(scope),
+    };
+    return steps[key]();
   }
 
   private async databaseConnection(scope: AccessScope): Promise<StepOutcome> {
