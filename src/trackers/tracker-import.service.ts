@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { QueryFailedError } from 'typeorm';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { CsvFormatError, CsvTooManyRowsError, IMPORT_MAX_ROWS, parseTrackerCsv, type CsvRowError, type CsvTrackerRow } from './csv/tracker-csv.js';
 import type { ImportTrackersQuery } from './dto/list-trackers.query.js';
 import type { ImportDuplicate, ImportResultResponse } from './dto/tracker.response.js';
 import { Db } from '../infrastructure/database/db.js';
+import { isUniqueViolation } from '../infrastructure/database/unique-violation.js';
 import { pairKey, TrackerBulkRepository } from './tracker-bulk.repository.js';
 import { TrackerReferencesRepository } from './tracker-references.repository.js';
 import { CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
@@ -140,7 +140,7 @@ export class TrackerImportService {
         if (inserted !== rows.length) throw new DomainError(ERRORS.importDataChanged);
       });
     } catch (error) {
-      if (error instanceof QueryFailedError && (error.driverError as { code?: string })?.code === '23505') {
+      if (isUniqueViolation(error)) {
         throw new DomainError(ERRORS.importNamesTaken);
       }
       throw error;

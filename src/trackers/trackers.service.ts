@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { QueryFailedError } from 'typeorm';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
@@ -11,6 +10,7 @@ import { toPage, type Page } from '../common/http/pagination.js';
 import { CACHE_AREAS, CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
 import { TieredCache, toCachedJson } from '../infrastructure/cache/tiered-cache.js';
 import { Db } from '../infrastructure/database/db.js';
+import { isUniqueViolation } from '../infrastructure/database/unique-violation.js';
 import { LocationHistoryService } from '../locations/location-history.service.js';
 import { TRACKER_STATES, type TrackerStatus } from './entities/tracker-status.js';
 import { isTooFarInFuture } from '../common/http/iso-timestamp.js';
@@ -29,8 +29,6 @@ import { TrackerReferencesRepository } from './tracker-references.repository.js'
 import { TrackerStatusRepository } from './tracker-status.repository.js';
 import { TrackersRepository, type TrackerFilter } from './trackers.repository.js';
 import { assertStatusLocations, entryLocations } from './status-locations.js';
-
-
 
 export const trackerNotFound = () => new DomainError(ERRORS.trackerNotFound);
 export const runNotFound = () => new DomainError(ERRORS.productionRunNotFound);
@@ -289,13 +287,8 @@ export class TrackersService {
     return toStatusEntryResponse(entry);
   }
 
-
   private async requireLocations(storageLocationId: number | null, deliveryLocationId: number | null): Promise<void> {
     if (storageLocationId !== null && !(await this.references.locationExists('storage', storageLocationId))) throw storageLocationNotFound();
     if (deliveryLocationId !== null && !(await this.references.locationExists('delivery', deliveryLocationId))) throw deliveryLocationNotFound();
   }
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  return error instanceof QueryFailedError && (error.driverError as { code?: string })?.code === '23505';
 }

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { QueryFailedError } from 'typeorm';
 import type { Role } from '../common/auth/roles.js';
 import { Db, join, raw, sql, type PagedRows, type Sql } from '../infrastructure/database/db.js';
 import type { Tables } from '../infrastructure/database/schema.js';
 import { PreparedQueries } from '../infrastructure/database/prepared-queries.js';
+import { isUniqueViolation } from '../infrastructure/database/unique-violation.js';
 import { preciseNowMicros } from '../common/time/precise-clock.js';
 
 /** A user as the API may see it: no password hash, no token epoch. */
@@ -121,7 +121,7 @@ export class UsersRepository {
     try {
       return await this.db.first<UserRow>(sql`UPDATE users SET ${join(sets, ', ')} WHERE id = ${id} RETURNING ${COLUMNS}`);
     } catch (error) {
-      if (isEmailConflict(error)) throw new EmailTakenError();
+      if (isUniqueViolation(error, 'users_email_lower_key')) throw new EmailTakenError();
       throw error;
     }
   }
@@ -156,9 +156,4 @@ export class UsersRepository {
   async count(): Promise<number> {
     return (await this.db.one<{ n: number }>(sql`SELECT count(*)::int AS n FROM users`)).n;
   }
-}
-
-function isEmailConflict(error: unknown): boolean {
-  const pg = error instanceof QueryFailedError ? (error.driverError as { code?: string; constraint?: string }) : undefined;
-  return pg?.code === '23505' && pg.constraint === 'users_email_lower_key';
 }
