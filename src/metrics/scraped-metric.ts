@@ -12,12 +12,20 @@ export interface ScrapedMetric {
   read: () => Reading | null | Promise<Reading | null>;
 }
 
+/**
+ * How long a scrape waits for a reading that needs I/O (the database) before it answers with the
+ * previous one: a slow or unreachable database must never make /metrics slow, since that is when
+ * monitoring needs it. The late reading is kept for the next scrape.
+ */
+export const SCRAPE_READ_WAIT_MS = 100;
+
 /** A counter whose running totals live in its owner: reset and re-added at each scrape (prom-client counters cannot be set). */
 export function scrapedCounter(registers: Registry[], metric: ScrapedMetric): void {
+  const reader = boundedReader(metric);
   new Counter({
     ...metricOptions(metric, registers),
     async collect() {
-      const series = await seriesOf(metric);
+      const series = await reader();
       if (!series) return;
       this.reset();
       for (const [labels, value] of series) this.inc(labels, value);
@@ -27,10 +35,11 @@ export function scrapedCounter(registers: Registry[], metric: ScrapedMetric): vo
 
 /** A gauge whose value lives in its owner: set at each scrape. */
 export function scrapedGauge(registers: Registry[], metric: ScrapedMetric): void {
+  const reader = boundedReader(metric);
   new Gauge({
     ...metricOptions(metric, registers),
     async collect() {
-      for (const [labels, value] of (await seriesOf(metric)) ?? []) this.set(labels, value);
+      for (const [labels, value] of (await reader()) ?? []) this.set(labels, value);
     },
   });
 }
@@ -39,8 +48,32 @@ function metricOptions({ name, help, label }: ScrapedMetric, registers: Registry
   return { name, help, labelNames: label ? [label] : [], registers };
 }
 
+type Series = [Record<string, string>, number][];
+
+/**
+ * The metric's series, waiting at most SCRAPE_READ_WAIT_MS for a reading in progress; past that,
+ * the last reading that arrived (null before the first). One read at a time per metric.
+ */
+function boundedReader(metric: ScrapedMetric): () => Promise<Series | null> {
+  let last: Series | null = null;
+  let pending: Promise<void> | null = null;
+  return async () => {
+    pending ??= seriesOf(metric).then(
+      (series) => {
+        if (series) last = series;
+      },
+      () => undefined,
+    ).finally(() => (pending = null));
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, SCRAPE_READ_WAIT_MS)));
+    await Promise.race([pending, waited]);
+    clearTimeout(timer);
+    return last;
+  };
+}
+
 /** A reading as `[labels, value]` series (null when there is none). */
-async function seriesOf({ label, read }: ScrapedMetric): Promise<[Record<string, string>, number][] | null> {
+async function seriesOf({ label, read }: ScrapedMetric): Promise<Series | null> {
   const reading = await read();
   if (reading === null) return null;
   return typeof reading === 'number' ? [[{}, reading]] : Object.entries(reading).map(([key, value]) => [{ [label!]: key }, value]);
