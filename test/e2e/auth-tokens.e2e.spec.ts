@@ -2,6 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { createTestApp, TEST_JWT_SECRET, type TestApp } from '../support/app.js';
 import { accessClaims, b64url, bearer, handmade, loginJson, sign } from '../support/auth.js';
 import type { CreatedUser } from '../support/factories.js';
+import { withinBound } from '../support/eventually.js';
 
 const ME = '/api/v1/users/me';
 const INVALID_CREDENTIALS = { detail: 'Could not validate credentials' };
@@ -134,14 +135,7 @@ describe('Auth: token attacks', () => {
     await t.http().get(ME).set(victim.auth).expect(200);
     // Written behind the service's back (SQL): the user-row trigger tells every instance, which may
     // serve its in-process copy until then — at most 1 s, as for a change made on another instance.
-    const answerWithin1s = async (status: number) => {
-      const deadline = Date.now() + 1000;
-      for (;;) {
-        const res = await t.http().get(ME).set(victim.auth);
-        if (res.status === status || Date.now() > deadline) return res;
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-    };
+    const answerWithin1s = (status: number) => withinBound(() => t.http().get(ME).set(victim.auth), (res) => res.status === status);
     await t.db.query('UPDATE users SET is_active = false WHERE id = $1', [victim.id]);
     expect((await answerWithin1s(401)).body).toEqual(INVALID_CREDENTIALS);
     await t.db.query('UPDATE users SET is_active = true WHERE id = $1', [victim.id]);

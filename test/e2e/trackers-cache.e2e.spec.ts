@@ -1,6 +1,6 @@
-import type { Response } from 'supertest';
 import { createTestApp, redisAvailable, type TestApp } from '../support/app.js';
 import { insertHourlyPoint, TRACKERS, trackerWorld, uploadCsv, type TrackerWorld } from '../support/trackers.js';
+import { withinBound } from '../support/eventually.js';
 
 describe('Trackers: cached lists and counts', () => {
   let t: TestApp;
@@ -163,24 +163,16 @@ describeWithRedis('Trackers: invalidation across instances sharing Redis', () =>
     await b.http().get(counts).set(w.admin.auth);
 
     // The other instance drops its in-process copies when the invalidation reaches it: within 1 s.
-    const freshWithin1s = async (read: () => Promise<Response>, fresh: (res: Response) => boolean) => {
-      const deadline = Date.now() + 1000;
-      for (;;) {
-        const res = await read();
-        if (fresh(res) || Date.now() > deadline) return res;
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-    };
     const created = await a.http().post(TRACKERS).set(w.admin.auth).send({ name: 'seen-everywhere', production_run_id: w.runA.id }).expect(201);
-    const onB = await freshWithin1s(() => b.http().get(q).set(w.admin.auth), (res) => res.body.total === 1);
+    const onB = await withinBound(() => b.http().get(q).set(w.admin.auth), (res) => res.body.total === 1);
     expect(onB.headers['x-cache']).toBe('MISS');
     expect(onB.body.items.map((i: { name: string }) => i.name)).toEqual(['seen-everywhere']);
-    const countsOnB = await freshWithin1s(() => b.http().get(counts).set(w.admin.auth), (res) => res.body.total === 1);
+    const countsOnB = await withinBound(() => b.http().get(counts).set(w.admin.auth), (res) => res.body.total === 1);
     expect(countsOnB.headers['x-cache']).toBe('MISS');
     expect(countsOnB.body).toMatchObject({ CREATED: 1, total: 1 });
 
     await b.http().post(`${TRACKERS}/${created.body.id}/status`).set(w.admin.auth).send({ status: 'IN_TRANSIT' }).expect(201);
-    const onA = await freshWithin1s(() => a.http().get(q).set(w.admin.auth), (res) => res.body.items?.[0]?.status === 'IN_TRANSIT');
+    const onA = await withinBound(() => a.http().get(q).set(w.admin.auth), (res) => res.body.items?.[0]?.status === 'IN_TRANSIT');
     expect(onA.headers['x-cache']).toBe('MISS');
     expect(onA.body.items[0].status).toBe('IN_TRANSIT');
   });

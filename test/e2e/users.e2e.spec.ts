@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { createScopeProbeApp, loginJson } from '../support/auth.js';
 import type { CreatedUser } from '../support/factories.js';
+import { withinBound } from '../support/eventually.js';
 
 const USERS = '/api/v1/users';
 const ME = '/api/v1/users/me';
@@ -208,13 +209,16 @@ describe('Users', () => {
 
     it('client_list change: the scoping SQL sees the new list with the old token', async () => {
       const probe = await createScopeProbeApp(t);
+      // The probe is another app instance: a change made on `t` reaches it within 1 s (its in-process tier).
+      const probeSees = async (auth: Record<string, string>, expected: number[]) =>
+        (await withinBound(() => probe.http().get('/api/v1/scope-probe/clients').set(auth).expect(200), (res) => JSON.stringify(res.body) === JSON.stringify(expected))).body as number[];
       try {
         const target = await t.factories.user({ clients: [clientA] });
         expect((await probe.http().get('/api/v1/scope-probe/clients').set(target.auth).expect(200)).body).toEqual([clientA]);
         await t.http().patch(`${USERS}/${target.id}`).set(admin.auth).send({ client_list: [clientB] }).expect(200);
-        expect((await probe.http().get('/api/v1/scope-probe/clients').set(target.auth).expect(200)).body).toEqual([clientB]);
+        expect(await probeSees(target.auth, [clientB])).toEqual([clientB]);
         await t.http().patch(`${USERS}/${target.id}`).set(admin.auth).send({ client_list: [] }).expect(200);
-        expect((await probe.http().get('/api/v1/scope-probe/clients').set(target.auth).expect(200)).body).toEqual([]);
+        expect(await probeSees(target.auth, [])).toEqual([]);
         // Control: an admin sees every client through the same condition.
         const all = (await t.db.query('SELECT id FROM clients ORDER BY id')).map((r: { id: number }) => r.id);
         expect((await probe.http().get('/api/v1/scope-probe/clients').set(admin.auth).expect(200)).body).toEqual(all);
