@@ -68,6 +68,12 @@ describe('Logging of the running service (production)', () => {
     expect(logged).toContainEqual(expect.objectContaining({ level: 30, context: 'NestApplication', msg: 'Nest application successfully started' }));
   });
 
+  it('says once, at start, that e-mail is off when SMTP_URL is not set', () => {
+    const off = logged.filter((entry) => entry.msg === 'E-mail notifications are off: SMTP_URL is not set');
+    expect(off).toHaveLength(1);
+    expect(off[0]).toMatchObject({ level: 30 });
+  });
+
   it("Nest's route mapping and module lines are not logged at info", () => {
     const chatter = logged.filter((entry) => ['RoutesResolver', 'RouterExplorer', 'InstanceLoader'].includes(String(entry.context)));
     expect(chatter).toEqual([]);
