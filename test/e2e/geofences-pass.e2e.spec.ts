@@ -1,8 +1,8 @@
 import { GeofenceProcessor } from '../../src/geofences/geofence-processor.service.js';
 import { createTestApp, GEOFENCE_ON, type TestApp } from '../support/app.js';
-import { at, auto, createPlace, history, north, ORIGIN, settled } from '../support/geofences.js';
+import { at, auto, createPlace, FAR, geofenceWorld, history, IN_D, north, ORIGIN, settled } from '../support/geofences.js';
 import { postReports, report } from '../support/locations.js';
-import { TRACKERS, trackerWorld, type TrackerWorld } from '../support/trackers.js';
+import { TRACKERS, type TrackerWorld } from '../support/trackers.js';
 
 /**
  * Passes of the geofence worker replay many trackers in one transaction: a tracker another
@@ -16,14 +16,10 @@ describe('geofences: replay passes', () => {
   let w: TrackerWorld;
   let S: { id: number };
   let D: { id: number };
-  const FAR = north(-50_000);
-  const inD = north(20_000);
 
   beforeAll(async () => {
     t = await createTestApp({ env: GEOFENCE_ON });
-    w = await trackerWorld(t);
-    S = await createPlace(t, w.admin.auth, 'storage', { ...ORIGIN, radius_m: 500, dwell_minutes: 30 });
-    D = await createPlace(t, w.admin.auth, 'delivery', { ...inD, radius_m: 200, dwell_minutes: 0 });
+    ({ w, S, D } = await geofenceWorld(t));
   });
   afterAll(() => t.close());
 
@@ -65,8 +61,8 @@ describe('geofences: replay passes', () => {
     const [held, free] = [await tracker(), await tracker()];
     const runner = await hold(held.id);
     try {
-      await send(held.id, [[1, inD]]);
-      await send(free.id, [[1, inD]]);
+      await send(held.id, [[1, IN_D]]);
+      await send(free.id, [[1, IN_D]]);
       await waitFor(async () => (await pending(free.id)) === 0, 'the free tracker to be replayed');
       expect((await history(t, w.userA.auth, free.id)).slice(1)).toEqual([auto('DELIVERED', at(1), { delivery: D.id })]);
       // The held one is still marked, untouched, while its row is held.
@@ -85,7 +81,7 @@ describe('geofences: replay passes', () => {
     const trk = await tracker();
     const runner = await hold(trk.id);
     try {
-      await send(trk.id, [[1, inD], [2, FAR]]);
+      await send(trk.id, [[1, IN_D], [2, FAR]]);
       await runner.query('DELETE FROM trackers WHERE id = $1', [trk.id]);
     } finally {
       await runner.commitTransaction();
@@ -116,13 +112,13 @@ describe('geofences: replay passes', () => {
 
   it('a late report rewinds to the latest visit that began before it: earlier visits stay as stored, the result is that of a full replay', async () => {
     const trk = await tracker();
-    await send(trk.id, [[1, FAR], [10, ORIGIN], [45, ORIGIN], [50, FAR], [60, inD], [61, inD], [70, FAR], [80, ORIGIN], [120, ORIGIN]]);
+    await send(trk.id, [[1, FAR], [10, ORIGIN], [45, ORIGIN], [50, FAR], [60, IN_D], [61, IN_D], [70, FAR], [80, ORIGIN], [120, ORIGIN]]);
     await settled(t);
     const before = await visits(trk.id);
     expect(before.map((v) => [v.storage_location_id ?? `D${v.delivery_location_id}`, v.report_count])).toEqual([[S.id, 2], [`D${D.id}`, 2], [S.id, 2]]);
     // Late: another sighting inside D at minute 65. The replay restarts at the visit entered at 60;
     // the stay at S from 10 keeps its row.
-    await send(trk.id, [[65, inD]]);
+    await send(trk.id, [[65, IN_D]]);
     await settled(t);
     const after = await visits(trk.id);
     expect(after[0]).toEqual(before[0]);

@@ -1,5 +1,5 @@
 import { createTestApp, GEOFENCE_ON, type TestApp } from '../support/app.js';
-import { at, auto, createPlace, history, north, ORIGIN, settled } from '../support/geofences.js';
+import { at, auto, createPlace, FAR, geofenceWorld, history, IN_D, north, ORIGIN, settled } from '../support/geofences.js';
 import { postReports, report } from '../support/locations.js';
 import { TRACKERS, trackerWorld, type TrackerWorld } from '../support/trackers.js';
 
@@ -13,14 +13,10 @@ describe('geofences: replay, manual entries, durability, instances', () => {
   let w: TrackerWorld;
   let S: { id: number };
   let D: { id: number };
-  const FAR = north(-50_000);
-  const inD = north(20_000);
 
   beforeAll(async () => {
     t = await createTestApp({ env: GEOFENCE_ON });
-    w = await trackerWorld(t);
-    S = await createPlace(t, w.admin.auth, 'storage', { ...ORIGIN, radius_m: 500, dwell_minutes: 30 });
-    D = await createPlace(t, w.admin.auth, 'delivery', { ...inD, radius_m: 200, dwell_minutes: 0 });
+    ({ w, S, D } = await geofenceWorld(t));
   });
   afterAll(() => t.close());
 
@@ -77,7 +73,7 @@ describe('geofences: replay, manual entries, durability, instances', () => {
     await t.db.query(
       `INSERT INTO location_reports (tracker_id, timestamp, latitude, longitude, confidence, eligible)
        VALUES ($1, $2, $3, $4, 3, true), ($1, $5, $3, $4, 3, true)`,
-      [trk.id, at(1), inD.latitude, inD.longitude, at(2)],
+      [trk.id, at(1), IN_D.latitude, IN_D.longitude, at(2)],
     );
     await t.db.query(`INSERT INTO geofence_pending (tracker_id, from_ts, claimed_until) VALUES ($1, $2, now() - interval '1 second')`, [trk.id, at(1)]);
     await settled(t, 3000);
@@ -86,7 +82,7 @@ describe('geofences: replay, manual entries, durability, instances', () => {
 
   it('a tracker deleted while marked leaves nothing behind', async () => {
     const trk = await tracker();
-    await send(t, trk.id, [[1, inD]]);
+    await send(t, trk.id, [[1, IN_D]]);
     await t.http().delete(`${TRACKERS}/${trk.id}`).set(w.admin.auth).expect(200);
     await settled(t);
     for (const table of ['geofence_visits', 'geofence_pending', 'tracker_status_history']) {
@@ -98,7 +94,7 @@ describe('geofences: replay, manual entries, durability, instances', () => {
     const second = await createTestApp({ database: t.database, cachePrefix: t.config.cachePrefix, env: GEOFENCE_ON });
     try {
       const [one, two] = [await tracker(), await tracker()];
-      const points: [number, { latitude: number; longitude: number }][] = [[1, FAR], [10, ORIGIN], [25, ORIGIN], [41, ORIGIN], [50, FAR], [60, inD], [70, FAR]];
+      const points: [number, { latitude: number; longitude: number }][] = [[1, FAR], [10, ORIGIN], [25, ORIGIN], [41, ORIGIN], [50, FAR], [60, IN_D], [70, FAR]];
       await send(t, one.id, points);
       const halves = [points.filter((_, i) => i % 2 === 0), points.filter((_, i) => i % 2 === 1)];
       await Promise.all([...halves[1].map((p) => send(t, two.id, [p])), ...halves[0].reverse().map((p) => send(second, two.id, [p]))]);

@@ -1,7 +1,7 @@
 import { createTestApp, GEOFENCE_ON, type TestApp } from '../support/app.js';
-import { at, auto, createPlace, history, north, ORIGIN, settled } from '../support/geofences.js';
+import { at, auto, createPlace, FAR, geofenceWorld, history, IN_D, north, settled } from '../support/geofences.js';
 import { postReports, report } from '../support/locations.js';
-import { TRACKERS, trackerWorld, type TrackerWorld } from '../support/trackers.js';
+import { TRACKERS, type TrackerWorld } from '../support/trackers.js';
 
 /**
  * The rules by which reports move trackers: visits open, close and confirm in report time, and a
@@ -13,15 +13,11 @@ describe('geofences: visits and automatic status entries', () => {
   let w: TrackerWorld;
   let S: { id: number; name: string };
   let D: { id: number; name: string };
-  const FAR = north(-50_000);
   const inS = (metres = 0) => north(metres);
-  const inD = north(20_000);
 
   beforeAll(async () => {
     t = await createTestApp({ env: GEOFENCE_ON });
-    w = await trackerWorld(t);
-    S = await createPlace(t, w.admin.auth, 'storage', { ...ORIGIN, radius_m: 500, dwell_minutes: 30 });
-    D = await createPlace(t, w.admin.auth, 'delivery', { ...inD, radius_m: 200, dwell_minutes: 0 });
+    ({ w, S, D } = await geofenceWorld(t));
   });
   afterAll(() => t.close());
 
@@ -69,7 +65,7 @@ describe('geofences: visits and automatic status entries', () => {
 
   it('rule 3: a confirmed delivery visit delivers at entered_at and gives a destination; DELIVERED is final', async () => {
     const trk = await tracker();
-    await send(trk.id, [[1, FAR], [5, inD], [30, inS()], [70, inS()], [80, FAR]]);
+    await send(trk.id, [[1, FAR], [5, IN_D], [30, inS()], [70, inS()], [80, FAR]]);
     expect(await history(t, w.userA.auth, trk.id)).toEqual([expect.anything(), auto('IN_TRANSIT', at(1)), auto('DELIVERED', at(5), { delivery: D.id })]);
     expect(await current(trk.id)).toEqual({ status: 'DELIVERED', storage_location_id: null, delivery_location_id: D.id });
     expect((await visits(trk.id)).items.map((v: { location_type: string; confirmed: boolean }) => [v.location_type, v.confirmed])).toEqual([
@@ -80,7 +76,7 @@ describe('geofences: visits and automatic status entries', () => {
 
   it('an existing destination stays when automation delivers elsewhere', async () => {
     const trk = await tracker({ delivery: w.delivery.id });
-    await send(trk.id, [[5, inD]]);
+    await send(trk.id, [[5, IN_D]]);
     expect(await current(trk.id)).toEqual({ status: 'DELIVERED', storage_location_id: null, delivery_location_id: w.delivery.id });
   });
 

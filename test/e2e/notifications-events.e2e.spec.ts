@@ -1,8 +1,8 @@
 import { createTestApp, GEOFENCE_ON, type TestApp } from '../support/app.js';
-import { at, createPlace, north, ORIGIN, settled } from '../support/geofences.js';
+import { at, FAR, geofenceWorld, IN_D, ORIGIN, settled } from '../support/geofences.js';
 import { postReports, report } from '../support/locations.js';
 import { eventsOf, transitions } from '../support/notifications.js';
-import { TRACKERS, trackerWorld, uploadCsv, type TrackerWorld } from '../support/trackers.js';
+import { TRACKERS, uploadCsv, type TrackerWorld } from '../support/trackers.js';
 
 /**
  * Which writes record a status-change event and what it says: one per change of a tracker's
@@ -14,14 +14,10 @@ describe('notifications: status-change events', () => {
   let w: TrackerWorld;
   let S: { id: number };
   let D: { id: number };
-  const FAR = north(-50_000);
-  const inD = north(20_000);
 
   beforeAll(async () => {
     t = await createTestApp({ env: GEOFENCE_ON });
-    w = await trackerWorld(t);
-    S = await createPlace(t, w.admin.auth, 'storage', { ...ORIGIN, radius_m: 500, dwell_minutes: 30 });
-    D = await createPlace(t, w.admin.auth, 'delivery', { ...inD, radius_m: 200, dwell_minutes: 0 });
+    ({ w, S, D } = await geofenceWorld(t));
   });
   afterAll(() => t.close());
 
@@ -108,7 +104,7 @@ describe('notifications: status-change events', () => {
 
   it('automation: one event per entry that became current, in order, even when one replay writes several', async () => {
     const trk = await automated();
-    await send(trk.id, [[1, FAR], [10, ORIGIN], [45, ORIGIN], [60, FAR], [70, inD]]);
+    await send(trk.id, [[1, FAR], [10, ORIGIN], [45, ORIGIN], [60, FAR], [70, IN_D]]);
     const events = await eventsOf(t, trk.id);
     expect(events.map((e) => [e.from_status, e.to_status, e.source, (e.occurred_at as Date).toISOString(), e.storage_location_id, e.delivery_location_id])).toEqual([
       ['CREATED', 'IN_TRANSIT', 'geofence', at(1), null, null],
@@ -121,7 +117,7 @@ describe('notifications: status-change events', () => {
 
     // The same reports one batch at a time record the same changes.
     const other = await automated();
-    for (const point of [[1, FAR], [10, ORIGIN], [45, ORIGIN], [60, FAR], [70, inD]] as [number, { latitude: number; longitude: number }][]) await send(other.id, [point]);
+    for (const point of [[1, FAR], [10, ORIGIN], [45, ORIGIN], [60, FAR], [70, IN_D]] as [number, { latitude: number; longitude: number }][]) await send(other.id, [point]);
     expect(await transitions(t, other.id)).toEqual(await transitions(t, trk.id));
   });
 

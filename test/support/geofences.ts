@@ -1,4 +1,5 @@
 import type { TestApp } from './app.js';
+import { trackerWorld, type TrackerWorld } from './trackers.js';
 
 /** Helpers for the geofence tests: places on a small patch of open sea, timestamps, waiting for the worker. */
 
@@ -25,6 +26,28 @@ export async function createPlace(
   const res = await t.http().post(`/api/v1/${kind}-locations`).set(auth).send({ name: `${kind}-${Math.random().toString(36).slice(2, 8)}`, ...body });
   if (res.status !== 201) throw new Error(`creating a ${kind} location: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
+}
+
+/** 50 km south of the origin: outside every place of the standard world. */
+export const FAR = north(-50_000);
+/** The centre of delivery location D of the standard world. */
+export const IN_D = north(20_000);
+
+export interface GeofenceWorld {
+  w: TrackerWorld;
+  S: { id: number; name: string };
+  D: { id: number; name: string };
+}
+
+/**
+ * The standard world of the geofence tests: a tracker world, storage location S (radius 500 m,
+ * dwell 30 min, at the origin) and delivery location D (radius 200 m, dwell 0, 20 km north).
+ */
+export async function geofenceWorld(t: TestApp): Promise<GeofenceWorld> {
+  const w = await trackerWorld(t);
+  const S = await createPlace(t, w.admin.auth, 'storage', { ...ORIGIN, radius_m: 500, dwell_minutes: 30 });
+  const D = await createPlace(t, w.admin.auth, 'delivery', { ...IN_D, radius_m: 200, dwell_minutes: 0 });
+  return { w, S, D };
 }
 
 /**
