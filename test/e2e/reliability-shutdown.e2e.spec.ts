@@ -1,6 +1,5 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -8,30 +7,11 @@ import { TEST_JWT_SECRET } from '../support/app.js';
 import { createTestDatabase, databaseUrl, dropTestDatabase } from '../support/database.js';
 import { FaultProxy } from '../support/fault-proxy.js';
 import { call, waitFor } from '../support/reliability.js';
+import { buildIfNeeded, freePort, refused } from '../support/service-process.js';
 
 /** after SIGTERM the process finishes in-flight requests and exits within 10 s. */
 const EXIT_BOUND_MS = 10_000;
 const ADMIN = { email: 'shutdown-admin@example.com', password: 'shutdown-pass-123' };
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/** True when a TCP connection to the port is refused. */
-function refused(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
-  });
-}
 
 describe('Reliability: SIGTERM under load (the built service as a child process)', () => {
   let database: string;
@@ -45,7 +25,7 @@ describe('Reliability: SIGTERM under load (the built service as a child process)
 
   beforeAll(async () => {
     // `npm start` runs dist/; build it when sources are newer (cached between runs).
-    execFileSync(process.execPath, ['scripts/build-if-needed.mjs'], { stdio: 'pipe' });
+    buildIfNeeded();
     database = await createTestDatabase();
     // Requests are made slow (and so in flight at SIGTERM) by delaying the database, not the service.
     proxy = await FaultProxy.forUrl(databaseUrl(database));
