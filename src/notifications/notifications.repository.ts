@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { and, Db, raw, sql, type PagedRows, type Sql } from '../infrastructure/database/db.js';
+import { Db, raw, sql, type PagedRows, type Sql } from '../infrastructure/database/db.js';
 import type { Tables } from '../infrastructure/database/schema.js';
 
 /** A `notification_events` row as the wire carries it (the trigger's xact_id stays in the database). */
@@ -37,17 +37,13 @@ export class NotificationsRepository {
   constructor(private readonly db: Db) {}
 
   /** The user's notifications newest first; `unread` true/false narrows to unread/read ones. */
-  async list(userId: number, unread: boolean | undefined, page: { skip: number; limit: number }): Promise<PagedRows<NotificationRow>> {
+  list(userId: number, unread: boolean | undefined, page: { skip: number; limit: number }): Promise<PagedRows<NotificationRow>> {
     const where: Sql[] = [sql`n.user_id = ${userId}`];
     if (unread === true) where.push(sql`n.read_at IS NULL`);
     if (unread === false) where.push(sql`n.read_at IS NOT NULL`);
     // The total counts notifications alone (index-only on the user's index): every notification has
     // its event, and joining them for the count made it read the heap row by row.
-    const [rows, count] = await Promise.all([
-      this.db.rows<NotificationRow>(sql`SELECT ${COLUMNS} FROM ${FROM} WHERE ${and(where)} ORDER BY n.id DESC LIMIT ${page.limit} OFFSET ${page.skip}`),
-      this.db.one<{ total: number }>(sql`SELECT count(*)::int AS total FROM notifications n WHERE ${and(where)}`),
-    ]);
-    return { rows, total: count.total };
+    return this.db.page<NotificationRow>({ columns: COLUMNS, from: FROM, countFrom: sql`notifications n`, where, orderBy: sql`n.id DESC` }, page);
   }
 
   async unreadCount(userId: number): Promise<number> {

@@ -21,6 +21,11 @@ export interface PagedQuery {
   /** Conditions joined with AND; an empty list means every row. */
   where: readonly Sql[];
   orderBy: Sql;
+  /**
+   * The FROM of the total when joins in `from` only add columns (every row has its joined row): a
+   * count over the driving table alone can stay index-only. Default: `from`.
+   */
+  countFrom?: Sql;
 }
 
 /** `a AND b AND …` (TRUE for none), for composing WHERE clauses out of fragments. */
@@ -56,7 +61,7 @@ abstract class Reads {
     const where = and(query.where);
     const [rows, count] = await Promise.all([
       this.rows<T>(sql`SELECT ${query.columns} FROM ${query.from} WHERE ${where} ORDER BY ${query.orderBy} LIMIT ${page.limit} OFFSET ${page.skip}`),
-      this.one<{ total: number }>(sql`SELECT count(*)::int AS total FROM ${query.from} WHERE ${where}`),
+      this.one<{ total: number }>(sql`SELECT count(*)::int AS total FROM ${query.countFrom ?? query.from} WHERE ${where}`),
     ]);
     return { rows, total: count.total };
   }
