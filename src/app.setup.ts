@@ -3,8 +3,12 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import cookieParser from 'cookie-parser';
 import helmet from 'helmet';
-import { Logger } from 'nestjs-pino';
+import { Logger, PinoLogger } from 'nestjs-pino';
+import type { NextFunction, Request, Response } from 'express';
 import type { Server } from 'node:http';
+import { JwtStrategy } from './auth/jwt.strategy.js';
+import { CachedAnswers } from './infrastructure/cache/cached-answers.js';
+import { HttpMetricsMiddleware } from './metrics/http-metrics.middleware.js';
 import type { AppConfig } from './common/config/app-config.js';
 import { API_PREFIX } from './common/http/api-prefix.js';
 import { createValidationPipe } from './common/http/validation.pipe.js';
@@ -12,6 +16,7 @@ import { createOpenApiDocument } from './common/openapi/openapi-document.js';
 import { fixedHeaders } from './infrastructure/http/fixed-headers.js';
 import { boundIdleConnections } from './infrastructure/http/connection-timeouts.js';
 import { requestIdMiddleware } from './infrastructure/http/request-id.middleware.js';
+import { requestLogMiddleware } from './infrastructure/logging/logging.module.js';
 import { verifyUtf8Json } from './common/http/text-input.js';
 
 
@@ -23,8 +28,13 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
   const express = app as NestExpressApplication;
   // First in the stack: every response, including docs, static assets and 404s, carries the id.
   app.use(requestIdMiddleware);
+  // Then a log line and the latency metric for every request, including those no route or guard lets through.
+  const logger = app.get(Logger);
+  app.use(requestLogMiddleware(PinoLogger.root));
+  const metrics = app.get(HttpMetricsMiddleware);
+  app.use((req: Request, res: Response, next: NextFunction) => metrics.use(req, res, next));
   boundIdleConnections(app.getHttpServer() as Server, config.httpFirstByteTimeoutMs);
-  express.useLogger(app.get(Logger));
+  express.useLogger(logger);
   express.set('trust proxy', config.trustProxy ? 1 : false);
   express.disable('x-powered-by');
   setGlobalPrefix(app);
@@ -56,6 +66,9 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
   const jsonOptions = { limit: '8mb', verify: verifyUtf8Json };
   express.useBodyParser('json', jsonOptions);
   express.useBodyParser('urlencoded', { extended: false, limit: '64kb' });
+  // Last before routing: answers this caller was given before and that are still current.
+  const strategy = app.get(JwtStrategy);
+  app.use(app.get(CachedAnswers).middleware((req) => strategy.knownCaller(req)));
 
   const document = createOpenApiDocument(app);
   SwaggerModule.setup('docs', app, document, {

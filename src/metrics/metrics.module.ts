@@ -1,4 +1,4 @@
-import { Global, MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module.js';
 import { DatabaseModule } from '../infrastructure/database/database.module.js';
 import { MetricsAccessGuard } from './metrics-access.guard.js';
@@ -6,7 +6,10 @@ import { HttpMetricsMiddleware } from './http-metrics.middleware.js';
 import { MetricsController } from './metrics.controller.js';
 import { MetricsService } from './metrics.service.js';
 
-/** `GET /metrics` and the HTTP latency middleware. Global so any module can report (e.g. ingest counters). */
+/**
+ * `GET /metrics` and the HTTP latency middleware (mounted by configureApp, ahead of the answers
+ * served before routing). Global so any module can report (e.g. ingest counters).
+ */
 @Global()
 @Module({
   imports: [DatabaseModule, AuthModule],
@@ -14,8 +17,4 @@ import { MetricsService } from './metrics.service.js';
   providers: [MetricsService, HttpMetricsMiddleware, MetricsAccessGuard],
   exports: [MetricsService],
 })
-export class MetricsModule implements NestModule {
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(HttpMetricsMiddleware).forRoutes({ path: '{*path}', method: RequestMethod.ALL });
-  }
-}
+export class MetricsModule {}

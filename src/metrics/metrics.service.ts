@@ -5,6 +5,7 @@ import { DatabaseGuard } from '../infrastructure/database/database-guard.js';
 import { DatabasePool } from '../infrastructure/database/database-pool.js';
 import { ReadReplicas } from '../infrastructure/database/read-replicas.js';
 import { scrapedCounter, scrapedGauge } from './scraped-metric.js';
+import { CachedAnswers } from '../infrastructure/cache/cached-answers.js';
 
 /** What happened to location reports in an ingest batch. */
 export const INGEST_OUTCOMES = ['accepted', 'duplicate', 'filtered_low_confidence', 'filtered_manufacturing_region', 'rejected'] as const;
@@ -26,7 +27,7 @@ export class MetricsService {
   private readonly ingestReports: Counter<'outcome'>;
   private readonly inFlight: Gauge;
 
-  constructor(pool: DatabasePool, guard: DatabaseGuard, cache: CacheService, replicas: ReadReplicas) {
+  constructor(pool: DatabasePool, guard: DatabaseGuard, cache: CacheService, replicas: ReadReplicas, answers: CachedAnswers) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
 
@@ -55,6 +56,11 @@ export class MetricsService {
       help: 'Cache reads by result (a read while the store is unavailable is a miss)',
       label: 'result',
       read: () => ({ hit: cache.stats.hits, miss: cache.stats.misses }),
+    });
+    scrapedCounter(registers, {
+      name: 'http_answers_before_routing_total',
+      help: 'Requests answered from the in-process cache tier before routing (an answer this caller got before, still current)',
+      read: () => answers.stats.served,
     });
     scrapedCounter(registers, {
       name: 'cache_store_errors_total',

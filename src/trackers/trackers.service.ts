@@ -81,8 +81,8 @@ export class TrackersService {
     const ttl = this.config.cacheTtlSeconds;
     const rows = () => this.cache.json(key, ttl, () => this.computePage(scope, filter, query));
     if (!query.include_latest_location) {
-      const { value, hit } = await rows();
-      return new Cached(value, hit);
+      const { value, hit, again } = await rows();
+      return new Cached(value, hit, again);
     }
     const latest = this.cache.localGeneration(CACHE_AREAS.latestLocations);
     let rowsHit = false;
@@ -94,8 +94,8 @@ export class TrackersService {
     };
     // The in-process tier is off (no invalidation channel): latest locations are read every time.
     if (latest === undefined) return new Cached(toCachedJson(JSON.stringify(await withLatest())), rowsHit);
-    const { value, hit } = await this.cache.local(`${key}:latest:${latest}`, ttl, withLatest);
-    return new Cached(value, hit || rowsHit);
+    const { value, hit, again } = await this.cache.local(TieredCache.derived(key, CACHE_AREAS.latestLocations, latest), ttl, withLatest);
+    return new Cached(value, hit || rowsHit, again);
   }
 
   private async computePage(scope: AccessScope, filter: TrackerFilter, query: ListTrackersQuery): Promise<Page<TrackerResponse>> {
@@ -125,12 +125,12 @@ export class TrackersService {
       scope: scope.cacheKey,
       production_run_id: productionRunId ?? null,
     });
-    const { value, hit } = await this.cache.json(key, this.config.cacheTtlSeconds, async (): Promise<StatusCountsResponse> => {
+    const { value, hit, again } = await this.cache.json(key, this.config.cacheTtlSeconds, async (): Promise<StatusCountsResponse> => {
       const byStatus = await this.statuses.statusCounts(scope, productionRunId);
       const counts = Object.fromEntries(TRACKER_STATES.map((s) => [s, byStatus[s] ?? 0])) as Record<TrackerStatus, number>;
       return { ...counts, total: TRACKER_STATES.reduce((sum, s) => sum + counts[s], 0) };
     });
-    return new Cached(value, hit);
+    return new Cached(value, hit, again);
   }
 
   /** Trackers currently IN_STORAGE at a storage location, with latest locations. */

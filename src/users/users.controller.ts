@@ -1,4 +1,4 @@
-import { Body, Get, Patch } from '@nestjs/common';
+import { Body, Get, Patch, UseInterceptors } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { Access } from '../common/auth/access.decorator.js';
 import type { AuthUser } from '../common/auth/auth-user.js';
@@ -6,6 +6,7 @@ import { CurrentUser } from '../common/auth/current-user.decorator.js';
 import { ApiErrors } from '../common/errors/api-errors.decorator.js';
 import { ERRORS } from '../common/errors/error-catalogue.js';
 import { crudController } from '../common/http/crud.controller.js';
+import { Cached, CacheHeaderInterceptor } from '../common/http/cache-header.interceptor.js';
 import { PaginationQuery } from '../common/http/pagination.js';
 import { CreateUserDto, UpdateMeDto, UpdateUserDto } from './dto/user.dto.js';
 import { UserResponse } from './dto/user.response.js';
@@ -37,7 +38,8 @@ export class UsersController extends crudController({
   @Access('admin', 'user', 'ingest')
   @ApiOperation({ summary: 'The current user' })
   @ApiOkResponse({ type: UserResponse })
-  me(@CurrentUser() user: AuthUser): Promise<UserResponse> {
+  @UseInterceptors(CacheHeaderInterceptor)
+  me(@CurrentUser() user: AuthUser): Promise<Cached<UserResponse>> {
     return this.service.me(user.id);
   }
 

@@ -9,6 +9,8 @@ import { Db } from '../infrastructure/database/db.js';
 import { ActiveUsers } from './active-users.js';
 import type { CreateUserDto, UpdateMeDto, UpdateUserDto } from './dto/user.dto.js';
 import { toUserResponse, type UserResponse } from './dto/user.response.js';
+import { Cached } from '../common/http/cache-header.interceptor.js';
+import { toCachedJson } from '../infrastructure/cache/tiered-cache.js';
 import { EmailTakenError, UsersRepository, type UserPatch, type UserRow } from './users.repository.js';
 
 
@@ -28,8 +30,11 @@ export class UsersService {
   ) {}
 
   /** The caller's own row: the one the guard has just read (an in-process hit, no query). */
-  async me(id: number): Promise<UserResponse> {
-    return toUserResponse(this.found(await this.activeUsers.get(id)));
+  /** The caller's own record; the same answer again while the in-process tier holds the same row. */
+  async me(id: number): Promise<Cached<UserResponse>> {
+    const row = this.found(await this.activeUsers.get(id));
+    const body = toCachedJson(JSON.stringify(toUserResponse(row)));
+    return new Cached(body, null, () => (this.activeUsers.cached(id) === row ? body : undefined));
   }
 
   async list(query: { skip: number; limit: number }): Promise<Page<UserResponse>> {

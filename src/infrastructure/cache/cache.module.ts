@@ -5,6 +5,7 @@ import { Keyv } from 'keyv';
 import type { AppConfig } from '../../common/config/app-config.js';
 import { APP_CONFIG } from '../../common/config/config.module.js';
 import { CacheInvalidation } from './cache-invalidation.js';
+import { CachedAnswers } from './cached-answers.js';
 import { CacheService } from './cache.service.js';
 import { InvalidationBus } from './invalidation-bus.js';
 import { NearCache } from './near-cache.js';
@@ -47,7 +48,7 @@ export class RedisModule {}
       }),
     }),
   ],
-  providers: [CacheService, NearCache, InvalidationBus, TieredCache, CacheInvalidation],
-  exports: [CacheService, NearCache, InvalidationBus, TieredCache, CacheInvalidation, RedisModule],
+  providers: [CacheService, NearCache, InvalidationBus, TieredCache, CacheInvalidation, CachedAnswers],
+  exports: [CacheService, NearCache, InvalidationBus, TieredCache, CacheInvalidation, CachedAnswers, RedisModule],
 })
 export class CacheModule {}

@@ -10,6 +10,20 @@ export interface CachedJson {
   etag: string;
 }
 
+/** A cache key with the generation tokens it was built from (each `[area, token]`). */
+export interface CacheKey {
+  text: string;
+  generations: readonly (readonly [area: string, token: string])[];
+}
+
+/** A read through the tiers: the answer, whether it was cached, and how to find it again at once. */
+export interface TieredRead {
+  value: CachedJson;
+  hit: boolean;
+  /** The same entry from the in-process tier, while every generation of its key is current; else undefined. */
+  again: () => CachedJson | undefined;
+}
+
 /**
  * The two-tier read path of cached answers: the in-process tier (NearCache) first, then the shared
  * store (CacheService: Redis, or process memory without REDIS_URL), then the computation.
@@ -62,40 +76,56 @@ export class TieredCache {
   }
 
   /** `<area>:<generations>:<hash of parts>`; `parts` must be normalized by the caller. */
-  async key(area: string, dependsOn: string[], parts: unknown): Promise<string> {
+  async key(area: string, dependsOn: string[], parts: unknown): Promise<CacheKey> {
     const gens = await this.generations(dependsOn);
     const digest = createHash('sha1').update(JSON.stringify(parts)).digest('base64url');
-    return `${area}:${gens.join('.')}:${digest}`;
+    return { text: `${area}:${gens.join('.')}:${digest}`, generations: dependsOn.map((a, i) => [a, gens[i]] as const) };
+  }
+
+  /** `key` further depending on a generation kept only in this process (see `localGeneration`). */
+  static derived(key: CacheKey, area: string, token: string): CacheKey {
+    return { text: `${key.text}:${area}:${token}`, generations: [...key.generations, [area, token]] };
   }
 
   /** The cached JSON under `key`, else `compute()` serialized, stored in both tiers. */
-  async json(key: string, ttlSeconds: number, compute: () => Promise<unknown>): Promise<{ value: CachedJson; hit: boolean }> {
-    const near = this.near.get<CachedJson>(key);
-    if (near) return { value: near, hit: true };
+  async json(key: CacheKey, ttlSeconds: number, compute: () => Promise<unknown>): Promise<TieredRead> {
+    const again = () => this.again(key);
+    const near = this.near.get<CachedJson>(key.text);
+    if (near) return { value: near, hit: true, again };
     const ticket = this.near.ticket();
-    const stored = await this.shared.get<string>(key);
+    const stored = await this.shared.get<string>(key.text);
     if (stored !== undefined) {
       const value = toCachedJson(stored);
-      this.near.fill(key, value, ticket, ttlSeconds * 1000);
-      return { value, hit: true };
+      this.near.fill(key.text, value, ticket, ttlSeconds * 1000);
+      return { value, hit: true, again };
     }
     const value = toCachedJson(JSON.stringify(await compute()));
-    await this.shared.set(key, value.json, ttlSeconds);
-    this.near.fill(key, value, ticket, ttlSeconds * 1000);
-    return { value, hit: false };
+    await this.shared.set(key.text, value.json, ttlSeconds);
+    this.near.fill(key.text, value, ticket, ttlSeconds * 1000);
+    return { value, hit: false, again };
   }
 
   /**
    * Kept only in this process (answers whose invalidation arrives as bus messages, never through the
    * shared store); computed every time while the in-process tier is off.
    */
-  async local(key: string, ttlSeconds: number, compute: () => Promise<unknown>): Promise<{ value: CachedJson; hit: boolean }> {
-    const near = this.near.get<CachedJson>(key);
-    if (near) return { value: near, hit: true };
+  async local(key: CacheKey, ttlSeconds: number, compute: () => Promise<unknown>): Promise<TieredRead> {
+    const again = () => this.again(key);
+    const near = this.near.get<CachedJson>(key.text);
+    if (near) return { value: near, hit: true, again };
     const ticket = this.near.ticket();
     const value = toCachedJson(JSON.stringify(await compute()));
-    this.near.fill(key, value, ticket, ttlSeconds * 1000);
-    return { value, hit: false };
+    this.near.fill(key.text, value, ticket, ttlSeconds * 1000);
+    return { value, hit: false, again };
+  }
+
+  /**
+   * Synchronous: the entry under `key` from the in-process tier if each generation it was built with
+   * is still the current one there (an invalidation removes the token, so an old key never matches).
+   */
+  private again(key: CacheKey): CachedJson | undefined {
+    for (const [area, token] of key.generations) if (this.near.get<string>(`gen:${area}`) !== token) return undefined;
+    return this.near.get<CachedJson>(key.text);
   }
 
   /** A generation kept only in this process; undefined while the in-process tier is off. */

@@ -1,4 +1,3 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Params } from 'nestjs-pino';
 import type { Logger, LogFn } from 'pino';
 import type { AppConfig } from '../../common/config/app-config.js';
@@ -23,6 +22,9 @@ export function loggerParams(config: Pick<AppConfig, 'logLevel' | 'nodeEnv'>, st
     // small (it is serialized and redacted on every request), and credentials in headers never
     // reach a log in the first place.
     serializers: { err: serializeError, req: requestFields, res: responseFields },
+    // The serializers get the objects as logged (pino-http's wrappers would first copy every request
+    // header into a new object on each request line, only for requestFields to drop them).
+    wrapSerializers: false,
     redact: {
       paths: ['*.password', '*.current_password', '*.refresh_token', '*.access_token'],
       censor: '[redacted]',
@@ -37,16 +39,16 @@ export function loggerParams(config: Pick<AppConfig, 'logLevel' | 'nodeEnv'>, st
         method.apply(this, args);
       },
     },
-    customLogLevel: (_req: IncomingMessage, res: ServerResponse, err?: Error) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
-    autoLogging: { ignore: (req: IncomingMessage) => req.url === '/api/v1/health/basic' },
+    // Request lines are written by requestLogMiddleware, not by pino-http's per-request child loggers.
+    autoLogging: false,
   } satisfies Exclude<Params['pinoHttp'], unknown[] | undefined>;
   if (usePretty(config, stdoutIsTTY)) return { pinoHttp: [options, prettyStream(stdout)] };
   return { pinoHttp: options };
 }
 
-/** What a request line says about the request (input: pino's standard request object). */
-function requestFields(req: { id?: unknown; method?: string; url?: string; remoteAddress?: string }): object {
-  return { id: req.id, method: req.method, url: req.url, remoteAddress: req.remoteAddress };
+/** What a request line says about the request (input: the request as logged). */
+function requestFields(req: { id?: unknown; method?: string; url?: string; originalUrl?: string; socket?: { remoteAddress?: string } }): object {
+  return { id: req.id, method: req.method, url: req.originalUrl ?? req.url, remoteAddress: req.socket?.remoteAddress };
 }
 
 function responseFields(res: { statusCode?: number }): object {

@@ -6,6 +6,7 @@ import { APP_CONFIG } from '../../common/config/config.module.js';
 import { loggerParams } from './logger-options.js';
 
 export { requestId } from './request-id.js';
+export { requestLogMiddleware } from './request-log.middleware.js';
 
 /** pino logs with request ids (see logger-options.ts: format, redaction, error serializer). */
 @Module({
@@ -13,11 +14,12 @@ export { requestId } from './request-id.js';
     LoggerModule.forRootAsync({
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => {
-        const params = loggerParams(config, Boolean(process.stdout.isTTY));
+        // No per-request middleware of nestjs-pino: request lines come from requestLogMiddleware.
+        const params = { ...loggerParams(config, Boolean(process.stdout.isTTY)), forRoutes: [] } as Params;
         if (Array.isArray(params.pinoHttp) || !params.pinoHttp) return params;
         // JSON lines go out in 4 KB writes, not one write per line (a syscall per request); pino
         // flushes what is buffered when the process exits.
-        return { pinoHttp: [params.pinoHttp, pino.destination({ dest: 1, sync: false, minLength: 4096 })] } as Params;
+        return { ...params, pinoHttp: [params.pinoHttp, pino.destination({ dest: 1, sync: false, minLength: 4096 })] } as Params;
       },
     }),
   ],
