@@ -68,6 +68,25 @@ describe('Logging of the running service (production)', () => {
     expect(logged).toContainEqual(expect.objectContaining({ level: 30, context: 'NestApplication', msg: 'Nest application successfully started' }));
   });
 
+  it('one line per request: id, method, URL, status and time, at the level its status calls for', () => {
+    const requests = logged.filter((entry) => entry.req !== undefined && entry.responseTime !== undefined);
+    const login = requests.find((entry) => (entry.req as { url?: string }).url === '/api/v1/auth/login/json');
+    expect(login).toMatchObject({
+      level: 30,
+      msg: 'request completed',
+      req: { id: expect.stringMatching(/^[0-9a-f-]{36}$/), method: 'POST', url: '/api/v1/auth/login/json', remoteAddress: expect.any(String) },
+      res: { statusCode: 200 },
+      responseTime: expect.any(Number),
+    });
+    const failed = requests.filter((entry) => (entry.res as { statusCode?: number }).statusCode === 500);
+    expect(failed[0]).toMatchObject({ level: 50, msg: 'request errored', req: { method: 'POST', url: '/api/v1/users' } });
+    // The exception filter's own line names the same request.
+    const filterLine = logged.find((entry) => entry.msg === 'request failed with 500');
+    expect(filterLine?.reqId).toBe((failed[0].req as { id: string }).id);
+    // Headers (the bearer token among them) are not part of a request line.
+    expect(JSON.stringify(requests)).not.toMatch(/authorization|Bearer/i);
+  });
+
   it('says once, at start, that e-mail is off when SMTP_URL is not set', () => {
     const off = logged.filter((entry) => entry.msg === 'E-mail notifications are off: SMTP_URL is not set');
     expect(off).toHaveLength(1);
