@@ -13,7 +13,10 @@ const UNLOGGED_URL = '/api/v1/health/basic';
  * per request: building both for every request cost as much CPU as the rest of a cached answer.
  * Logs written while handling a request name its id themselves (the exception filter does).
  */
-export function requestLogMiddleware(logger: Logger) {
+export function requestLogMiddleware(appLogger: Logger) {
+  // A request line holds only what its serializers pick (no body, no headers): the redaction paths
+  // have nothing to find in it, and walking them was a tenth of the line's cost.
+  const logger = appLogger.child({}, { redact: { paths: [] } });
   return (req: IncomingMessage, res: ServerResponse, next: () => void): void => {
     if (req.url !== UNLOGGED_URL) {
       const started = Date.now();
