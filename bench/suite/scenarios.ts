@@ -9,7 +9,7 @@ import { startServer, type ServerHandle } from './server-client.js';
 
 // BENCH_APP_PORT: another port when another bench run shares the machine.
 export const APP_PORT = Number(process.env.BENCH_APP_PORT ?? 3931);
-const CEILING_PORT = 3932;
+const CEILING_PORT = Number(process.env.BENCH_CEILING_PORT ?? 3932);
 
 /** What the scenarios share: the data set, the running service, and the same-run ceilings. */
 export interface BenchContext {
@@ -129,13 +129,15 @@ const copyCeilingScenario: Scenario = async (ctx) => {
 const authBaseline: Scenario = async (ctx) => {
   await probe(ctx.app.base, `${API}/users/me`, { headers: ctx.auth });
   const r = await underLoad(ctx, () => cannon(ctx.app.base, `${API}/users/me`, { seconds: ctx.options.sizes.seconds, connections: 10, headers: ctx.auth }));
+  const ratio = frameworkRatio(ctx, r.rps, 10);
   return [
     {
       label: 'GET /users/me (auth + user row + revocation check), 10 conn.',
       value: r.rps,
       unit: 'req/s',
       note: `p50 ${r.p50} ms, p99 ${r.p99} ms`,
-      ratio: frameworkRatio(ctx, r.rps, 10),
+      ratio,
+      goal: ratio ? { text: '≥ 50 % of the framework ceiling', met: ratio.value >= 0.5 } : undefined,
     },
   ];
 };
