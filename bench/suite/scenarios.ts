@@ -1,7 +1,7 @@
 import type { BenchDatabase } from './bench-db.js';
 import { checkpoint, cleanImported, vacuum, walBytesSince, walPosition } from './bench-db.js';
 import { copyCeiling, ingestOverHttp, prepareBodies, unnestCeiling } from './ingest.js';
-import { cannon, getWhole, probe, RouteMissing, timed } from './load.js';
+import { cannon, getWhole, probe, RouteMissing, timed, type LoadResult } from './load.js';
 import type { BenchOptions, ScenarioName } from './options.js';
 import { partitionsScenario } from './partitions.js';
 import { mb, type Figure } from './results.js';
@@ -44,6 +44,13 @@ async function underLoad<T>(ctx: BenchContext, work: () => Promise<T>): Promise<
   const { result, peakRss } = await ctx.app.sampleRss(work, 200);
   ctx.underLoadRss = Math.max(ctx.underLoadRss, peakRss);
   return result as T;
+}
+
+/** A load run with the server's CPU time per request (robust to other load on the machine, unlike req/s). */
+async function cpuMeasured(server: ServerHandle, load: () => Promise<LoadResult>): Promise<LoadResult & { cpuUs: number }> {
+  const before = server.cpuMs();
+  const r = await load();
+  return { ...r, cpuUs: r.requests ? ((server.cpuMs() - before) * 1000) / r.requests : 0 };
 }
 
 /**
@@ -99,9 +106,9 @@ const frameworkCeiling: Scenario = async (ctx) => {
   try {
     const figures: Figure[] = [];
     for (const connections of [10, 1]) {
-      const r = await cannon(server.base, '/ping', { seconds: Math.max(2, ctx.options.sizes.seconds / 2), connections });
+      const r = await cpuMeasured(server, () => cannon(server.base, '/ping', { seconds: Math.max(2, ctx.options.sizes.seconds / 2), connections }));
       ctx.frameworkRps.set(connections, r.rps);
-      figures.push({ label: `GET trivial route, ${connections} conn.`, value: r.rps, unit: 'req/s', note: `p50 ${r.p50} ms, p99 ${r.p99} ms` });
+      figures.push({ label: `GET trivial route, ${connections} conn.`, value: r.rps, unit: 'req/s', note: `p50 ${r.p50} ms, p99 ${r.p99} ms, server CPU ${r.cpuUs.toFixed(0)} µs/request` });
     }
     return figures;
   } finally {
@@ -128,14 +135,14 @@ const copyCeilingScenario: Scenario = async (ctx) => {
  */
 const authBaseline: Scenario = async (ctx) => {
   await probe(ctx.app.base, `${API}/users/me`, { headers: ctx.auth });
-  const r = await underLoad(ctx, () => cannon(ctx.app.base, `${API}/users/me`, { seconds: ctx.options.sizes.seconds, connections: 10, headers: ctx.auth }));
+  const r = await underLoad(ctx, () => cpuMeasured(ctx.app, () => cannon(ctx.app.base, `${API}/users/me`, { seconds: ctx.options.sizes.seconds, connections: 10, headers: ctx.auth })));
   const ratio = frameworkRatio(ctx, r.rps, 10);
   return [
     {
       label: 'GET /users/me (auth + user row + revocation check), 10 conn.',
       value: r.rps,
       unit: 'req/s',
-      note: `p50 ${r.p50} ms, p99 ${r.p99} ms`,
+      note: `p50 ${r.p50} ms, p99 ${r.p99} ms, server CPU ${r.cpuUs.toFixed(0)} µs/request`,
       ratio,
       goal: ratio ? { text: '≥ 50 % of the framework ceiling', met: ratio.value >= 0.5 } : undefined,
     },
@@ -152,13 +159,13 @@ const trackerList: Scenario = async (ctx) => {
   for (const include of [false, true]) {
     const path = `${API}/trackers?include_latest_location=${include}`;
     await fetch(`${ctx.app.base}${path}`, { headers }); // prime the cache
-    const cached = await underLoad(ctx, () => cannon(ctx.app.base, path, { seconds, connections: 10, headers }));
+    const cached = await underLoad(ctx, () => cpuMeasured(ctx.app, () => cannon(ctx.app.base, path, { seconds, connections: 10, headers })));
     const ratio = frameworkRatio(ctx, cached.rps, 10);
     figures.push({
       label: `cached, include_latest_location=${include}, 10 conn.`,
       value: cached.rps,
       unit: 'req/s',
-      note: `p50 ${cached.p50} ms, p99 ${cached.p99} ms, X-Cache ${cacheHeader}${cached.non2xx ? `, ${cached.non2xx} non-2xx` : ''}`,
+      note: `p50 ${cached.p50} ms, p99 ${cached.p99} ms, X-Cache ${cacheHeader}, server CPU ${cached.cpuUs.toFixed(0)} µs/request${cached.non2xx ? `, ${cached.non2xx} non-2xx` : ''}`,
       ratio,
       goal: ratio ? { text: '≥ 70 % of the framework ceiling', met: ratio.value >= 0.7 } : undefined,
     });

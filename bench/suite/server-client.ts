@@ -1,6 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { RunnerMessage, ServerMessage } from './server-process.js';
+import { processCpuMs } from '../standalone.js';
 
 export const BENCH_JWT_SECRET = 'bench-jwt-secret-0123456789abcdef-0123456789abcdef';
 
@@ -15,6 +16,8 @@ export interface ServerHandle {
   memory(): Promise<{ rss: number; heapUsed: number }>;
   /** Samples RSS every `everyMs` while `work` runs; answers the work's result and the peak. */
   sampleRss<T>(work: () => Promise<T>, everyMs?: number): Promise<{ result: T; peakRss: number }>;
+  /** CPU time (user + system) the server process has used so far, in ms. */
+  cpuMs(): number;
   stop(): Promise<void>;
 }
 
@@ -95,6 +98,7 @@ export async function startServer(
       peakRss = Math.max(peakRss, await rss().catch(() => 0));
       return { result, peakRss };
     },
+    cpuMs: () => processCpuMs(child.pid!),
     async stop() {
       if (child.exitCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));
