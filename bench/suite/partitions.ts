@@ -153,14 +153,16 @@ async function oneDayRetention(url: string) {
     await c.query(`VACUUM ANALYZE ${day.name}`);
   });
   await checkpoint(url);
-  // The job's statement before partitions (oldest received first), on the same rows: the day's.
+  // The job's statement before partitions (oldest received first, `received_at < cutoff`), on the
+  // same rows: the generated reports of a day were received that day, so deleting what was received
+  // in the day's range is the job's run that removes this day once the days before it are gone.
   let batches = 0;
   const started = performance.now();
   const deleted = await timedSql(url, async (c) => {
     let total = 0;
     for (;;) {
       const r = await c.query(
-        `DELETE FROM ${PLAIN} WHERE id IN (SELECT id FROM ${PLAIN} WHERE timestamp >= $1 AND timestamp < $2 ORDER BY received_at LIMIT ${DELETE_BATCH})`,
+        `DELETE FROM ${PLAIN} WHERE id IN (SELECT id FROM ${PLAIN} WHERE received_at >= $1 AND received_at < $2 ORDER BY received_at LIMIT ${DELETE_BATCH})`,
         [day.from, day.to],
       );
       batches += 1;
