@@ -157,6 +157,7 @@ async function oneDayRetention(url: string) {
   // same rows: the generated reports of a day were received that day, so deleting what was received
   // in the day's range is the job's run that removes this day once the days before it are gone.
   let batches = 0;
+  let stopped = false;
   const started = performance.now();
   const deleted = await timedSql(url, async (c) => {
     let total = 0;
@@ -167,8 +168,12 @@ async function oneDayRetention(url: string) {
       );
       batches += 1;
       total += r.rowCount ?? 0;
-      if ((r.rowCount ?? 0) < DELETE_BATCH || performance.now() - started > DELETE_MAX_MS) return total;
+      if ((r.rowCount ?? 0) < DELETE_BATCH) return total;
+      if (performance.now() - started > DELETE_MAX_MS) {
+        stopped = true;
+        return total;
+      }
     }
   });
-  return { rows, drop, delete: { ...deleted, batches, stopped: deleted.rows < rows } };
+  return { rows, drop, delete: { ...deleted, batches, stopped } };
 }
