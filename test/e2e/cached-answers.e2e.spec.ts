@@ -2,6 +2,7 @@ import type { Response } from 'supertest';
 import { CachedAnswers } from '../../src/infrastructure/cache/cached-answers.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { accessClaims, bearer, loginJson, sign } from '../support/auth.js';
+import { withinBound } from '../support/eventually.js';
 import { TRACKERS, trackerWorld, type TrackerWorld } from '../support/trackers.js';
 
 /**
@@ -118,5 +119,44 @@ describe('Cached answers served before routing', () => {
     expect(text).toMatch(new RegExp(`^http_answers_before_routing_total ${answers.stats.served}$`, 'm'));
     expect(text).toMatch(/^http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/users\/me",status="200"\} \d+$/m);
     expect(text).not.toMatch(/route="unmatched",status="200"/);
+  });
+
+  describe('with a second instance', () => {
+    let b: TestApp;
+    beforeAll(async () => {
+      b = await createTestApp({ database: t.database, cachePrefix: t.config.cachePrefix });
+    });
+    afterAll(() => b?.close());
+
+    /** B's answer, and whether B served it before routing. */
+    const onB = async (url: string, auth: object) => {
+      const counter = b.app.get(CachedAnswers).stats;
+      const before = counter.served;
+      const res = await b.http().get(url).set(auth);
+      return { res, served: counter.served - before };
+    };
+
+    it('a role change, a logout and a list write made on A reach the answers B serves early within 1 s', async () => {
+      const user = await t.factories.user({ clients: [w.clientA.id] });
+      const { access } = await loginJson(t, user.email, user.password);
+      const url = `${TRACKERS}?production_run_id=${w.runA.id}&limit=100`;
+      await onB(url, bearer(access));
+      const early = await onB(url, bearer(access));
+      expect(early.served).toBe(1);
+
+      await t.http().post(TRACKERS).set(w.admin.auth).send({ name: 'seen-on-b', production_run_id: w.runA.id }).expect(201);
+      const written = await withinBound(() => onB(url, bearer(access)), (r) => r.res.body.total === early.res.body.total + 1);
+      expect(written.res.body.total).toBe(early.res.body.total + 1);
+
+      await onB(url, bearer(access));
+      expect((await onB(url, bearer(access))).served).toBe(1);
+      await t.http().patch(`/api/v1/users/${user.id}`).set(w.admin.auth).send({ roles: ['ingest'] }).expect(200);
+      expect((await withinBound(() => onB(url, bearer(access)), (r) => r.res.status === 403)).res.status).toBe(403);
+
+      await onB(ME, bearer(access));
+      expect((await onB(ME, bearer(access))).served).toBe(1);
+      await t.http().post('/api/v1/auth/logout').set(bearer(access)).expect(200);
+      expect((await withinBound(() => onB(ME, bearer(access)), (r) => r.res.status === 401)).res.status).toBe(401);
+    });
   });
 });
