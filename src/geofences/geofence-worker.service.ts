@@ -66,8 +66,9 @@ export class GeofenceWorker implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * One pass over the longest-waiting trackers together; when it fails, each of them alone, so one
-   * tracker that cannot be replayed does not hold up the others. A tracker that fails alone is
+   * One pass over the longest-waiting trackers together; when it fails, each of them alone (their
+   * marks rewritten one row per tracker first), so one tracker that cannot be replayed does not
+   * hold up the others. A tracker that fails alone is
    * held back for RETRY_SECONDS and then replayed from its first report. A pass that collides with
    * a concurrent update of a tracker row (its snapshot predates it) is simply run again.
    */
@@ -78,7 +79,8 @@ export class GeofenceWorker implements OnApplicationBootstrap, OnModuleDestroy {
       if (isSerializationFailure(error)) return { waiting: 1, replayed: 1 };
       this.logger.warn(`geofence pass failed, replaying its trackers one by one: ${(error as Error).message}`);
     }
-    const candidates = await this.pending.candidates(PASS_TRACKERS);
+    await this.pending.explode();
+    const candidates = await this.pending.singles(PASS_TRACKERS);
     let replayed = 0;
     for (const trackerId of candidates) {
       if (this.stopped) break;
