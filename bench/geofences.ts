@@ -129,6 +129,10 @@ async function ingest(db: pg.Client, token: string, batchSize: number, bodies: s
   }
   sampling = false;
   await sampler;
+  // Everything this scenario cost, the worker's drain included: µs of CPU per report (backends that
+  // started during the scenario count whole).
+  const serviceUs = servicePid ? (processCpuMs(servicePid) - cpuBefore) * 1000 : 0;
+  const dbUs = ((await backends()).reduce((sum, pid) => sum + processCpuMs(pid), 0) - dbCpuBefore) * 1000;
   const profile = profiler ? await profiler.stop() : undefined;
   lags.sort((a, b) => a - b);
   return {
@@ -141,6 +145,8 @@ async function ingest(db: pg.Client, token: string, batchSize: number, bodies: s
     drain_seconds_after_ingest: +((performance.now() - drainStarted) / 1000).toFixed(2),
     service_cpu_cores: +serviceCpu.toFixed(2),
     database_cpu_cores: +dbCpu.toFixed(2),
+    service_cpu_us_per_report: +(serviceUs / reports).toFixed(1),
+    database_cpu_us_per_report: +(dbUs / reports).toFixed(1),
     ...(profile ? { profile } : {}),
   };
 }

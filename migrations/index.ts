@@ -13,6 +13,7 @@ import { TrackerJourneyFacts1763810000000 } from './1763810000000-TrackerJourney
 import { PartitionLocationReports1763820000000 } from './1763820000000-PartitionLocationReports.js';
 import { GeofencePassWrites1763830000000 } from './1763830000000-GeofencePassWrites.js';
 import { CacheInvalidationNotifications1763860000000 } from './1763860000000-CacheInvalidationNotifications.js';
+import { GeofenceBatchMarks1763900000000 } from './1763900000000-GeofenceBatchMarks.js';
 
 export const MIGRATIONS = [
   InitialSchema1763700000000,
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   PartitionLocationReports1763820000000,
   GeofencePassWrites1763830000000,
   CacheInvalidationNotifications1763860000000,
+  GeofenceBatchMarks1763900000000,
 ];

@@ -4,10 +4,11 @@ import { APP_CONFIG } from '../common/config/config.module.js';
 import { CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
 import { Db, sql } from '../infrastructure/database/db.js';
 import type { RebuildProgress } from '../locations/location-rebuild.service.js';
-import { GeofenceInputsRepository } from './geofence-inputs.repository.js';
+import { GeofenceInbox } from './geofence-inbox.js';
+import { GeofenceInputsRepository, type ReportRow } from './geofence-inputs.repository.js';
 import { GeofenceMetrics } from './geofence-metrics.js';
-import { planStart, replayPass, type PassInputs, type TrackerResult } from './geofence-pass.js';
-import { GeofencePendingRepository } from './geofence-pending.repository.js';
+import { planStart, replayPass, type PassInputs, type TrackerResult, type TrackerStart } from './geofence-pass.js';
+import { GeofencePendingRepository, pickRows } from './geofence-pending.repository.js';
 import type { Geofence } from './geofence-replay.js';
 import { GeofenceWritesRepository } from './geofence-writes.repository.js';
 
@@ -47,6 +48,7 @@ export class GeofenceProcessor {
     private readonly inputs: GeofenceInputsRepository,
     private readonly writes: GeofenceWritesRepository,
     private readonly pending: GeofencePendingRepository,
+    private readonly inbox: GeofenceInbox,
     private readonly invalidation: CacheInvalidation,
     private readonly metrics: GeofenceMetrics,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -71,31 +73,48 @@ export class GeofenceProcessor {
   }
 
   /**
-   * One pass of the queue over up to `limit` waiting trackers (or just `only`): in one REPEATABLE
-   * READ transaction it locks those no other transaction holds (a manual entry in progress, another
-   * instance's pass: they wait for the next pass), deletes their marks and replays them. Its
-   * statements share one snapshot, so the marks it deletes are exactly those of the reports and
-   * entries it reads; marks committed meanwhile stay for the next pass. Answers how many trackers it
-   * found waiting and how many it replayed.
+   * One pass of the queue (or of just `only`'s own marks): in one REPEATABLE READ transaction it
+   * claims the longest-waiting queue rows whose trackers stay within `limit` (pickRows), locks
+   * those of their trackers no other transaction holds, deletes the rows and replays the locked
+   * trackers; what the rows mark for trackers another transaction holds (a manual entry in
+   * progress, another instance's pass) is written back, one row per tracker, for a later pass. Its statements share one snapshot, so the
+   * rows it deletes are exactly those of the reports and entries it reads; rows committed meanwhile
+   * stay for the next pass. Answers how many trackers it found waiting and how many it replayed.
    */
   async pass(limit: number, only?: number): Promise<{ waiting: number; replayed: number }> {
-    const candidates = only === undefined ? await this.pending.candidates(limit) : [only];
-    if (candidates.length === 0) return { waiting: 0, replayed: 0 };
     const outcome = await this.db.transaction(async () => {
-      const locked = await this.inputs.lockTrackers(candidates, true);
-      const marks = locked.length > 0 ? await this.pending.take(locked.map((t) => t.id)) : [];
-      return this.replayLocked(
-        marks.map((m) => ({ trackerId: m.tracker_id, fromUs: m.from_us, markedAt: m.marked_at })),
+      const queue = only === undefined ? await this.pending.available() : await this.pending.rowsOf(only);
+      const trackersOf = new Map(queue.map((r) => [r.id, r.trackers]));
+      const chosen = only === undefined ? pickRows(queue, limit) : queue.map((r) => r.id);
+      const rows = chosen.length > 0 ? await this.pending.claim(chosen) : [];
+      if (rows.length === 0) return null;
+      const carried = this.inbox.take(rows, (id) => trackersOf.get(id) ?? []);
+      const marks = await this.pending.marks(rows);
+      const locked = await this.inputs.lockTrackers(marks.map((m) => m.tracker_id), true);
+      const held = new Set(locked.map((t) => t.id));
+      await this.pending.settle(rows, marks.filter((m) => !held.has(m.tracker_id)).map((m) => m.tracker_id));
+      const replayed = await this.replayLocked(
+        marks.filter((m) => held.has(m.tracker_id)).map((m) => ({ trackerId: m.tracker_id, fromUs: m.from_us, markedAt: m.marked_at })),
         locked,
+        carried,
       );
+      return { waiting: marks.length, replayed };
     }, 'REPEATABLE READ');
-    if (outcome.found.size < candidates.length) await this.pending.dropVanished(candidates.filter((id) => !outcome.found.has(id)));
-    await this.after(outcome);
-    return { waiting: candidates.length, replayed: outcome.results.length };
+    if (outcome === null) return { waiting: 0, replayed: 0 };
+    await this.after(outcome.replayed);
+    return { waiting: outcome.waiting, replayed: outcome.replayed.results.length };
   }
 
-  /** Replays trackers this transaction has locked (`locked`: those that exist). */
-  private async replayLocked(requests: readonly ReplayRequest[], locked: readonly { id: number; production_run_id: number }[]): Promise<PassOutcome> {
+  /**
+   * Replays trackers this transaction has locked (`locked`: those that exist). `carried`: per
+   * tracker, the reports its taken queue rows carry (GeofenceInbox); a resumed replay takes its
+   * reports from there instead of reading them back.
+   */
+  private async replayLocked(
+    requests: readonly ReplayRequest[],
+    locked: readonly { id: number; production_run_id: number }[],
+    carried: ReadonlyMap<number, ReportRow[]> = new Map(),
+  ): Promise<PassOutcome> {
     // Phase timings for the debug log (LOG_LEVEL=debug): where a pass spends its time.
     const T: [string, number][] = [['lock', performance.now()]];
     const tick = (name: string) => T.push([name, performance.now()]);
@@ -109,7 +128,9 @@ export class GeofenceProcessor {
     tick('locations');
     const entryRows = await this.inputs.entries(ids, starts.map((s) => s.cutUs), starts.map((s) => s.inclusive));
     tick('entries');
-    const reportRows = await this.inputs.reports(ids, starts.map((s) => s.lowUs), starts.map((s) => s.lowId));
+    const read = starts.filter((s) => !(s.mode === 'resume' && carried.has(s.trackerId)));
+    const reportRows = read.length > 0 ? await this.inputs.reports(read.map((s) => s.trackerId), read.map((s) => s.lowUs), read.map((s) => s.lowId)) : [];
+    for (const s of starts) if (s.mode === 'resume') for (const r of carried.get(s.trackerId) ?? []) if (after(r, s)) reportRows.push(r);
     tick('reports');
     const results = replayPass(starts, entryRows, reportRows, locations);
     tick('compute');
@@ -165,4 +186,11 @@ export class GeofenceProcessor {
     }
     return { fences, dwell, defaultDwellMinutes };
   }
+}
+
+/** Whether a report lies after where a replay starts reading (lowUs null: every report does). */
+function after(r: ReportRow, s: TrackerStart): boolean {
+  if (s.lowUs === null) return true;
+  const [ts, low] = [Number(r.ts), Number(s.lowUs)];
+  return ts > low || (ts === low && Number(r.id) > Number(s.lowId));
 }

@@ -9,6 +9,13 @@ import { GeofenceProcessor } from './geofence-processor.service.js';
 export const GEOFENCE_POLL_MS = 200;
 /** Trackers replayed in one transaction per pass at most. */
 const PASS_TRACKERS = 1000;
+/**
+ * A pass that replayed something is followed by the next one no sooner than this after its start:
+ * under sustained ingest each pass then covers at least this much of it, so its per-tracker work
+ * (start rows, entries, progress, locks) is shared by more reports; a quiet queue still waits at
+ * most this long beyond the pass in progress.
+ */
+const PASS_EVERY_MS = 500;
 /** The worker vacuums the queue after passes that replayed something, at most this often. */
 const VACUUM_EVERY_MS = 2000;
 
@@ -53,6 +60,7 @@ export class GeofenceWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private async pass(): Promise<number> {
     let replayed = 0;
     while (!this.stopped) {
+      const started = Date.now();
       const done = await this.passOnce();
       replayed += done.replayed;
       if (done.replayed > 0 && Date.now() - this.vacuumedAt > VACUUM_EVERY_MS) {
@@ -61,13 +69,16 @@ export class GeofenceWorker implements OnApplicationBootstrap, OnModuleDestroy {
       }
       // Nothing replayed: the queue is empty, or every waiting tracker is held by another transaction.
       if (done.replayed === 0) break;
+      const wait = started + PASS_EVERY_MS - Date.now();
+      if (wait > 0 && !this.stopped) await new Promise((resolve) => setTimeout(resolve, wait));
     }
     return replayed;
   }
 
   /**
-   * One pass over the longest-waiting trackers together; when it fails, each of them alone, so one
-   * tracker that cannot be replayed does not hold up the others. A tracker that fails alone is
+   * One pass over the longest-waiting trackers together; when it fails, each of them alone (their
+   * marks rewritten one row per tracker first), so one tracker that cannot be replayed does not
+   * hold up the others. A tracker that fails alone is
    * held back for RETRY_SECONDS and then replayed from its first report. A pass that collides with
    * a concurrent update of a tracker row (its snapshot predates it) is simply run again.
    */
@@ -78,7 +89,8 @@ export class GeofenceWorker implements OnApplicationBootstrap, OnModuleDestroy {
       if (isSerializationFailure(error)) return { waiting: 1, replayed: 1 };
       this.logger.warn(`geofence pass failed, replaying its trackers one by one: ${(error as Error).message}`);
     }
-    const candidates = await this.pending.candidates(PASS_TRACKERS);
+    await this.pending.explode();
+    const candidates = await this.pending.singles(PASS_TRACKERS);
     let replayed = 0;
     for (const trackerId of candidates) {
       if (this.stopped) break;

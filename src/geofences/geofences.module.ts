@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { GeofenceInbox } from './geofence-inbox.js';
 import { GeofenceInputsRepository } from './geofence-inputs.repository.js';
 import { GeofenceMetrics } from './geofence-metrics.js';
 import { GeofencePendingRepository } from './geofence-pending.repository.js';
@@ -12,7 +13,7 @@ import { VisitsService } from './visits.service.js';
 /** Locations as geofences: the replay queue and worker, visits and their routes. */
 @Module({
   controllers: [VisitsController],
-  providers: [GeofenceMetrics, GeofenceInputsRepository, GeofenceWritesRepository, GeofencePendingRepository, GeofenceProcessor, GeofenceWorker, VisitsRepository, VisitsService],
-  exports: [GeofenceProcessor, GeofencePendingRepository, GeofenceWorker],
+  providers: [GeofenceInbox, GeofenceMetrics, GeofenceInputsRepository, GeofenceWritesRepository, GeofencePendingRepository, GeofenceProcessor, GeofenceWorker, VisitsRepository, VisitsService],
+  exports: [GeofenceInbox, GeofenceProcessor, GeofencePendingRepository, GeofenceWorker],
 })
 export class GeofencesModule {}

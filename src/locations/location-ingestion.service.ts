@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import type { AccessScope } from '../common/auth/access-scope.js';
+import { GeofenceInbox } from '../geofences/geofence-inbox.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { LocationsRepository } from './locations.repository.js';
 import { parseReports, type RejectedReport, type ReportColumns } from './report-batch.js';
@@ -30,6 +31,7 @@ export class LocationIngestionService {
   constructor(
     private readonly repository: LocationsRepository,
     private readonly metrics: MetricsService,
+    private readonly geofenceInbox: GeofenceInbox,
   ) {}
 
   /**
@@ -48,6 +50,8 @@ export class LocationIngestionService {
       return { accepted: 0, duplicates: 0, rejected: reports.rejected, aggregated: 0, filtered_low_confidence: 0, filtered_manufacturing_region: 0 };
     }
     const outcome = await this.insertWithRetry(scope, reports);
+    // The replay pass that takes the batch's queue row finds its reports here instead of reading them back.
+    if (outcome.marked) this.geofenceInbox.carry(outcome.marked.rowId, outcome.marked.reportsJson);
     const known = new Set(outcome.knownTrackerIds);
     const unknownTracker: RejectedReport[] = [];
     for (let i = 0; i < reports.index.length; i++) {

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { GeofencesModule } from '../geofences/geofences.module.js';
 import { LocationHistoryService } from './location-history.service.js';
 import { LocationIngestionService } from './location-ingestion.service.js';
 import { LocationRebuildService } from './location-rebuild.service.js';
@@ -11,6 +12,7 @@ import { LocationsRepository } from './locations.repository.js';
  * location history, latest locations, rebuild from raw, and demo reports.
  */
 @Module({
+  imports: [GeofencesModule],
   controllers: [LocationsController],
   providers: [LocationsRepository, LocationIngestionService, LocationHistoryService, LocationRebuildService, LocationsDemoSeeder],
   exports: [LocationIngestionService, LocationHistoryService, LocationRebuildService, LocationsDemoSeeder],

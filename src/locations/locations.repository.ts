@@ -19,6 +19,8 @@ export interface InsertOutcome {
   aggregated: number;
   filteredLowConfidence: number;
   filteredManufacturingRegion: number;
+  /** Geofencing on: the queue row written with the batch and, as JSON, the eligible reports it marks (null: none; see GeofenceInbox). */
+  marked: { rowId: string; reportsJson: string } | null;
 }
 
 export type HistoryGranularity = 'auto' | 'hourly' | 'daily';
@@ -58,6 +60,8 @@ function aggregateUpsert(table: 'location_history_hourly' | 'location_history_da
 export class LocationsRepository {
   /** CTE marking the batch's trackers for a geofence replay from their earliest new eligible report. */
   private readonly geofenceMark: Sql;
+  /** Columns answering that mark's row and the reports it marks (for GeofenceInbox). */
+  private readonly geofenceMarked: Sql;
 
   constructor(
     private readonly db: Db,
@@ -67,6 +71,12 @@ export class LocationsRepository {
     this.geofenceMark = config.geofenceEnabled
       ? sql`,
       geofence AS (${markPendingSql(sql`SELECT r.tracker_id, r.timestamp FROM inserted r WHERE r.eligible`)})`
+      : empty;
+    this.geofenceMarked = config.geofenceEnabled
+      ? sql`,
+             (SELECT id::text FROM geofence) AS mark_id,
+             (SELECT json_agg(json_build_array(r.id, r.tracker_id, (extract(epoch FROM r.timestamp) * 1000000)::bigint, r.latitude, r.longitude, r.accuracy_m))
+                FROM inserted r WHERE r.eligible)::text AS marked_reports`
       : empty;
   }
 
@@ -90,6 +100,8 @@ export class LocationsRepository {
       aggregated: number;
       filtered_low_confidence: number;
       filtered_manufacturing_region: number;
+      mark_id?: string | null;
+      marked_reports?: string | null;
     };
     const statement = sql`
       WITH input AS (
@@ -109,7 +121,7 @@ export class LocationsRepository {
           FROM input i JOIN known k ON k.id = i.tracker_id
          ORDER BY i.tracker_id, i.timestamp, i.latitude, i.longitude, i.ord
         ON CONFLICT (tracker_id, timestamp, latitude, longitude) DO NOTHING
-        RETURNING id, tracker_id, timestamp, latitude, longitude, confidence, eligible
+        RETURNING id, tracker_id, timestamp, latitude, longitude, accuracy_m, confidence, eligible
       ),
       hourly AS (${aggregateUpsert('location_history_hourly', 'hour', sql`inserted r WHERE r.eligible`)}),
       daily AS (${aggregateUpsert('location_history_daily', 'day', sql`inserted r WHERE r.eligible`)})${this.geofenceMark}
@@ -117,7 +129,7 @@ export class LocationsRepository {
              count(*)::int AS accepted,
              count(*) FILTER (WHERE eligible)::int AS aggregated,
              count(*) FILTER (WHERE ${belowMinConfidenceSql('confidence')})::int AS filtered_low_confidence,
-             count(*) FILTER (WHERE NOT eligible AND NOT ${belowMinConfidenceSql('confidence')})::int AS filtered_manufacturing_region
+             count(*) FILTER (WHERE NOT eligible AND NOT ${belowMinConfidenceSql('confidence')})::int AS filtered_manufacturing_region${this.geofenceMarked}
         FROM inserted`;
     const row = await this.db.transaction(async () => {
       await this.db.execute(sql`SELECT pg_advisory_xact_lock_shared(${LOCATION_WRITES_LOCK_KEY})`);
@@ -129,6 +141,7 @@ export class LocationsRepository {
       aggregated: row.aggregated,
       filteredLowConfidence: row.filtered_low_confidence,
       filteredManufacturingRegion: row.filtered_manufacturing_region,
+      marked: row.mark_id && row.marked_reports ? { rowId: row.mark_id, reportsJson: row.marked_reports } : null,
     };
   }
 

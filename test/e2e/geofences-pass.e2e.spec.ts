@@ -1,6 +1,6 @@
 import { GeofenceProcessor } from '../../src/geofences/geofence-processor.service.js';
 import { createTestApp, GEOFENCE_ON, type TestApp } from '../support/app.js';
-import { at, auto, createPlace, FAR, geofenceWorld, history, IN_D, north, ORIGIN, settled } from '../support/geofences.js';
+import { at, auto, createPlace, FAR, geofenceWorld, history, IN_D, north, ORIGIN, pendingRows, settled } from '../support/geofences.js';
 import { postReports, report } from '../support/locations.js';
 import { TRACKERS, type TrackerWorld } from '../support/trackers.js';
 
@@ -40,7 +40,7 @@ describe('geofences: replay passes', () => {
   }
   const visits = (id: number): Promise<VisitRow[]> =>
     t.db.query('SELECT id, storage_location_id, delivery_location_id, entered_at, last_seen_at, exited_at, report_count, confirmed FROM geofence_visits WHERE tracker_id = $1 ORDER BY entered_at, id', [id]);
-  const pending = async (id: number) => (await t.db.query('SELECT count(*)::int AS n FROM geofence_pending WHERE tracker_id = $1', [id]))[0].n as number;
+  const pending = (id: number) => pendingRows(t, id);
   /** Holds the tracker's row as a manual entry or a tracker delete in progress does. */
   const hold = async (id: number) => {
     const runner = t.db.createQueryRunner();
@@ -75,6 +75,51 @@ describe('geofences: replay passes', () => {
     }
     await settled(t);
     expect((await history(t, w.userA.auth, held.id)).slice(1)).toEqual([auto('DELIVERED', at(1), { delivery: D.id })]);
+  });
+
+  it('a pass takes whole queue rows: a tracker of a taken row that another transaction holds keeps its mark, as old as it was', async () => {
+    const [held, free] = [await tracker(), await tracker()];
+    const runner = await hold(held.id);
+    try {
+      // One write's row naming both trackers, two minutes old, stored with their reports.
+      await t.db.query(
+        `INSERT INTO location_reports (tracker_id, timestamp, latitude, longitude, confidence, eligible) VALUES ($1, $3, $4, $5, 3, true), ($2, $3, $4, $5, 3, true)`,
+        [held.id, free.id, at(1), IN_D.latitude, IN_D.longitude],
+      );
+      await t.db.query(`INSERT INTO geofence_pending (trackers, froms, marked_at) VALUES (ARRAY[$1, $2]::int[], ARRAY[$3, $3]::timestamptz[], now() - interval '2 minutes')`, [held.id, free.id, at(1)]);
+      await waitFor(async () => (await pending(free.id)) === 0, 'the free tracker to be replayed');
+      expect((await history(t, w.userA.auth, free.id)).slice(1)).toEqual([auto('DELIVERED', at(1), { delivery: D.id })]);
+      // The row is gone; the held tracker's mark was written back on its own, with the row's age.
+      expect(
+        await t.db.query(`SELECT tracker_id, trackers, marked_at < now() - interval '1 minute' AS as_old FROM geofence_pending WHERE $1 = ANY(coalesce(trackers, ARRAY[tracker_id]))`, [held.id]),
+      ).toEqual([{ tracker_id: held.id, trackers: null, as_old: true }]);
+    } finally {
+      await runner.commitTransaction();
+      await runner.release();
+    }
+    await settled(t);
+    expect((await history(t, w.userA.auth, held.id)).slice(1)).toEqual([auto('DELIVERED', at(1), { delivery: D.id })]);
+  });
+
+  it('a pass that fails is retried tracker by tracker: the others of its queue rows go on, the failing one is held back', async () => {
+    const [bad, good] = [await tracker(), await tracker()];
+    // Any visit of `bad` fails its replay.
+    await t.db.query(`CREATE FUNCTION test_fail_visit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'no visits for this tracker'; END $$`);
+    await t.db.query(`CREATE TRIGGER test_fail_visit BEFORE INSERT ON geofence_visits FOR EACH ROW WHEN (NEW.tracker_id = ${bad.id}) EXECUTE FUNCTION test_fail_visit()`);
+    try {
+      // One batch: one queue row naming both.
+      expect((await postReports(t, w.ingest, [report(bad.id, at(1), IN_D), report(good.id, at(1), IN_D)])).status).toBe(200);
+      await waitFor(async () => (await pending(good.id)) === 0, 'the good tracker to be replayed');
+      expect((await history(t, w.userA.auth, good.id)).slice(1)).toEqual([auto('DELIVERED', at(1), { delivery: D.id })]);
+      expect(await t.db.query(`SELECT tracker_id, claimed_until > now() AS held_back FROM geofence_pending WHERE $1 = ANY(coalesce(trackers, ARRAY[tracker_id]))`, [bad.id])).toEqual([
+        { tracker_id: bad.id, held_back: true },
+      ]);
+    } finally {
+      await t.db.query('DROP TRIGGER test_fail_visit ON geofence_visits; DROP FUNCTION test_fail_visit()');
+    }
+    await t.db.query(`UPDATE geofence_pending SET claimed_until = now() - interval '1 second' WHERE tracker_id = $1`, [bad.id]);
+    await settled(t);
+    expect((await history(t, w.userA.auth, bad.id)).slice(1)).toEqual([auto('DELIVERED', at(1), { delivery: D.id })]);
   });
 
   it('a tracker deleted while a pass skipped it leaves nothing behind, its marks included', async () => {

@@ -64,6 +64,12 @@ export async function settled(t: TestApp, timeoutMs = 2000): Promise<void> {
   }
 }
 
+/** How many queue rows name the tracker (a write's row naming several trackers counts once). */
+export async function pendingRows(t: TestApp, trackerId: number): Promise<number> {
+  const [row] = await t.db.query('SELECT count(*)::int AS n FROM geofence_pending WHERE $1 = ANY(coalesce(trackers, ARRAY[tracker_id]))', [trackerId]);
+  return row.n;
+}
+
 export interface EntryView {
   status: string;
   timestamp: string;

@@ -212,10 +212,10 @@ export class PipelineChecksRepository {
   async geofenceBacklog(scope: AccessScope, olderThanSeconds: number): Promise<{ waiting_trackers: number; overdue_trackers: number; oldest_wait_seconds: number }> {
     return readOnlyStep(this.db, scope, () =>
       this.db.one(
-        sql`SELECT count(DISTINCT tracker_id)::int AS waiting_trackers,
-                   count(DISTINCT tracker_id) FILTER (WHERE marked_at < now() - make_interval(secs => ${olderThanSeconds}))::int AS overdue_trackers,
-                   coalesce(round(extract(epoch FROM now() - min(marked_at))::numeric, 1), 0)::float8 AS oldest_wait_seconds
-              FROM geofence_pending`,
+        sql`SELECT count(DISTINCT u.tracker_id)::int AS waiting_trackers,
+                   count(DISTINCT u.tracker_id) FILTER (WHERE g.marked_at < now() - make_interval(secs => ${olderThanSeconds}))::int AS overdue_trackers,
+                   coalesce(round(extract(epoch FROM now() - min(g.marked_at))::numeric, 1), 0)::float8 AS oldest_wait_seconds
+              FROM geofence_pending g CROSS JOIN LATERAL unnest(coalesce(g.trackers, ARRAY[g.tracker_id])) AS u(tracker_id)`,
       ),
     );
   }

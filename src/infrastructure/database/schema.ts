@@ -28,10 +28,13 @@ export interface Tables {
     dwell_minutes: number | null;
   };
   geofence_pending: {
-    tracker_id: number;
-    from_ts: Date;
+    tracker_id: number | null;
+    from_ts: Date | null;
     marked_at: Date;
     claimed_until: Date | null;
+    id: string;
+    trackers: number[] | null;
+    froms: Date[] | null;
   };
   geofence_progress: {
     tracker_id: number;
