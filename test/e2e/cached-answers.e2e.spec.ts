@@ -27,7 +27,7 @@ describe('Cached answers served before routing', () => {
   afterAll(() => t.close());
 
   /** The request, and how many answers were served before routing while it ran (0 or 1). */
-  const get = async (url: string, auth: object, headers: Record<string, string> = {}): Promise<{ res: Response; served: number }> => {
+  const get = async (url: string, auth: Record<string, string>, headers: Record<string, string> = {}): Promise<{ res: Response; served: number }> => {
     const before = answers.stats.served;
     const res = await t.http().get(url).set(auth).set(headers);
     return { res, served: answers.stats.served - before };
@@ -129,7 +129,7 @@ describe('Cached answers served before routing', () => {
     afterAll(() => b?.close());
 
     /** B's answer, and whether B served it before routing. */
-    const onB = async (url: string, auth: object) => {
+    const onB = async (url: string, auth: Record<string, string>) => {
       const counter = b.app.get(CachedAnswers).stats;
       const before = counter.served;
       const res = await b.http().get(url).set(auth);
