@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { CsvDateFormat } from '../common/csv/csv.js';
-import type { AnalyticsExport } from './analytics.repository.js';
+import type { AnalyticsExport, TrackerAnalyticsTuple } from './analytics.repository.js';
 import {
   aggregateSection,
   analyticsCsvFileName,
@@ -12,8 +12,6 @@ import {
 
 /** Rows fetched from the cursor per round trip, and written to the socket per chunk. */
 export const CSV_BATCH_SIZE = 1000;
-/** A client that accepts no data for this long is treated as gone (it would pin a DB connection). */
-export const CSV_STALL_TIMEOUT_MS = 60_000;
 
 export interface AnalyticsCsvOptions {
   includeAggregateSummary: boolean;
@@ -34,7 +32,7 @@ export interface AnalyticsCsvFile {
  * cursor. The source (cursor, transaction, connection) is closed when the stream ends, fails or
  * is destroyed — also when the client goes away midway.
  */
-export function analyticsCsvFile(source: AnalyticsExport, options: AnalyticsCsvOptions): AnalyticsCsvFile {
+export function analyticsCsvFile(source: AnalyticsExport<TrackerAnalyticsTuple>, options: AnalyticsCsvOptions): AnalyticsCsvFile {
   async function* text(): AsyncGenerator<string> {
     try {
       yield runSection(source.run, source.totalTrackers, options.generatedAt, options.dateFormat) + trackerSectionStart();
