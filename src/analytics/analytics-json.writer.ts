@@ -2,8 +2,8 @@ import { Readable } from 'node:stream';
 import { toAggregateSections } from './analytics.mapper.js';
 import type { AggregatesRow, AnalyticsExport, TrackerJsonChunk } from './analytics.repository.js';
 
-/** List rows (each up to JSON_CHUNK_TRACKERS trackers, ~0.5 MB) fetched per cursor round trip. */
-export const JSON_BATCH_CHUNKS = 2;
+/** List rows (each up to JSON_CHUNK_TRACKERS trackers) fetched per cursor round trip. */
+export const JSON_BATCH_CHUNKS = 8;
 
 export interface AnalyticsJsonOptions {
   /** The body up to the computed part: `{"production_run_id":…,` (fresh per request). */
@@ -58,16 +58,9 @@ export async function analyticsJsonStream(source: AnalyticsExport<TrackerJsonChu
   async function* text(): AsyncGenerator<string> {
     try {
       yield options.header + collect(computedStart(source.totalTrackers));
-      let first = true;
-      for (; !step.done; step = await batches.next()) {
-        // One string per batch: the rows' items, each group preceded by ',' except the very first.
-        let piece = '';
-        for (const [items] of step.value) {
-          piece += first ? items : `,${items}`;
-          first = false;
-        }
-        if (piece) yield collect(piece);
-      }
+      // Each row's text as it came (no concatenation: a joined string would be flattened into a
+      // large copy when written).
+      for (; !step.done; step = await batches.next()) for (const [items] of step.value) yield collect(items);
       yield collect(computedEnd(step.value));
       if (kept) options.keep(kept.join(''));
     } finally {

@@ -112,15 +112,20 @@ function completionPercentJson(statusColumn: string): Sql {
   return raw(`(CASE ${statusColumn} ${cases.join(' ')} ELSE '0' END)`);
 }
 
-/** Trackers per row of the JSON result's cursor (~0.1 MB of JSON text each). */
-export const JSON_CHUNK_TRACKERS = 1000;
+/**
+ * Trackers per row of the JSON result's cursor (~100 KB of JSON text each): each row's text stays
+ * a short-lived object of V8's young generation (strings over 128 KB go to the large-object space,
+ * which only a full collection frees).
+ */
+export const JSON_CHUNK_TRACKERS = 250;
 
 /**
  * The JSON result's cursor, in one statement so the tracker figures are computed once (the CTEs
  * are materialised once and shared by the list and the aggregates). First the items of
  * `tracker_analytics` as final JSON text — field order and formats of TrackerAnalyticsResponse, as
  * JSON.stringify would write them — in rows of JSON_CHUNK_TRACKERS trackers by id, each row the
- * items joined by ',' (`items`) and their number (`trackers`), `aggregates` null and `part` 0;
+ * items joined by ',' and preceded by ',' but in the first row (`items`: the rows' text joined
+ * is the list without its brackets), their number (`trackers`), `aggregates` null and `part` 0;
  * then one row whose `aggregates` holds the aggregate sections (AggregatesRow) and `part` 1.
  *
  * The rows come in the order of the UNION ALL branches without a sort over the whole output (that
@@ -135,7 +140,7 @@ export function jsonRowsQuery(scope: AccessScope, runId: number, asOf: Date, chu
     numbered AS (
       SELECT tm.*, (row_number() OVER (ORDER BY tm.tracker_id) - 1) / ${raw(String(Math.max(1, Math.floor(chunkTrackers))))} AS chunk FROM tracker_metrics tm
     )
-    (SELECT string_agg(concat(
+    (SELECT CASE WHEN tm.chunk > 0 THEN ',' ELSE '' END || string_agg(concat(
                '{"tracker_id":', tm.tracker_id,
                ',"tracker_name":', to_json(tm.tracker_name),
                ',"total_journey_duration_days":', ${days(col('tm.journey_seconds'))},

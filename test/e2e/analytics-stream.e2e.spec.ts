@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { JSON_BATCH_CHUNKS } from '../../src/analytics/analytics-json.writer.js';
 import { JSON_CHUNK_TRACKERS } from '../../src/analytics/analytics.sql.js';
 import { DatabasePool } from '../../src/infrastructure/database/database-pool.js';
 import { AS_OF } from '../support/analytics.js';
@@ -60,7 +61,8 @@ describe('Production-run analytics JSON, streamed', () => {
   }
 
   it('streams the run in several cursor rows with the exact text and figures, then serves the same bytes from the cache', async () => {
-    const count = 2 * JSON_CHUNK_TRACKERS + 500;
+    // Two cursor batches, the last one with a partial list row.
+    const count = JSON_BATCH_CHUNKS * JSON_CHUNK_TRACKERS + JSON_CHUNK_TRACKERS / 2;
     const runId = await bulkRun(count, 'stream');
     const res = await t.http().get(url(runId)).query({ as_of: AS_OF }).set(admin.auth).expect(200);
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');

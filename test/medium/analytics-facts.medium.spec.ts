@@ -155,16 +155,16 @@ describe('analytics over journey facts equal the windowed reference (property)',
   }
 
   async function expectSameAnswers(asOf: Date): Promise<void> {
-    // The JSON result's cursor: the list in chunks of items without the array's brackets (Node
-    // joins them and adds the brackets), then the aggregates as one JSON object. Chunks of 2
-    // trackers split these runs into several rows.
+    // The JSON result's cursor: the list in chunks of items, each but the first starting with its
+    // ',' (Node writes them one after the other between the brackets), then the aggregates as one
+    // JSON object. Chunks of 2 trackers split these runs into several rows.
     const [{ tracker_analytics_json: list, ...aggregateColumns }] = await q<{ tracker_analytics_json: string }>(
       referenceFullAnalyticsQuery(scope, runId, asOf),
     );
     for (const chunkTrackers of [2, JSON_CHUNK_TRACKERS]) {
       const streamed = await q<{ items: string; trackers: number; aggregates: unknown; part: number }>(jsonRowsQuery(scope, runId, asOf, chunkTrackers));
       const chunks = streamed.slice(0, -1);
-      expect(`[${chunks.map((c) => c.items).join(',')}]`).toBe(list);
+      expect(`[${chunks.map((c) => c.items).join('')}]`).toBe(list);
       expect(chunks.map((c) => [c.trackers, c.aggregates, c.part])).toEqual(
         chunks.map((_, i) => [Math.min(chunkTrackers, TRACKERS - i * chunkTrackers), null, 0]),
       );
