@@ -33,7 +33,9 @@ export interface AnalyticsCsvFile {
  * is destroyed — also when the client goes away midway.
  */
 export function analyticsCsvFile(source: AnalyticsExport<TrackerAnalyticsTuple>, options: AnalyticsCsvOptions): AnalyticsCsvFile {
+  let started = false;
   async function* text(): AsyncGenerator<string> {
+    started = true;
     try {
       yield runSection(source.run, source.totalTrackers, options.generatedAt, options.dateFormat) + trackerSectionStart();
       const batches = source.batches(CSV_BATCH_SIZE);
@@ -48,8 +50,8 @@ export function analyticsCsvFile(source: AnalyticsExport<TrackerAnalyticsTuple>,
       await source.close();
     }
   }
-  return {
-    fileName: analyticsCsvFileName(source.run.id, source.run.description, options.generatedAt),
-    stream: Readable.from(text(), { objectMode: false }),
-  };
+  const stream = Readable.from(text(), { objectMode: false });
+  // Destroyed before its first read (the client went away meanwhile): the generator never ran.
+  stream.once('close', () => void (started || source.close()));
+  return { fileName: analyticsCsvFileName(source.run.id, source.run.description, options.generatedAt), stream };
 }

@@ -55,7 +55,9 @@ export async function analyticsJsonStream(source: AnalyticsExport<TrackerJsonChu
     }
     return text;
   };
+  let started = false;
   async function* text(): AsyncGenerator<string> {
+    started = true;
     try {
       yield options.header + collect(computedStart(source.totalTrackers));
       // Each row's text as it came (no concatenation: a joined string would be flattened into a
@@ -67,5 +69,8 @@ export async function analyticsJsonStream(source: AnalyticsExport<TrackerJsonChu
       await source.close();
     }
   }
-  return Readable.from(text(), { objectMode: false });
+  const stream = Readable.from(text(), { objectMode: false });
+  // Destroyed before its first read (the client went away meanwhile): the generator never ran.
+  stream.once('close', () => void (started || source.close()));
+  return stream;
 }
