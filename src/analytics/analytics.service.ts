@@ -16,8 +16,8 @@ import { toAggregateSections, type AggregateSections } from './analytics.mapper.
 import { AnalyticsRepository, type AnalyticsRunRow } from './analytics.repository.js';
 import type { AggregateMetricsResponse, DeliveryLocationPerformanceResponse, ProductionRunAnalyticsResponse } from './dto/analytics.response.js';
 
-/** A streamed answer may run this long on its connection (a slow client reads a big run). */
-const STREAMED_STATEMENT_TIMEOUT_MS = 15 * 60_000;
+/** A streamed export may run this long on its connection (a slow client reads a big run). */
+const EXPORT_STATEMENT_TIMEOUT_MS = 15 * 60_000;
 
 /**
  * The JSON result: from the cache as bytes (the run header, fresh, and the cached computed part),
@@ -69,7 +69,9 @@ export class AnalyticsService {
       const key = await this.cacheKey(scope, runId, asOf, 'full-bytes');
       const hit = await this.cache.getText(key);
       if (hit !== undefined) return { cached: [Buffer.from(runHeaderJson(await this.requireRun(scope, runId))), Buffer.from(hit)] };
-      const source = await this.repository.openJson(scope, runId, asOf ?? new Date(), STREAMED_STATEMENT_TIMEOUT_MS);
+      // The usual statement timeout (503 when exceeded): each cursor fetch is timed on its own, so it
+      // bounds the statement's work, not the time a client takes to read.
+      const source = await this.repository.openJson(scope, runId, asOf ?? new Date(), this.config.dbStatementTimeoutMs);
       if (!source) throw new DomainError(ERRORS.productionRunNotFound);
       const streamed = await analyticsJsonStream(source, {
         header: runHeaderJson(source.run),
@@ -96,7 +98,7 @@ export class AnalyticsService {
   async csvExport(scope: AccessScope, runId: number, asOf: Date | undefined, options: Omit<AnalyticsCsvOptions, 'generatedAt'>): Promise<AnalyticsCsvFile> {
     const generatedAt = new Date();
     const source = await this.calculating(async () => {
-      const opened = await this.repository.openExport(scope, runId, asOf ?? generatedAt, STREAMED_STATEMENT_TIMEOUT_MS);
+      const opened = await this.repository.openExport(scope, runId, asOf ?? generatedAt, EXPORT_STATEMENT_TIMEOUT_MS);
       if (!opened) throw new DomainError(ERRORS.productionRunNotFound);
       return opened;
     });

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { JSON_BATCH_CHUNKS } from '../../src/analytics/analytics-json.writer.js';
 import { JSON_CHUNK_TRACKERS } from '../../src/analytics/analytics.sql.js';
+import { ERRORS } from '../../src/common/errors/error-catalogue.js';
 import { DatabasePool } from '../../src/infrastructure/database/database-pool.js';
 import { AS_OF } from '../support/analytics.js';
 import { createTestApp, type TestApp } from '../support/app.js';
@@ -200,5 +201,34 @@ describe('Production-run analytics JSON, streamed', () => {
     const small = await bulkRun(3, 'after');
     const after = await t.http().get(url(small)).query({ as_of: AS_OF }).set(admin.auth).expect(200);
     expect(after.body.total_trackers).toBe(3);
+  });
+});
+
+describe('Production-run analytics JSON, statement timeout', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ env: { DB_STATEMENT_TIMEOUT_MS: '1000' } });
+  });
+  afterAll(() => t.close());
+
+  it('answers 503 when the statement runs past the timeout before its first rows, and answers again after', async () => {
+    const admin = await t.factories.admin();
+    const run = await t.factories.run();
+    await t.factories.tracker({ runId: run.id, history: [{ status: 'CREATED', timestamp: '2026-03-01T00:00:00Z' }] });
+    const url = `/api/v1/production-runs/${run.id}/analytics`;
+    const runner = t.db.createQueryRunner();
+    await runner.connect();
+    await runner.startTransaction();
+    try {
+      // The statement waits for this lock, and a wait counts toward the statement timeout.
+      await runner.query('LOCK TABLE tracker_journey_facts IN ACCESS EXCLUSIVE MODE');
+      const res = await t.http().get(url).query({ as_of: AS_OF }).set(admin.auth).expect(503);
+      expect(res.body).toEqual({ detail: ERRORS.unavailable.detail });
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
+    const res = await t.http().get(url).query({ as_of: AS_OF }).set(admin.auth).expect(200);
+    expect(res.body.total_trackers).toBe(1);
   });
 });
