@@ -4,7 +4,7 @@ import { JSON_BATCH_CHUNKS } from '../../src/analytics/analytics-json.writer.js'
 import { JSON_CHUNK_TRACKERS } from '../../src/analytics/analytics.sql.js';
 import { ERRORS } from '../../src/common/errors/error-catalogue.js';
 import { DatabasePool } from '../../src/infrastructure/database/database-pool.js';
-import { AS_OF } from '../support/analytics.js';
+import { AS_OF, poolConnectionsReleased } from '../support/analytics.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import type { CreatedUser } from '../support/factories.js';
 
@@ -47,13 +47,7 @@ describe('Production-run analytics JSON, streamed', () => {
     return run.id;
   }
 
-  /** Waits (≤ 5 s) until no connection of the app's pool is checked out. */
-  async function connectionsReleased(): Promise<boolean> {
-    const pool = t.app.get(DatabasePool);
-    const deadline = Date.now() + 5000;
-    while (pool.stats().checkedOut > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    return pool.stats().checkedOut === 0;
-  }
+  const connectionsReleased = () => poolConnectionsReleased(t);
 
   async function listeningPort(): Promise<number> {
     const server = t.app.getHttpServer() as http.Server;
