@@ -20,7 +20,7 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { aggregatesQuery, fullAnalyticsQuery, trackerRowsQuery } from '../src/analytics/analytics.sql.js';
+import { aggregatesQuery, jsonRowsQuery, trackerRowsQuery } from '../src/analytics/analytics.sql.js';
 import { AccessScope } from '../src/common/auth/access-scope.js';
 import type { Sql } from '../src/infrastructure/database/db.js';
 import {
@@ -154,7 +154,7 @@ async function main(): Promise<void> {
     for (let i = 0; i < JSON_N; i++) cached.push(await timeJson(jsonPath(AS_OF), token));
     const scope = AccessScope.admin();
     const sql = {
-      full_ms: await explainMs(db, fullAnalyticsQuery(scope, 1, AS_OF)),
+      json_cursor_ms: await explainMs(db, jsonRowsQuery(scope, 1, AS_OF)),
       aggregates_ms: await explainMs(db, aggregatesQuery(scope, 1, AS_OF)),
       csv_cursor_ms: await explainMs(db, trackerRowsQuery(scope, 1, AS_OF)),
     };

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { CsvDateFormat } from '../common/csv/csv.js';
-import type { AnalyticsExport } from './analytics.repository.js';
+import type { AnalyticsExport, TrackerAnalyticsTuple } from './analytics.repository.js';
 import {
   aggregateSection,
   analyticsCsvFileName,
@@ -12,8 +12,6 @@ import {
 
 /** Rows fetched from the cursor per round trip, and written to the socket per chunk. */
 export const CSV_BATCH_SIZE = 1000;
-/** A client that accepts no data for this long is treated as gone (it would pin a DB connection). */
-export const CSV_STALL_TIMEOUT_MS = 60_000;
 
 export interface AnalyticsCsvOptions {
   includeAggregateSummary: boolean;
@@ -34,8 +32,10 @@ export interface AnalyticsCsvFile {
  * cursor. The source (cursor, transaction, connection) is closed when the stream ends, fails or
  * is destroyed — also when the client goes away midway.
  */
-export function analyticsCsvFile(source: AnalyticsExport, options: AnalyticsCsvOptions): AnalyticsCsvFile {
+export function analyticsCsvFile(source: AnalyticsExport<TrackerAnalyticsTuple>, options: AnalyticsCsvOptions): AnalyticsCsvFile {
+  let started = false;
   async function* text(): AsyncGenerator<string> {
+    started = true;
     try {
       yield runSection(source.run, source.totalTrackers, options.generatedAt, options.dateFormat) + trackerSectionStart();
       const batches = source.batches(CSV_BATCH_SIZE);
@@ -50,8 +50,8 @@ export function analyticsCsvFile(source: AnalyticsExport, options: AnalyticsCsvO
       await source.close();
     }
   }
-  return {
-    fileName: analyticsCsvFileName(source.run.id, source.run.description, options.generatedAt),
-    stream: Readable.from(text(), { objectMode: false }),
-  };
+  const stream = Readable.from(text(), { objectMode: false });
+  // Destroyed before its first read (the client went away meanwhile): the generator never ran.
+  stream.once('close', () => void (started || source.close()));
+  return { fileName: analyticsCsvFileName(source.run.id, source.run.description, options.generatedAt), stream };
 }

@@ -5,6 +5,7 @@ import {
   ApiProduces,
   ApiTags,
 } from '@nestjs/swagger';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Response } from 'express';
 import { Access } from '../common/auth/access.decorator.js';
@@ -13,7 +14,6 @@ import type { AccessScope } from '../common/auth/access-scope.js';
 import { ApiErrors } from '../common/errors/api-errors.decorator.js';
 import { ERRORS } from '../common/errors/error-catalogue.js';
 import { IdParam } from '../common/http/parse-id.pipe.js';
-import { CSV_STALL_TIMEOUT_MS } from './analytics-csv.writer.js';
 import { AnalyticsService } from './analytics.service.js';
 import { AnalyticsCsvQuery, AnalyticsQuery } from './dto/analytics.query.js';
 import {
@@ -21,6 +21,9 @@ import {
   DeliveryLocationPerformanceResponse,
   ProductionRunAnalyticsResponse,
 } from './dto/analytics.response.js';
+
+/** A client that accepts no data for this long is treated as gone (a streamed answer pins a DB connection). */
+export const STREAM_STALL_TIMEOUT_MS = 60_000;
 
 /** Errors shared by the four analytics routes. */
 function AnalyticsErrors(): MethodDecorator {
@@ -52,12 +55,14 @@ export class AnalyticsController {
   @ApiOkResponse({ type: ProductionRunAnalyticsResponse })
   @AnalyticsErrors()
   async get(@CurrentScope() scope: AccessScope, @IdParam() id: number, @Query() query: AnalyticsQuery, @Res() res: Response): Promise<void> {
-    // The body is serialized by the service (and cached serialized): large runs are megabytes. It
-    // is written as bytes with its length and no ETag: hashing megabytes per request costs more
-    // than a conditional request could save on a result computed anyway.
-    const [header, computed] = await this.analytics.analyticsJson(scope, id, query.as_of);
+    // The body is serialized by the SQL and the service: a large run is tens of megabytes. A cached
+    // result is written as bytes with its length; a computed one is streamed as it is read. No
+    // ETag: hashing megabytes per request costs more than a conditional request could save.
+    const answer = await this.analytics.analyticsJson(scope, id, query.as_of);
     res.status(200);
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    if ('streamed' in answer) return this.send(res, answer.streamed, `analytics JSON of run ${id}`);
+    const [header, computed] = answer.cached;
     res.setHeader('Content-Length', header.length + computed.length);
     res.write(header);
     res.end(computed);
@@ -106,13 +111,22 @@ export class AnalyticsController {
     res.setHeader('Content-Type', 'text/csv; charset=utf-8');
     res.setHeader('Content-Disposition', `attachment; filename="${file.fileName}"`);
     res.setHeader('Cache-Control', 'no-store');
-    // A client that accepts no data for this long is gone: its socket closes, and so does the export.
-    res.setTimeout(CSV_STALL_TIMEOUT_MS);
+    return this.send(res, file.stream, `analytics CSV of run ${id}`);
+  }
+
+  /**
+   * Writes a streamed answer with backpressure. A client that goes away or accepts nothing for
+   * STREAM_STALL_TIMEOUT_MS stops it (its socket closes, so does the database cursor). Any other
+   * failure midway is rethrown: the exception filter, finding the headers sent, cuts the connection
+   * so the client never takes the truncated body for a whole one.
+   */
+  private async send(res: Response, stream: Readable, what: string): Promise<void> {
+    res.setTimeout(STREAM_STALL_TIMEOUT_MS);
     try {
-      await pipeline(file.stream, res);
+      await pipeline(stream, res);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') throw error;
-      this.logger.warn(`analytics CSV of run ${id}: client went away, export stopped`);
+      this.logger.warn(`${what}: client went away, stream stopped`);
     }
   }
 }

@@ -4,7 +4,7 @@ import type { AggregatesRow, DeliveryPerformanceRow, StoragePerformanceRow } fro
 /**
  * Wire shapes of the analytics. The SQL already computes and rounds every figure (see
  * analytics.repository.ts); these mappers only fix the field set and order. The tracker list of
- * the JSON result is written by the SQL itself (fullAnalyticsQuery).
+ * the JSON result is written by the SQL itself (jsonRowsQuery).
  */
 
 /** Journey completion per tracker state (docs/api.md); fixed values, not rounded. */
@@ -44,5 +44,20 @@ export function toStoragePerformanceResponse(row: StoragePerformanceRow): Storag
     average_duration_days: row.average_duration_days,
     min_duration_days: row.min_duration_days,
     max_duration_days: row.max_duration_days,
+  };
+}
+
+/** The sections of the JSON result after the tracker list, in its field order. */
+export interface AggregateSections {
+  aggregate_metrics: AggregateMetricsResponse;
+  delivery_location_performance: DeliveryLocationPerformanceResponse[];
+  storage_location_performance: StorageLocationPerformanceResponse[];
+}
+
+export function toAggregateSections(row: AggregatesRow): AggregateSections {
+  return {
+    aggregate_metrics: toAggregateMetricsResponse(row),
+    delivery_location_performance: row.delivery_location_performance.map(toDeliveryPerformanceResponse),
+    storage_location_performance: row.storage_location_performance.map(toStoragePerformanceResponse),
   };
 }

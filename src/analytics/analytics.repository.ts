@@ -6,7 +6,7 @@ import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver.js';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { Db, type Sql } from '../infrastructure/database/db.js';
 import { ReadReplicas } from '../infrastructure/database/read-replicas.js';
-import { aggregatesQuery, ANALYTICS_SESSION_SETTINGS, exportRowsQuery, exportRunQuery, fullAnalyticsQuery, runQuery } from './analytics.sql.js';
+import { aggregatesQuery, ANALYTICS_SESSION_SETTINGS, exportRowsQuery, exportRunQuery, jsonRowsQuery, runQuery } from './analytics.sql.js';
 
 const NOT_ON_REPLICA = Symbol('run not on the replica');
 
@@ -58,11 +58,6 @@ export interface AggregatesRow {
   storage_location_performance: StoragePerformanceRow[];
 }
 
-export interface FullAnalyticsRow extends AggregatesRow {
-  /** The items of `tracker_analytics` as final JSON text (TrackerAnalyticsResponse objects joined by ','). */
-  tracker_analytics_json: string;
-}
-
 /**
  * A TrackerAnalyticsRow as the export's cursor returns it (an array, no per-row object): tracker_id,
  * tracker_name, total_journey_duration_days, delivery_location_name,
@@ -71,20 +66,36 @@ export interface FullAnalyticsRow extends AggregatesRow {
  */
 export type TrackerAnalyticsTuple = [number, string, number, string, number, number, string, number, number];
 
-/** A consistent read of one run for a streamed export; `close()` must always be called. */
-export interface AnalyticsExport {
+/**
+ * A row of the JSON result's list (jsonRowsQuery): the items of `tracker_analytics` of up to
+ * JSON_CHUNK_TRACKERS trackers as JSON text joined by ',', and how many trackers they are.
+ */
+export type TrackerJsonChunk = [items: string, trackers: number];
+
+/** A consistent read of one run for a streamed answer; `close()` must always be called. */
+export interface AnalyticsExport<Row> {
   run: AnalyticsRunRow;
   totalTrackers: number;
   /**
-   * Tracker rows in batches from a server-side cursor, in id order; the generator returns the
-   * aggregate sections (computed by the same statement) once the rows are read.
+   * The list rows in batches from a server-side cursor, in tracker id order; the generator returns
+   * the aggregate sections (computed by the same statement) once the rows are read, after checking
+   * that the rows covered every tracker of the run.
    */
-  batches(batchSize: number): AsyncGenerator<TrackerAnalyticsTuple[], AggregatesRow>;
+  batches(batchSize: number): AsyncGenerator<Row[], AggregatesRow>;
   close(): Promise<void>;
 }
 
-/** A cursor row: the tracker's columns, then `aggregates` (the last row only) and `part`. */
-type ExportCursorRow = [...TrackerAnalyticsTuple, AggregatesRow | null, number];
+/** How a streamed statement's rows are read: the list row shape and the trackers each row covers. */
+interface StreamedRows<Row extends unknown[]> {
+  statement: (scope: AccessScope, runId: number, asOf: Date) => Sql;
+  trackers: (row: Row) => number;
+}
+
+/** A cursor row: the list row's columns, then `aggregates` (the last row only) and `part` (1 there). */
+type CursorRow<Row extends unknown[]> = [...Row, AggregatesRow | null, number];
+
+const CSV_ROWS: StreamedRows<TrackerAnalyticsTuple> = { statement: exportRowsQuery, trackers: () => 1 };
+const JSON_ROWS: StreamedRows<TrackerJsonChunk> = { statement: jsonRowsQuery, trackers: (row) => row[1] };
 
 /**
  * Production-run analytics (statements: analytics.sql.ts). Every method checks visibility inside
@@ -103,11 +114,6 @@ export class AnalyticsRepository {
     return this.db.first<AnalyticsRunRow>(runQuery(scope, runId));
   }
 
-  /** The aggregate sections of the run and its tracker list as JSON text, from one statement. */
-  full(scope: AccessScope, runId: number, asOf: Date): Promise<FullAnalyticsRow> {
-    return this.analyticsStatement<FullAnalyticsRow>(fullAnalyticsQuery(scope, runId, asOf));
-  }
-
   /** Aggregate metrics, delivery and storage performance of the run (one statement). */
   aggregates(scope: AccessScope, runId: number, asOf: Date): Promise<AggregatesRow> {
     return this.analyticsStatement<AggregatesRow>(aggregatesQuery(scope, runId, asOf));
@@ -121,41 +127,79 @@ export class AnalyticsRepository {
     });
   }
 
+  /** The CSV export's rows (exportRowsQuery), streamed: see openStreamed. */
+  openExport(scope: AccessScope, runId: number, asOf: Date, timeoutMs: number): Promise<AnalyticsExport<TrackerAnalyticsTuple> | null> {
+    return this.openStreamed(CSV_ROWS, scope, runId, asOf, timeoutMs);
+  }
+
+  /** The JSON result's tracker list in chunks of JSON text (jsonRowsQuery), streamed: see openStreamed. */
+  openJson(scope: AccessScope, runId: number, asOf: Date, timeoutMs: number): Promise<AnalyticsExport<TrackerJsonChunk> | null> {
+    return this.openStreamed(JSON_ROWS, scope, runId, asOf, timeoutMs);
+  }
+
   /**
-   * Opens a streamed export on a dedicated connection: one REPEATABLE READ, READ ONLY transaction
-   * so the run header, the aggregates and the streamed tracker rows describe the same snapshot.
+   * Opens a streamed read on a dedicated connection: one REPEATABLE READ, READ ONLY transaction
+   * so the run header, the count, the aggregates and the streamed rows describe the same snapshot.
    * Returns null (connection already released) when the run is missing or invisible. The cursor
    * needs the driver's connection itself, hence the pg client here rather than `Db`.
    *
    * A lag-tolerant read: on a replica when one is available. A run the replica does not show (yet)
-   * is looked up on the primary before answering "missing", so a run created a moment ago exports.
+   * is looked up on the primary before answering "missing", so a run created a moment ago answers.
    */
-  async openExport(scope: AccessScope, runId: number, asOf: Date, exportTimeoutMs: number): Promise<AnalyticsExport | null> {
-    const onPrimary = () => this.openExportOn(this.dataSource, scope, runId, asOf, exportTimeoutMs);
-    const opened = await this.replicas.route(async (replica) => (await this.openExportOn(replica, scope, runId, asOf, exportTimeoutMs)) ?? NOT_ON_REPLICA, onPrimary);
+  private async openStreamed<Row extends unknown[]>(
+    rows: StreamedRows<Row>,
+    scope: AccessScope,
+    runId: number,
+    asOf: Date,
+    timeoutMs: number,
+  ): Promise<AnalyticsExport<Row> | null> {
+    const onPrimary = () => this.openStreamedOn(this.dataSource, rows, scope, runId, asOf, timeoutMs);
+    const opened = await this.replicas.route(async (replica) => (await this.openStreamedOn(replica, rows, scope, runId, asOf, timeoutMs)) ?? NOT_ON_REPLICA, onPrimary);
     return opened === NOT_ON_REPLICA ? onPrimary() : opened;
   }
 
-  private async openExportOn(dataSource: DataSource, scope: AccessScope, runId: number, asOf: Date, exportTimeoutMs: number): Promise<AnalyticsExport | null> {
+  private async openStreamedOn<Row extends unknown[]>(
+    dataSource: DataSource,
+    rows: StreamedRows<Row>,
+    scope: AccessScope,
+    runId: number,
+    asOf: Date,
+    timeoutMs: number,
+  ): Promise<AnalyticsExport<Row> | null> {
     const [client, release] = (await (dataSource.driver as PostgresDriver).obtainMasterConnection()) as [PoolClient, (err?: unknown) => void];
-    let cursor: Cursor<ExportCursorRow> | null = null;
+    let cursor: Cursor<CursorRow<Row>> | null = null;
     let closed = false;
+    // pg-pool drops its own 'error' listener while a client is checked out: a connection lost
+    // between two reads (the cursor parked on a slow client) would be an uncaught 'error' event and
+    // stop the process. Kept here instead. After a failed read or a lost connection nothing more is
+    // said on it (a cursor close would wait forever for an answer) and it is discarded.
+    let failed: unknown;
+    let lost!: (error: Error) => void;
+    const connectionLost = new Promise<never>((_, reject) => (lost = reject));
+    connectionLost.catch(() => undefined);
+    const onError = (error: Error) => {
+      failed ??= error;
+      lost(error);
+    };
+    client.on('error', onError);
     const close = async (): Promise<void> => {
       if (closed) return;
       closed = true;
-      let broken: unknown;
       try {
-        if (cursor) await cursor.close();
-        await client.query('ROLLBACK');
+        if (!failed) {
+          if (cursor) await Promise.race([cursor.close(), connectionLost]);
+          await Promise.race([client.query('ROLLBACK'), connectionLost]);
+        }
       } catch (error) {
-        broken = error; // a connection that cannot end its transaction is discarded, not reused
+        failed ??= error; // a connection that cannot end its transaction is discarded, not reused
       }
-      release(broken);
+      client.removeListener('error', onError);
+      release(failed);
     };
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      // A large export to a slow client legitimately outlives the per-request statement timeout.
-      await client.query(`SET LOCAL statement_timeout = ${Math.max(0, Math.floor(exportTimeoutMs))}`);
+      // A large answer to a slow client legitimately outlives the per-request statement timeout.
+      await client.query(`SET LOCAL statement_timeout = ${Math.max(0, Math.floor(timeoutMs))}`);
       await client.query(ANALYTICS_SESSION_SETTINGS.text);
       const runSql = exportRunQuery(scope, runId);
       const found = (await client.query<AnalyticsRunRow & { total_trackers: number }>(runSql.text, runSql.values)).rows[0];
@@ -169,18 +213,31 @@ export class AnalyticsRepository {
         totalTrackers,
         close,
         async *batches(batchSize: number) {
-          const statement = exportRowsQuery(scope, runId, asOf);
+          const statement = rows.statement(scope, runId, asOf);
           // Array rows: no object per row to build and collect.
-          cursor = client.query(new Cursor<ExportCursorRow>(statement.text, statement.values, { rowMode: 'array' }));
+          cursor = client.query(new Cursor<CursorRow<Row>>(statement.text, statement.values, { rowMode: 'array' }));
+          let trackers = 0;
           for (;;) {
-            const rows = await cursor.read(batchSize);
-            const last = rows.at(-1);
-            if (last && last[9] !== null) {
-              if (rows.length > 1) yield rows.slice(0, -1) as unknown as TrackerAnalyticsTuple[];
-              return last[9];
+            const batch = await cursor.read(batchSize).catch((error: unknown) => {
+              failed ??= error;
+              throw error;
+            });
+            if (batch.length === 0) throw new Error('analytics stream: the cursor ended without its aggregates row');
+            const last = batch.length - 1;
+            const end = batch.findIndex((row) => row[row.length - 1] === 1);
+            if (end !== -1 && end !== last) throw new Error('analytics stream: rows after the aggregates row');
+            const list = (end === -1 ? batch : batch.slice(0, last)) as unknown as Row[];
+            for (const row of list) trackers += rows.trackers(row);
+            if (end === -1) {
+              yield list;
+              continue;
             }
-            if (rows.length === 0) throw new Error('analytics export: the cursor ended without its aggregates row');
-            yield rows as unknown as TrackerAnalyticsTuple[];
+            if (list.length) yield list;
+            const aggregates = batch[last][batch[last].length - 2] as AggregatesRow;
+            if (trackers !== totalTrackers || aggregates.total_trackers !== totalTrackers) {
+              throw new Error(`analytics stream: ${trackers} tracker rows and ${aggregates.total_trackers} counted, ${totalTrackers} in the run`);
+            }
+            return aggregates;
           }
         },
       };

@@ -9,29 +9,21 @@ import { isoUtc } from '../common/http/timestamps.js';
 import { CacheService } from '../infrastructure/cache/cache.service.js';
 import { NOW_RESULT_TTL_SECONDS } from './analytics-cache.js';
 import { CACHE_AREAS } from '../infrastructure/cache/cache-invalidation.js';
+import type { Readable } from 'node:stream';
 import { analyticsCsvFile, type AnalyticsCsvFile, type AnalyticsCsvOptions } from './analytics-csv.writer.js';
-import {
-  toAggregateMetricsResponse,
-  toDeliveryPerformanceResponse,
-  toStoragePerformanceResponse,
-} from './analytics.mapper.js';
-import { AnalyticsRepository, type AggregatesRow, type AnalyticsRunRow } from './analytics.repository.js';
-import type {
-  AggregateMetricsResponse,
-  DeliveryLocationPerformanceResponse,
-  ProductionRunAnalyticsResponse,
-  StorageLocationPerformanceResponse,
-} from './dto/analytics.response.js';
-
+import { analyticsJsonStream } from './analytics-json.writer.js';
+import { toAggregateSections, type AggregateSections } from './analytics.mapper.js';
+import { AnalyticsRepository, type AnalyticsRunRow } from './analytics.repository.js';
+import type { AggregateMetricsResponse, DeliveryLocationPerformanceResponse, ProductionRunAnalyticsResponse } from './dto/analytics.response.js';
 
 /** A streamed export may run this long on its connection (a slow client reads a big run). */
 const EXPORT_STATEMENT_TIMEOUT_MS = 15 * 60_000;
 
-interface AggregateSections {
-  aggregate_metrics: AggregateMetricsResponse;
-  delivery_location_performance: DeliveryLocationPerformanceResponse[];
-  storage_location_performance: StorageLocationPerformanceResponse[];
-}
+/**
+ * The JSON result: from the cache as bytes (the run header, fresh, and the cached computed part),
+ * or computed and streamed from the database.
+ */
+export type AnalyticsJson = { cached: [header: Buffer, computed: Buffer] } | { streamed: Readable };
 
 /** What a cache entry holds (part of its key): the serialized full result or the aggregate sections. */
 type ResultKind = 'full-bytes' | 'aggregates';
@@ -66,29 +58,28 @@ export class AnalyticsService {
   ) {}
 
   /**
-   * The full analytics as a serialized JSON body, in two parts: the run header (fresh per request:
-   * visibility, description, dates) and the computed rest, from `"total_trackers"` on, in the field
-   * order of ProductionRunAnalyticsResponse. A 10 000-tracker run is about 4 MB: the computed part
-   * is produced as bytes once, and the cache keeps those bytes as they are, so neither a miss nor a
-   * hit walks, escapes or re-encodes it in JavaScript.
+   * The full analytics as JSON text: the run header (fresh per request: visibility, description,
+   * dates) and the computed rest, from `"total_trackers"` on, in the field order of
+   * ProductionRunAnalyticsResponse. A 100 000-tracker run is ~50 MB: a miss streams it from the
+   * database cursor (memory stays flat) and keeps the computed part for the cache only when it is
+   * at most `analyticsCacheMaxBytes` long; a hit writes the cached text as it is.
    */
-  async analyticsJson(scope: AccessScope, runId: number, asOf?: Date): Promise<[header: Buffer, computed: Buffer]> {
+  async analyticsJson(scope: AccessScope, runId: number, asOf?: Date): Promise<AnalyticsJson> {
     return this.calculating(async () => {
-      const run = await this.requireRun(scope, runId);
-      const computed = await this.cachedBytes(scope, runId, asOf, async (at) => {
-        const full = await this.repository.full(scope, runId, at);
-        // The tracker list as the SQL wrote it, then the sections.
-        return Buffer.from(
-          `"total_trackers":${full.total_trackers},"tracker_analytics":[${full.tracker_analytics_json}],${JSON.stringify(toAggregateSections(full)).slice(1)}`,
-        );
+      const key = await this.cacheKey(scope, runId, asOf, 'full-bytes');
+      const hit = await this.cache.getText(key);
+      if (hit !== undefined) return { cached: [Buffer.from(runHeaderJson(await this.requireRun(scope, runId))), Buffer.from(hit)] };
+      // The usual statement timeout (503 when exceeded): each cursor fetch is timed on its own, so it
+      // bounds the statement's work, not the time a client takes to read.
+      const source = await this.repository.openJson(scope, runId, asOf ?? new Date(), this.config.dbStatementTimeoutMs);
+      if (!source) throw new DomainError(ERRORS.productionRunNotFound);
+      const streamed = await analyticsJsonStream(source, {
+        header: runHeaderJson(source.run),
+        keepMaxLength: this.config.analyticsCacheMaxBytes,
+        // Stored after the last rows are on their way: setText() never throws.
+        keep: (computed) => setImmediate(() => void this.cache.setText(key, computed, this.ttl(asOf))),
       });
-      const header: Partial<ProductionRunAnalyticsResponse> = {
-        production_run_id: run.id,
-        production_run_description: run.description,
-        production_run_start_date: isoUtc(run.start_date),
-        production_run_end_date: isoUtc(run.end_date),
-      };
-      return [Buffer.from(`${JSON.stringify(header).slice(0, -1)},`), computed];
+      return { streamed };
     });
   }
 
@@ -138,16 +129,6 @@ export class AnalyticsService {
     return value;
   }
 
-  /** cached() for a serialized result, kept in the cache as the bytes themselves. */
-  private async cachedBytes(scope: AccessScope, runId: number, asOf: Date | undefined, compute: (at: Date) => Promise<Buffer>): Promise<Buffer> {
-    const key = await this.cacheKey(scope, runId, asOf, 'full-bytes');
-    const hit = await this.cache.getText(key);
-    if (hit !== undefined) return Buffer.from(hit);
-    const value = await compute(asOf ?? new Date());
-    setImmediate(() => void this.cache.setText(key, value, this.ttl(asOf)));
-    return value;
-  }
-
   private cacheKey(scope: AccessScope, runId: number, asOf: Date | undefined, kind: ResultKind): Promise<string> {
     return this.cache.key('analytics', [CACHE_AREAS.runAnalytics(runId)], { scope: scope.cacheKey, runId, asOf: asOf?.toISOString() ?? null, kind });
   }
@@ -165,10 +146,13 @@ export class AnalyticsService {
   }
 }
 
-function toAggregateSections(row: AggregatesRow): AggregateSections {
-  return {
-    aggregate_metrics: toAggregateMetricsResponse(row),
-    delivery_location_performance: row.delivery_location_performance.map(toDeliveryPerformanceResponse),
-    storage_location_performance: row.storage_location_performance.map(toStoragePerformanceResponse),
+/** The run's fields of the JSON result, as the text before the computed part: `{"production_run_id":…,`. */
+function runHeaderJson(run: AnalyticsRunRow): string {
+  const header: Partial<ProductionRunAnalyticsResponse> = {
+    production_run_id: run.id,
+    production_run_description: run.description,
+    production_run_start_date: isoUtc(run.start_date),
+    production_run_end_date: isoUtc(run.end_date),
   };
+  return `${JSON.stringify(header).slice(0, -1)},`;
 }

@@ -113,18 +113,34 @@ function completionPercentJson(statusColumn: string): Sql {
 }
 
 /**
- * The whole analytics in one statement: the history is read and windowed once (the CTEs are
- * materialised once and shared by the list and the aggregates). The tracker list comes back as the
- * final JSON text of the items of `tracker_analytics`, joined by ',' — field order and formats of
- * TrackerAnalyticsResponse, as JSON.stringify would write them — so a large list (megabytes) is
- * neither parsed, re-mapped nor re-serialized in Node. The brackets are added there: wrapping
- * megabytes in `'[' || … || ']'` costs PostgreSQL two more copies of them.
+ * Trackers per row of the JSON result's cursor (~100 KB of JSON text each): each row's text stays
+ * a short-lived object of V8's young generation (strings over 128 KB go to the large-object space,
+ * which only a full collection frees).
  */
-export function fullAnalyticsQuery(scope: AccessScope, runId: number, asOf: Date): Sql {
+export const JSON_CHUNK_TRACKERS = 250;
+
+/**
+ * The JSON result's cursor, in one statement so the tracker figures are computed once (the CTEs
+ * are materialised once and shared by the list and the aggregates). First the items of
+ * `tracker_analytics` as final JSON text — field order and formats of TrackerAnalyticsResponse, as
+ * JSON.stringify would write them — in rows of JSON_CHUNK_TRACKERS trackers by id, each row the
+ * items joined by ',' and preceded by ',' but in the first row (`items`: the rows' text joined
+ * is the list without its brackets), their number (`trackers`), `aggregates` null and `part` 0;
+ * then one row whose `aggregates` holds the aggregate sections (AggregatesRow) and `part` 1.
+ *
+ * The rows come in the order of the UNION ALL branches without a sort over the whole output (that
+ * would hold every chunk, megabytes, before the first left): an Append runs its branches in order,
+ * and a cursor's portal never runs a parallel plan. The reader checks it anyway (the aggregates row
+ * last, the streamed trackers adding up to the run's count). Only the narrow metrics rows are
+ * sorted; each chunk's text is built as its group is aggregated, so the cursor streams.
+ */
+export function jsonRowsQuery(scope: AccessScope, runId: number, asOf: Date, chunkTrackers = JSON_CHUNK_TRACKERS): Sql {
   return sql`
     WITH ${trackerMetricsCtes(scope, runId, asOf, true)}, ${aggregateCtes(asOf)},
-    tracker_list AS (
-      SELECT COALESCE(string_agg(concat(
+    numbered AS (
+      SELECT tm.*, (row_number() OVER (ORDER BY tm.tracker_id) - 1) / ${raw(String(Math.max(1, Math.floor(chunkTrackers))))} AS chunk FROM tracker_metrics tm
+    )
+    (SELECT CASE WHEN tm.chunk > 0 THEN ',' ELSE '' END || string_agg(concat(
                '{"tracker_id":', tm.tracker_id,
                ',"tracker_name":', to_json(tm.tracker_name),
                ',"total_journey_duration_days":', ${days(col('tm.journey_seconds'))},
@@ -135,10 +151,12 @@ export function fullAnalyticsQuery(scope: AccessScope, runId: number, asOf: Date
                ',"journey_completion_percent":', ${completionPercentJson('tm.current_status')},
                ',"storage_location_visits":[', tm.visits, ']',
                ',"total_storage_duration_days":', ${days(col('tm.storage_seconds'))}, '}'),
-             ',' ORDER BY tm.tracker_id), '') AS items
-      FROM tracker_metrics tm LEFT JOIN delivery_locations dl ON dl.id = tm.delivery_location_id
-    )
-    SELECT ${AGGREGATE_COLUMNS}, tl.items AS tracker_analytics_json FROM ${AGGREGATE_FROM} CROSS JOIN tracker_list tl`;
+             ',' ORDER BY tm.tracker_id) AS items,
+            count(*)::int AS trackers, NULL::json AS aggregates, 0 AS part
+       FROM numbered tm LEFT JOIN delivery_locations dl ON dl.id = tm.delivery_location_id
+      GROUP BY tm.chunk ORDER BY tm.chunk)
+    UNION ALL
+    SELECT NULL, NULL, row_to_json(a), 1 FROM (SELECT ${AGGREGATE_COLUMNS} FROM ${AGGREGATE_FROM}) a`;
 }
 
 /** The run header, when the run exists and is visible. */

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DatabasePool } from '../../src/infrastructure/database/database-pool.js';
-import { AS_OF, buildAnalyticsFixture, parseCsvSections, type AnalyticsFixture } from '../support/analytics.js';
+import { AS_OF, buildAnalyticsFixture, parseCsvSections, poolConnectionsReleased, type AnalyticsFixture } from '../support/analytics.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import type { CreatedUser } from '../support/factories.js';
 
@@ -32,13 +32,7 @@ describe('Production-run analytics CSV', () => {
   });
   afterAll(() => t.close());
 
-  /** Waits (≤ 5 s) until no connection of the app's pool is checked out. */
-  async function exportConnectionReleased(): Promise<boolean> {
-    const pool = t.app.get(DatabasePool);
-    const deadline = Date.now() + 5000;
-    while (pool.stats().checkedOut > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    return pool.stats().checkedOut === 0;
-  }
+  const exportConnectionReleased = () => poolConnectionsReleased(t);
 
   it('streams every section with exact headers and the values of the JSON result', async () => {
     const before = new Date();

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { aggregatesQuery, exportRowsQuery, fullAnalyticsQuery, trackerRowsQuery } from '../../src/analytics/analytics.sql.js';
+import { aggregatesQuery, exportRowsQuery, JSON_CHUNK_TRACKERS, jsonRowsQuery, trackerRowsQuery } from '../../src/analytics/analytics.sql.js';
 import { AccessScope } from '../../src/common/auth/access-scope.js';
 import type { Sql } from '../../src/infrastructure/database/db.js';
 import { referenceAggregatesQuery, referenceFullAnalyticsQuery, referenceTrackerRowsQuery } from '../support/analytics-reference.js';
@@ -155,11 +155,21 @@ describe('analytics over journey facts equal the windowed reference (property)',
   }
 
   async function expectSameAnswers(asOf: Date): Promise<void> {
-    // The list's items come without the array's brackets (Node adds them).
-    const full = await q<{ tracker_analytics_json: string }>(fullAnalyticsQuery(scope, runId, asOf));
-    expect(full.map((r) => ({ ...r, tracker_analytics_json: `[${r.tracker_analytics_json}]` }))).toEqual(
-      await q(referenceFullAnalyticsQuery(scope, runId, asOf)),
+    // The JSON result's cursor: the list in chunks of items, each but the first starting with its
+    // ',' (Node writes them one after the other between the brackets), then the aggregates as one
+    // JSON object. Chunks of 2 trackers split these runs into several rows.
+    const [{ tracker_analytics_json: list, ...aggregateColumns }] = await q<{ tracker_analytics_json: string }>(
+      referenceFullAnalyticsQuery(scope, runId, asOf),
     );
+    for (const chunkTrackers of [2, JSON_CHUNK_TRACKERS]) {
+      const streamed = await q<{ items: string; trackers: number; aggregates: unknown; part: number }>(jsonRowsQuery(scope, runId, asOf, chunkTrackers));
+      const chunks = streamed.slice(0, -1);
+      expect(`[${chunks.map((c) => c.items).join('')}]`).toBe(list);
+      expect(chunks.map((c) => [c.trackers, c.aggregates, c.part])).toEqual(
+        chunks.map((_, i) => [Math.min(chunkTrackers, TRACKERS - i * chunkTrackers), null, 0]),
+      );
+      expect(streamed.at(-1)).toEqual({ items: null, trackers: null, aggregates: aggregateColumns, part: 1 });
+    }
     expect(await q(aggregatesQuery(scope, runId, asOf))).toEqual(await q(referenceAggregatesQuery(scope, runId, asOf)));
     const rows = await q<Record<string, unknown>>(referenceTrackerRowsQuery(scope, runId, asOf));
     expect(await q(trackerRowsQuery(scope, runId, asOf))).toEqual(rows);

@@ -1,4 +1,5 @@
 import Papa from 'papaparse';
+import { DatabasePool } from '../../src/infrastructure/database/database-pool.js';
 import type { TestApp } from './app.js';
 
 /**
@@ -115,4 +116,12 @@ export function parseCsvSections(text: string): Map<string, string[][]> {
     current?.push(row);
   }
   return sections;
+}
+
+/** Waits (≤ 5 s) until no connection of the app's pool is checked out (a streamed answer gave its own back). */
+export async function poolConnectionsReleased(t: TestApp): Promise<boolean> {
+  const pool = t.app.get(DatabasePool);
+  const deadline = Date.now() + 5000;
+  while (pool.stats().checkedOut > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  return pool.stats().checkedOut === 0;
 }

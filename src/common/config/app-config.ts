@@ -53,6 +53,8 @@ export interface AppConfig {
   metricsToken: string | undefined;
   /** Prefix of every cache key, so several deployments (or test apps) can share one Redis. */
   cachePrefix: string;
+  /** Longest analytics JSON result kept in the cache, in bytes (ANALYTICS_CACHE_MAX_MB); longer ones are streamed every time. */
+  analyticsCacheMaxBytes: number;
   /** Upper bound of the in-process cache tier, in bytes (NEAR_CACHE_MAX_MB). */
   nearCacheMaxBytes: number;
   /** Longest an entry of the in-process tier is served, even if no invalidation reached it. */
@@ -241,6 +243,7 @@ export function loadConfig(env: Env): AppConfig {
     geofenceDwellMinutes: r.int('GEOFENCE_DWELL_MINUTES', 60, 0, 10080),
     metricsToken: r.optional('METRICS_TOKEN'),
     cachePrefix: r.string('CACHE_PREFIX', 'tps'),
+    analyticsCacheMaxBytes: r.int('ANALYTICS_CACHE_MAX_MB', 16, 0, 256) * MB,
     nearCacheMaxBytes: r.int('NEAR_CACHE_MAX_MB', 64, 0, 16384) * MB,
     nearCacheTtlSeconds: r.int('NEAR_CACHE_TTL_SECONDS', 10, 1, 3600),
     notificationRetentionDays: r.int('NOTIFICATION_RETENTION_DAYS', 90, 1, 36500),
