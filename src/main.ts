@@ -42,9 +42,12 @@ async function main(): Promise<void> {
       console.error('Shutdown grace period over, exiting');
       process.exit(1);
     }, SHUTDOWN_GRACE_MS).unref();
-    // Idle keep-alive connections would hold the close open until they time out: drop each one as
-    // soon as it has answered its last request (app.close() stops accepting new connections).
+    // Stop accepting connections first: Nest closes the listener only after every module's
+    // shutdown hook, and the background workers finish their current pass there. Idle keep-alive
+    // connections would hold the close open until they time out: drop each one as soon as it has
+    // answered its last request.
     const server = app.getHttpServer() as Server;
+    server.close();
     setInterval(() => server.closeIdleConnections(), 100).unref();
     try {
       await app.close();
