@@ -84,7 +84,10 @@ export class GeofenceInputsRepository {
    * Where each tracker's replay can start. `fromUs` per tracker: the earliest time its marks cover
    * (null: from the beginning). Resuming needs that time to lie after the last report already
    * taken into account; otherwise the replay rewinds to the start of the latest visit entered at or
-   * before it — a point whose state the stored visits and entries describe exactly.
+   * before it — a point whose state the stored visits and entries describe exactly — or, when no
+   * visit was entered by then, to that time itself: no visit is open there, and the entries before
+   * it are the whole state (a tracker that has not entered a location is not replayed from its
+   * first report for every late one).
    */
   starts(ids: readonly number[], fromUs: readonly (string | null)[]): Promise<StartRow[]> {
     return this.db.rows<StartRow>(
@@ -95,7 +98,7 @@ export class GeofenceInputsRepository {
           )
           SELECT p.tracker_id, ${micros('p.last_ts')} AS last_us, p.last_report_id::text AS last_report_id,
                  coalesce(NOT p.everything AND p.f > p.last_ts, false) AS resume,
-                 l.v AS latest, ${micros('t.entered_at')} AS cut_us, w.v AS before
+                 l.v AS latest, ${micros('coalesce(t.entered_at, CASE WHEN NOT p.everything AND NOT coalesce(p.f > p.last_ts, false) THEN p.f END)')} AS cut_us, w.v AS before
             FROM p
             LEFT JOIN LATERAL (SELECT ${visitJson('v')} AS v FROM geofence_visits v WHERE v.tracker_id = p.tracker_id
                                 ORDER BY v.entered_at DESC, v.id DESC LIMIT 1) l ON true

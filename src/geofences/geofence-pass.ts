@@ -11,7 +11,9 @@ import { INITIAL_STATE, replay, type AutomaticEntry, type Geofence, type ManualE
  *   batch that committed after a later one): restart at `cut`, the entry time of the latest visit
  *   that began at or before the earliest change. Visits and automatic entries from the cut on are
  *   recomputed; before it, the stored ones stand. The visit before the cut is reopened when it was
- *   left at the cut itself. Only used where the stored rows describe the state at the cut exactly
+ *   left at the cut itself. A tracker that had entered no visit by the earliest change restarts at
+ *   that change (no visit open, the entries before it as the state). Only used where the stored
+ *   rows describe the state at the cut exactly
  *   (the visit before was not also seen at the cut's timestamp); otherwise:
  * - `full`: replay every report from the beginning.
  * The three end in the same visits and entries as a full replay (test/e2e/geofences-property).

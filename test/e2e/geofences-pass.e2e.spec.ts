@@ -173,6 +173,27 @@ describe('geofences: replay passes', () => {
     expect({ visits: (await visits(trk.id)).map(({ id: _, ...v }) => v), entries: await history(t, w.userA.auth, trk.id) }).toEqual(rewound);
   });
 
+  it('a late report for a tracker that entered no location by then rewinds to the report itself, not to its first report', async () => {
+    const trk = await tracker();
+    await send(trk.id, [[1, FAR], [10, FAR], [20, FAR]]);
+    await settled(t);
+    expect((await history(t, w.userA.auth, trk.id)).slice(1)).toEqual([auto('IN_TRANSIT', at(1))]);
+    // Behind the service's back: the automatic entry before the late report is moved. A replay from
+    // the first report would recompute it (back to minute 1); one from the late report leaves it.
+    await t.db.query(`UPDATE tracker_status_history SET timestamp = $2 WHERE tracker_id = $1 AND source = 'geofence'`, [trk.id, at(2)]);
+    await send(trk.id, [[5, FAR]]);
+    await settled(t);
+    expect((await history(t, w.userA.auth, trk.id)).slice(1)).toEqual([auto('IN_TRANSIT', at(2))]);
+    // A late report inside a location opens its visit as a full replay would.
+    await send(trk.id, [[6, IN_D], [7, IN_D]]);
+    await settled(t);
+    const rewound = (await visits(trk.id)).map(({ id: _, ...v }) => v);
+    expect(rewound.map((v) => [v.delivery_location_id, v.report_count])).toEqual([[D.id, 2]]);
+    await t.db.query(`UPDATE tracker_status_history SET timestamp = $2 WHERE tracker_id = $1 AND source = 'geofence' AND status = 'IN_TRANSIT'`, [trk.id, at(1)]);
+    await t.app.get(GeofenceProcessor).rebuild({ trackerId: trk.id });
+    expect((await visits(trk.id)).map(({ id: _, ...v }) => v)).toEqual(rewound);
+  });
+
   it('marks are a queue of writes: several for one tracker make one replay; health counts the tracker once', async () => {
     const trk = await tracker();
     const runner = await hold(trk.id);
