@@ -7,7 +7,7 @@ import { createMediumContext, type MediumContext } from '../support/medium.js';
  * writes — whether the statement's entries were appended (the incremental path: later timestamps,
  * the same timestamp as the last entry, several per tracker), back-dated, mixed across trackers in
  * one statement, or followed other writes (deleting the last entry, moving an entry, renaming a
- * storage location). Timestamps carry milliseconds so epochs and sums are inexact floats.
+ * storage location). Timestamps carry microseconds, so epochs and sums are inexact decimals in float8.
  * ANALYTICS_PROPERTY_RUNS raises the number of cases.
  */
 
@@ -22,11 +22,12 @@ interface EntrySpec {
   status: (typeof STATUSES)[number];
   /**
    * same: at the tracker's last timestamp (a greater id); lowId: the same with a lower id (sorts
-   * before the last entry); after: later by `steps` and `ms`; back: at BASE + steps.
+   * before the last entry); after: later by `steps` and `us`; back: at BASE + steps.
    */
   when: 'same' | 'lowId' | 'after' | 'back';
   steps: number;
-  ms: number;
+  /** Microseconds after the steps (the automation writes microsecond timestamps). */
+  us: number;
   location: number;
 }
 type Op =
@@ -40,7 +41,7 @@ const entryArb: fc.Arbitrary<EntrySpec> = fc.record({
   status: fc.constantFrom(...STATUSES, 'IN_STORAGE' as const),
   when: fc.constantFrom('same', 'lowId', 'after', 'after', 'after', 'after', 'after', 'back'),
   steps: fc.integer({ min: 0, max: 30 }),
-  ms: fc.oneof(fc.constantFrom(0, 1, 215_999), fc.integer({ min: 0, max: 999 })),
+  us: fc.oneof(fc.constantFrom(0, 1, 1_000, 215_999_000), fc.integer({ min: 0, max: 999_999 })),
   location: fc.integer({ min: 0, max: 2 }),
 });
 const opArb: fc.Arbitrary<Op> = fc.oneof(
@@ -79,27 +80,29 @@ describe('journey facts kept incrementally equal a recomputation (property)', ()
     return rows.map((r: { id: number }) => r.id).sort((a: number, b: number) => a - b);
   }
 
-  /** Each tracker's last entry timestamp in ms (BASE when it has none). */
+  /** Each tracker's last entry timestamp in microseconds (BASE when it has none). */
   async function lastTimes(trackers: number[]): Promise<number[]> {
-    const rows: { tracker_id: number; last: Date }[] = await m.db.query(
-      `SELECT tracker_id, max(timestamp) AS last FROM tracker_status_history WHERE tracker_id = ANY($1) GROUP BY tracker_id`,
+    const rows: { tracker_id: number; last: string }[] = await m.db.query(
+      `SELECT tracker_id, (extract(epoch FROM max(timestamp)) * 1000000)::bigint::text AS last
+         FROM tracker_status_history WHERE tracker_id = ANY($1) GROUP BY tracker_id`,
       [trackers],
     );
-    return trackers.map((t) => rows.find((r) => r.tracker_id === t)?.last.getTime() ?? BASE);
+    return trackers.map((t) => Number(rows.find((r) => r.tracker_id === t)?.last ?? BASE * 1000));
   }
+  const iso = (us: number) => new Date(Math.floor(us / 1000)).toISOString().replace('Z', `${String(us % 1000).padStart(3, '0')}Z`);
 
   async function apply(op: Op, trackers: number[]): Promise<void> {
     switch (op.kind) {
       case 'insert': {
         const last = await lastTimes(trackers);
         const rows = op.entries.map((e) => {
-          const at = e.when === 'back' ? BASE + e.steps * STEP_MS : last[e.tracker] + (e.when === 'after' ? e.steps * STEP_MS + e.ms : 0);
+          const at = e.when === 'back' ? (BASE + e.steps * STEP_MS) * 1000 : last[e.tracker] + (e.when === 'after' ? e.steps * STEP_MS * 1000 + e.us : 0);
           if (e.when !== 'back') last[e.tracker] = at;
           return [
             e.when === 'lowId' ? -++lowIds : null,
             trackers[e.tracker],
             e.status,
-            new Date(at).toISOString(),
+            iso(at),
             e.status === 'IN_STORAGE' && e.location < 2 ? storage[e.location] : null,
             e.status === 'DELIVERED' && e.location < 2 ? delivery[e.location] : null,
           ] as const;
@@ -173,8 +176,8 @@ describe('journey facts kept incrementally equal a recomputation (property)', ()
 
   it('closes a storage visit at a next entry with the same timestamp (zero seconds)', async () => {
     const [tracker] = await createTrackers();
-    await apply({ kind: 'insert', entries: [{ tracker: 0, status: 'IN_STORAGE', when: 'after', steps: 1, ms: 5, location: 0 }] }, [tracker]);
-    await apply({ kind: 'insert', entries: [{ tracker: 0, status: 'IN_TRANSIT', when: 'same', steps: 0, ms: 0, location: 0 }] }, [tracker]);
+    await apply({ kind: 'insert', entries: [{ tracker: 0, status: 'IN_STORAGE', when: 'after', steps: 1, us: 5_000, location: 0 }] }, [tracker]);
+    await apply({ kind: 'insert', entries: [{ tracker: 0, status: 'IN_TRANSIT', when: 'same', steps: 0, us: 0, location: 0 }] }, [tracker]);
     const [{ name }] = await m.db.query(`SELECT name FROM storage_locations WHERE id = $1`, [storage[0]]);
     const [row] = await m.db.query(`SELECT visit_count, closed_visit_seconds, visits_json, last_status FROM tracker_journey_facts WHERE tracker_id = $1`, [tracker]);
     expect(row).toEqual({
