@@ -14,6 +14,7 @@ import { PartitionLocationReports1763820000000 } from './1763820000000-Partition
 import { GeofencePassWrites1763830000000 } from './1763830000000-GeofencePassWrites.js';
 import { CacheInvalidationNotifications1763860000000 } from './1763860000000-CacheInvalidationNotifications.js';
 import { GeofenceBatchMarks1763900000000 } from './1763900000000-GeofenceBatchMarks.js';
+import { JourneyFactsAppend1763920000000 } from './1763920000000-JourneyFactsAppend.js';
 
 export const MIGRATIONS = [
   InitialSchema1763700000000,
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   GeofencePassWrites1763830000000,
   CacheInvalidationNotifications1763860000000,
   GeofenceBatchMarks1763900000000,
+  JourneyFactsAppend1763920000000,
 ];

@@ -195,6 +195,7 @@ export interface Tables {
     closed_visit_location_ids: number[] | null;
     closed_visit_seconds: number[] | null;
     visits_json: string;
+    last_id: string;
   };
   tracker_status_history: {
     id: string;
