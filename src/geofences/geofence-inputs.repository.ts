@@ -85,9 +85,11 @@ export class GeofenceInputsRepository {
    * (null: from the beginning). Resuming needs that time to lie after the last report already
    * taken into account; otherwise the replay rewinds to the start of the latest visit entered at or
    * before it — a point whose state the stored visits and entries describe exactly — or, when no
-   * visit was entered by then, to that time itself: no visit is open there, and the entries before
-   * it are the whole state (a tracker that has not entered a location is not replayed from its
-   * first report for every late one).
+   * visit was entered by then and the tracker was replayed past that time, to that time itself: no
+   * visit is open there, and the entries before it are the whole state (a tracker that has not
+   * entered a location is not replayed from its first report for every late one). A tracker never
+   * replayed starts from its first report: its earlier reports may never have been taken into
+   * account (stored while geofencing was off, or loaded directly).
    */
   starts(ids: readonly number[], fromUs: readonly (string | null)[]): Promise<StartRow[]> {
     return this.db.rows<StartRow>(
@@ -98,7 +100,7 @@ export class GeofenceInputsRepository {
           )
           SELECT p.tracker_id, ${micros('p.last_ts')} AS last_us, p.last_report_id::text AS last_report_id,
                  coalesce(NOT p.everything AND p.f > p.last_ts, false) AS resume,
-                 l.v AS latest, ${micros('coalesce(t.entered_at, CASE WHEN NOT p.everything AND NOT coalesce(p.f > p.last_ts, false) THEN p.f END)')} AS cut_us, w.v AS before
+                 l.v AS latest, ${micros('coalesce(t.entered_at, CASE WHEN NOT p.everything AND p.last_ts IS NOT NULL AND p.f <= p.last_ts THEN p.f END)')} AS cut_us, w.v AS before
             FROM p
             LEFT JOIN LATERAL (SELECT ${visitJson('v')} AS v FROM geofence_visits v WHERE v.tracker_id = p.tracker_id
                                 ORDER BY v.entered_at DESC, v.id DESC LIMIT 1) l ON true

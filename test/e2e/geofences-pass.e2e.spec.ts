@@ -194,6 +194,19 @@ describe('geofences: replay passes', () => {
     expect((await visits(trk.id)).map(({ id: _, ...v }) => v)).toEqual(rewound);
   });
 
+  it('a tracker never replayed starts from its first report, even when its first mark is for a later time', async () => {
+    const trk = await tracker();
+    // Stored without a mark (as with geofencing off, or loaded directly): never taken into account.
+    await t.db.query(
+      `INSERT INTO location_reports (tracker_id, timestamp, latitude, longitude, confidence, eligible, received_at)
+       SELECT $1, ts, $2, $3, 3, true, now() FROM unnest($4::timestamptz[]) AS ts`,
+      [trk.id, IN_D.latitude, IN_D.longitude, [at(1), at(2)]],
+    );
+    await send(trk.id, [[5, FAR]]);
+    await settled(t);
+    expect((await visits(trk.id)).map((v) => [v.delivery_location_id, v.report_count, v.exited_at?.toISOString() ?? null])).toEqual([[D.id, 2, at(5)]]);
+  });
+
   it('marks are a queue of writes: several for one tracker make one replay; health counts the tracker once', async () => {
     const trk = await tracker();
     const runner = await hold(trk.id);
