@@ -62,6 +62,7 @@ export async function prepareBenchDatabase(scale: Scale, sizes: ScaleSizes, fres
       // Earlier runs' imports are removed after measuring; this clears one that was interrupted.
       await withClient(url, async (c) => {
         await c.query('DELETE FROM trackers WHERE production_run_id = $1', [kept.importRunId]);
+        await settleGeofences(c);
         // Earlier runs leave dead rows (imports, ingest batches): measure a vacuumed database, not
         // whatever autovacuum happened to reach.
         await c.query('VACUUM ANALYZE');
@@ -78,7 +79,11 @@ export async function prepareBenchDatabase(scale: Scale, sizes: ScaleSizes, fres
   });
   log(`created database ${name}; running the app's migrations`);
   await migrate(url);
-  const data = await withClient(url, (c) => generate(c, sizes, log));
+  const data = await withClient(url, async (c) => {
+    const generated = await generate(c, sizes, log);
+    await settleGeofences(c);
+    return generated;
+  });
   const generatedSeconds = (performance.now() - started) / 1000;
   log(`generated in ${generatedSeconds.toFixed(1)} s`);
   return { name, url, data, embedded, generatedSeconds };
@@ -265,6 +270,41 @@ export async function walPosition(url: string): Promise<string> {
 /** WAL bytes written since `lsn`. */
 export async function walBytesSince(url: string, lsn: string): Promise<number> {
   return withClient(url, async (c) => Number((await c.query<{ bytes: string }>('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn) AS bytes', [lsn])).rows[0].bytes));
+}
+
+/**
+ * Geofence automation of a bench database as a running service would have it: the generated history
+ * counts as replayed (each tracker's progress at its last eligible report; the bench's locations lie
+ * far from every generated report, so a replay would open no visit), and whatever queue an earlier
+ * run's ingest left is emptied — otherwise a later run's service replays it during every scenario,
+ * every tracker from its first report.
+ */
+async function settleGeofences(c: pg.Client): Promise<void> {
+  await c.query('DELETE FROM geofence_pending');
+  await c.query(
+    `INSERT INTO geofence_progress (tracker_id, last_ts, last_report_id)
+     SELECT DISTINCT ON (tracker_id) tracker_id, timestamp, id FROM location_reports WHERE eligible
+      ORDER BY tracker_id, timestamp DESC, id DESC
+     ON CONFLICT (tracker_id) DO NOTHING`,
+  );
+}
+
+/**
+ * Waits (untimed, at most `maxMs`) until the service's geofence worker has replayed what a write
+ * scenario queued, so the next scenario does not share the cores with it; answers the seconds waited
+ * and whether the queue emptied.
+ */
+export async function geofenceQueueDrained(url: string, maxMs = 180_000): Promise<{ seconds: number; drained: boolean }> {
+  const started = performance.now();
+  return withClient(url, async (c) => {
+    for (;;) {
+      const { rows } = await c.query<{ empty: boolean }>('SELECT NOT EXISTS (SELECT 1 FROM geofence_pending) AS empty');
+      const seconds = (performance.now() - started) / 1000;
+      if (rows[0].empty) return { seconds, drained: true };
+      if (seconds * 1000 > maxMs) return { seconds, drained: false };
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  });
 }
 
 /** VACUUM (ANALYZE) of some tables (fixed names from the bench itself). */

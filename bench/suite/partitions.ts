@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { checkpoint, walBytesSince, walPosition, withClient } from './bench-db.js';
+import { checkpoint, geofenceQueueDrained, walBytesSince, walPosition, withClient } from './bench-db.js';
 import { ingestOverHttp, prepareBodies } from './ingest.js';
 import type { Figure } from './results.js';
 import type { BenchContext, Scenario } from './scenarios.js';
@@ -119,6 +119,7 @@ export const partitionsScenario: Scenario = async (ctx: BenchContext) => {
     return figures;
   } finally {
     await withClient(url, (c) => c.query(`DROP TABLE IF EXISTS ${PLAIN}`));
+    await geofenceQueueDrained(url);
     await checkpoint(url);
   }
 };
