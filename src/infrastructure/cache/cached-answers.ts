@@ -33,6 +33,8 @@ interface Remembered {
 @Injectable()
 export class CachedAnswers {
   private readonly remembered = new LRUCache<string, Remembered>({ max: REMEMBERED_MAX });
+  /** Each answer's UTF-8 bytes, encoded once while the answer itself is cached (not per request). */
+  private readonly bytes = new WeakMap<CachedJson, Buffer>();
   /** Running totals read by the metrics module. */
   readonly stats = { served: 0 };
 
@@ -55,7 +57,9 @@ export class CachedAnswers {
       if (remembered!.xCache) res.setHeader('X-Cache', 'HIT');
       res.setHeader('Content-Type', 'application/json; charset=utf-8');
       res.setHeader('ETag', answer.etag);
-      res.send(answer.json);
+      let body = this.bytes.get(answer);
+      if (!body) this.bytes.set(answer, (body = Buffer.from(answer.json)));
+      res.send(body);
     };
   }
 }
