@@ -89,8 +89,12 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     if (claims === undefined) return undefined;
     const user = this.users.cached(Number(claims.sub));
     const revoked = this.revocations.cachedIsRevoked(claims.jti);
-    if (!user || revoked !== false || !issuedAfterEpoch(claims, user.tokens_valid_after_us)) return undefined;
-    return authUser(claims, user);
+    if (user === undefined || revoked === undefined) return undefined;
+    try {
+      return authUser(claims, accepted(claims, revoked, user));
+    } catch {
+      return undefined;
+    }
   }
 
   /** Claims of a token verified before and not expired — exactly when jsonwebtoken would call it expired (whole seconds, `now >= exp`). */

@@ -96,7 +96,7 @@ describe('Cached answers served before routing', () => {
     expect(await get(ME, user.auth)).toMatchObject({ served: 0, res: { status: 401 } });
   });
 
-  it('a logged-out token and an expired token are refused by the guard', async () => {
+  it('a logged-out token, a token from before a password change and an expired token are refused by the guard', async () => {
     const user = await t.factories.user({ clients: [w.clientA.id] });
     const { access } = await loginJson(t, user.email, user.password);
     await get(ME, bearer(access));
@@ -109,6 +109,16 @@ describe('Cached answers served before routing', () => {
     expect((await get(ME, bearer(shortLived))).served).toBe(1);
     await new Promise((resolve) => setTimeout(resolve, 2_100));
     expect(await get(ME, bearer(shortLived))).toMatchObject({ served: 0, res: { status: 401 } });
+
+    // A password change ends the tokens issued before it, even the one it was made with — also for
+    // a list page, whose cached answer does not depend on the user row.
+    const other = await loginJson(t, user.email, user.password);
+    const page = `${TRACKERS}?limit=3`;
+    await get(page, bearer(other.access));
+    expect((await get(page, bearer(other.access))).served).toBe(1);
+    await t.http().patch(ME).set(bearer(other.access)).send({ password: 'a-new-password-1', current_password: user.password }).expect(200);
+    // Twice: the first request after the change finds the user row re-read; the second finds it known.
+    for (let i = 0; i < 2; i++) expect(await get(page, bearer(other.access))).toMatchObject({ served: 0, res: { status: 401 } });
   });
 
   it('answers served early are counted and timed under their route', async () => {

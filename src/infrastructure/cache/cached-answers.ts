@@ -50,11 +50,11 @@ export class CachedAnswers {
       if (req.method !== 'GET' || this.remembered.size === 0 || req.headers.authorization === undefined) return next();
       const user = authenticate(req);
       const remembered = user && this.remembered.get(callerKey(user, req.originalUrl));
-      const answer = remembered?.again();
-      if (!answer) return next();
+      const answer = remembered && remembered.again();
+      if (!remembered || !answer) return next();
       this.stats.served += 1;
-      res.locals.routeTemplate = remembered!.route;
-      if (remembered!.xCache) res.setHeader('X-Cache', 'HIT');
+      res.locals.routeTemplate = remembered.route;
+      if (remembered.xCache) res.setHeader('X-Cache', 'HIT');
       res.setHeader('Content-Type', 'application/json; charset=utf-8');
       res.setHeader('ETag', answer.etag);
       let body = this.bytes.get(answer);
