@@ -1,6 +1,6 @@
 import { GeofenceProcessor } from '../../src/geofences/geofence-processor.service.js';
 import { createTestApp, GEOFENCE_ON, type TestApp } from '../support/app.js';
-import { at, auto, createPlace, FAR, geofenceWorld, history, IN_D, north, ORIGIN, pendingRows, settled } from '../support/geofences.js';
+import { at, auto, createPlace, FAR, geofenceWorld, history, IN_D, north, ORIGIN, pendingRows, sendTimeline, settled, type TimelinePoint } from '../support/geofences.js';
 import { postReports, report } from '../support/locations.js';
 import { TRACKERS, type TrackerWorld } from '../support/trackers.js';
 
@@ -24,10 +24,7 @@ describe('geofences: replay passes', () => {
   afterAll(() => t.close());
 
   const tracker = () => t.factories.tracker({ runId: w.runA.id, createdAt: at(0) });
-  const send = async (trackerId: number, points: [number, { latitude: number; longitude: number }][]) => {
-    const res = await postReports(t, w.ingest, points.map(([minute, where]) => report(trackerId, at(minute), where)));
-    expect(res.status).toBe(200);
-  };
+  const send = (trackerId: number, points: TimelinePoint[]) => sendTimeline(t, w.ingest, trackerId, points);
   interface VisitRow {
     id: string;
     storage_location_id: number | null;

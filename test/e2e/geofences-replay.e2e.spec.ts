@@ -1,5 +1,5 @@
 import { createTestApp, GEOFENCE_ON, type TestApp } from '../support/app.js';
-import { at, auto, createPlace, FAR, geofenceWorld, history, IN_D, north, ORIGIN, settled } from '../support/geofences.js';
+import { at, auto, createPlace, FAR, geofenceWorld, history, IN_D, north, ORIGIN, sendTimeline, settled, type TimelinePoint } from '../support/geofences.js';
 import { postReports, report } from '../support/locations.js';
 import { TRACKERS, trackerWorld, type TrackerWorld } from '../support/trackers.js';
 
@@ -21,10 +21,7 @@ describe('geofences: replay, manual entries, durability, instances', () => {
   afterAll(() => t.close());
 
   const tracker = () => t.factories.tracker({ runId: w.runA.id, createdAt: at(0) });
-  const send = async (app: TestApp, trackerId: number, points: [number, { latitude: number; longitude: number }][]) => {
-    const res = await postReports(app, w.ingest, points.map(([minute, where]) => report(trackerId, at(minute), where)));
-    expect(res.status).toBe(200);
-  };
+  const send = (app: TestApp, trackerId: number, points: TimelinePoint[]) => sendTimeline(app, w.ingest, trackerId, points);
   const manual = (trackerId: number, body: object) => t.http().post(`${TRACKERS}/${trackerId}/status`).set(w.userA.auth).send(body).expect(201);
 
   it('a late report that makes an automatic entry wrong replaces it', async () => {

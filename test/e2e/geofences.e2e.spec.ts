@@ -1,6 +1,5 @@
 import { createTestApp, GEOFENCE_ON, type TestApp } from '../support/app.js';
-import { at, auto, createPlace, FAR, geofenceWorld, history, IN_D, north, settled } from '../support/geofences.js';
-import { postReports, report } from '../support/locations.js';
+import { at, auto, createPlace, FAR, geofenceWorld, history, IN_D, north, sendTimeline, settled, type TimelinePoint } from '../support/geofences.js';
 import { TRACKERS, type TrackerWorld } from '../support/trackers.js';
 
 /**
@@ -23,9 +22,8 @@ describe('geofences: visits and automatic status entries', () => {
 
   const tracker = (options: { delivery?: number; createdAt?: string } = {}) =>
     t.factories.tracker({ runId: w.runA.id, createdAt: options.createdAt ?? at(0), deliveryLocationId: options.delivery ?? null });
-  const send = async (trackerId: number, points: [minute: number, where: { latitude: number; longitude: number }, extra?: object][]) => {
-    const res = await postReports(t, w.ingest, points.map(([minute, where, extra]) => report(trackerId, at(minute), { ...where, ...extra })));
-    expect(res.status).toBe(200);
+  const send = async (trackerId: number, points: TimelinePoint[]) => {
+    await sendTimeline(t, w.ingest, trackerId, points);
     await settled(t);
   };
   const visits = async (trackerId: number) => (await t.http().get(`${TRACKERS}/${trackerId}/visits`).set(w.userA.auth).expect(200)).body;

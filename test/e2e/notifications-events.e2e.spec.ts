@@ -1,6 +1,5 @@
 import { createTestApp, GEOFENCE_ON, type TestApp } from '../support/app.js';
-import { at, FAR, geofenceWorld, IN_D, ORIGIN, settled } from '../support/geofences.js';
-import { postReports, report } from '../support/locations.js';
+import { at, FAR, geofenceWorld, IN_D, ORIGIN, sendTimeline, settled, type TimelinePoint } from '../support/geofences.js';
 import { eventsOf, transitions } from '../support/notifications.js';
 import { TRACKERS, uploadCsv, type TrackerWorld } from '../support/trackers.js';
 
@@ -25,8 +24,8 @@ describe('notifications: status-change events', () => {
   const create = async (body: Record<string, unknown> = {}) =>
     (await t.http().post(TRACKERS).set(w.admin.auth).send({ name: name(), production_run_id: w.runA.id, ...body }).expect(201)).body;
   const manual = async (trackerId: number, body: object) => (await t.http().post(`${TRACKERS}/${trackerId}/status`).set(w.userA.auth).send(body).expect(201)).body;
-  const send = async (trackerId: number, points: [number, { latitude: number; longitude: number }][]) => {
-    expect((await postReports(t, w.ingest, points.map(([minute, where]) => report(trackerId, at(minute), where)))).status).toBe(200);
+  const send = async (trackerId: number, points: TimelinePoint[]) => {
+    await sendTimeline(t, w.ingest, trackerId, points);
     await settled(t);
   };
   const automated = () => t.factories.tracker({ runId: w.runA.id, createdAt: at(0) });

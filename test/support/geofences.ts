@@ -1,4 +1,5 @@
 import type { TestApp } from './app.js';
+import { postReports, report } from './locations.js';
 import { trackerWorld, type TrackerWorld } from './trackers.js';
 
 /** Helpers for the geofence tests: places on a small patch of open sea, timestamps, waiting for the worker. */
@@ -16,6 +17,15 @@ export function north(metres: number, from = ORIGIN): { latitude: number; longit
 export const BASE = Date.parse('2026-06-01T00:00:00.000Z');
 /** ISO time `minutes` after BASE. */
 export const at = (minutes: number): string => new Date(BASE + minutes * 60_000).toISOString();
+
+/** A point of a tracker's timeline: minutes after BASE, where, and any other report fields. */
+export type TimelinePoint = [minute: number, where: { latitude: number; longitude: number }, extra?: object];
+
+/** Posts `trackerId`'s reports at those points as one batch sent by `sender`, and expects it accepted. */
+export async function sendTimeline(t: TestApp, sender: { auth: { Authorization: string } }, trackerId: number, points: TimelinePoint[]): Promise<void> {
+  const res = await postReports(t, sender, points.map(([minute, where, extra]) => report(trackerId, at(minute), { ...where, ...extra })));
+  expect(res.status).toBe(200);
+}
 
 export async function createPlace(
   t: TestApp,
