@@ -15,6 +15,7 @@ import { GeofencePassWrites1763830000000 } from './1763830000000-GeofencePassWri
 import { CacheInvalidationNotifications1763860000000 } from './1763860000000-CacheInvalidationNotifications.js';
 import { GeofenceBatchMarks1763900000000 } from './1763900000000-GeofenceBatchMarks.js';
 import { JourneyFactsAppend1763920000000 } from './1763920000000-JourneyFactsAppend.js';
+import { JourneyFactsByRun1763940000000 } from './1763940000000-JourneyFactsByRun.js';
 
 export const MIGRATIONS = [
   InitialSchema1763700000000,
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   CacheInvalidationNotifications1763860000000,
   GeofenceBatchMarks1763900000000,
   JourneyFactsAppend1763920000000,
+  JourneyFactsByRun1763940000000,
 ];

@@ -28,6 +28,21 @@ export const DELIVERY_PERFORMANCE_HEADER = [
 /** Durations are written with exactly two decimals, like the JSON's rounding. */
 const fixed2 = (value: number): string => value.toFixed(2);
 
+/**
+ * value.toFixed(2) for the export's figures, which the SQL rounded to whole hundredths: such a
+ * value is the double nearest to n / 100, and toFixed(2) of it writes n / 100 exactly, which integer
+ * arithmetic writes several times faster. Anything else goes to toFixed itself.
+ */
+function hundredths(value: number): string {
+  const n = Math.round(value * 100);
+  if (n >= 0 && n < 1e15 && n / 100 === value) {
+    const whole = Math.floor(n / 100);
+    const cents = n - whole * 100;
+    return `${whole}${cents < 10 ? '.0' : '.'}${cents}`;
+  }
+  return fixed2(value);
+}
+
 /** `production_run_{id}_{description}_{YYYYMMDD_HHMMSS}.csv` */
 export function analyticsCsvFileName(runId: number, description: string, generatedAt: Date): string {
   return `production_run_${runId}_${safeFileNamePart(description)}_${fileTimestamp(generatedAt)}.csv`;
@@ -68,7 +83,7 @@ const STATUS_CELLS: ReadonlyMap<string, string> = new Map(Object.keys(JOURNEY_CO
  * formula prefix and nothing ever needs quotes.
  */
 function fixed2Cell(value: number): string {
-  const text = fixed2(value);
+  const text = hundredths(value);
   return text.charCodeAt(0) === 45 ? csvCell(text) : text;
 }
 

@@ -1,17 +1,21 @@
 import { Readable } from 'node:stream';
 import { toAggregateSections } from './analytics.mapper.js';
-import type { AggregatesRow, AnalyticsExport, TrackerJsonChunk } from './analytics.repository.js';
+import type { AggregatesRow, AnalyticsExport, TrackerJsonItem } from './analytics.repository.js';
 
-/** List rows (each up to JSON_CHUNK_TRACKERS trackers) fetched per cursor round trip. */
-export const JSON_BATCH_CHUNKS = 8;
+/**
+ * Trackers fetched per cursor round trip (~100 KB of JSON text): each batch's text stays a
+ * short-lived object of V8's young generation (strings over 128 KB go to the large-object space,
+ * which only a full collection frees).
+ */
+export const JSON_BATCH_TRACKERS = 1000;
 
 export interface AnalyticsJsonOptions {
   /** The body up to the computed part: `{"production_run_id":…,` (fresh per request). */
   header: string;
-  /** The longest computed part (in UTF-16 units) handed to `keep`; longer ones are not collected. */
+  /** The longest computed part (in bytes) handed to `keep`; longer ones are not collected. */
   keepMaxLength: number;
-  /** Receives the whole computed part (from `"total_trackers"` to the closing brace) once it was produced. */
-  keep: (computed: string) => void;
+  /** Receives the whole computed part (from `"total_trackers"` to the closing brace, UTF-8) once it was produced. */
+  keep: (computed: Buffer) => void;
 }
 
 /**
@@ -28,6 +32,23 @@ export function computedEnd(aggregates: AggregatesRow): string {
 }
 
 /**
+ * A batch's items as UTF-8, joined by ',' (and preceded by one unless it is the first batch),
+ * written straight into one buffer: no joined string (a large one would live in V8's large-object
+ * space until a full collection).
+ */
+function joinedItems(rows: readonly TrackerJsonItem[], first: boolean): Buffer {
+  let length = first ? rows.length - 1 : rows.length;
+  for (const [item] of rows) length += Buffer.byteLength(item);
+  const bytes = Buffer.allocUnsafe(length);
+  let at = 0;
+  for (let i = 0; i < rows.length; i++) {
+    if (i > 0 || !first) bytes[at++] = 0x2c; // ','
+    at += bytes.write(rows[i][0], at);
+  }
+  return bytes;
+}
+
+/**
  * The JSON result as a stream read from the database cursor as the consumer reads: memory holds
  * one batch of list rows whatever the run size, and a consumer that stops reading parks the
  * cursor. The first batch is read before the stream is returned, so a statement that fails or
@@ -36,35 +57,35 @@ export function computedEnd(aggregates: AggregatesRow): string {
  * stream ends, fails or is destroyed. A computed part no longer than `keepMaxLength` is collected
  * on the way and handed to `keep` once the last row was read.
  */
-export async function analyticsJsonStream(source: AnalyticsExport<TrackerJsonChunk>, options: AnalyticsJsonOptions): Promise<Readable> {
-  const batches = source.batches(JSON_BATCH_CHUNKS);
-  let step: IteratorResult<TrackerJsonChunk[], AggregatesRow>;
+export async function analyticsJsonStream(source: AnalyticsExport<TrackerJsonItem>, options: AnalyticsJsonOptions): Promise<Readable> {
+  const batches = source.batches(JSON_BATCH_TRACKERS);
+  let step: IteratorResult<TrackerJsonItem[], AggregatesRow>;
   try {
     step = await batches.next();
   } catch (error) {
     await source.close();
     throw error;
   }
-  let kept: string[] | null = [];
+  // Each piece is encoded once: the same bytes go to the socket and, collected, to the cache.
+  let kept: Buffer[] | null = [];
   let keptLength = 0;
-  const collect = (text: string): string => {
+  const collect = (bytes: Buffer): Buffer => {
     if (kept) {
-      keptLength += text.length;
-      if (keptLength <= options.keepMaxLength) kept.push(text);
+      keptLength += bytes.length;
+      if (keptLength <= options.keepMaxLength) kept.push(bytes);
       else kept = null;
     }
-    return text;
+    return bytes;
   };
   let started = false;
-  async function* text(): AsyncGenerator<string> {
+  async function* text(): AsyncGenerator<Buffer> {
     started = true;
     try {
-      yield options.header + collect(computedStart(source.totalTrackers));
-      // Each row's text as it came (no concatenation: a joined string would be flattened into a
-      // large copy when written).
-      for (; !step.done; step = await batches.next()) for (const [items] of step.value) yield collect(items);
-      yield collect(computedEnd(step.value));
-      if (kept) options.keep(kept.join(''));
+      yield Buffer.from(options.header);
+      yield collect(Buffer.from(computedStart(source.totalTrackers)));
+      for (let first = true; !step.done; step = await batches.next(), first = false) yield collect(joinedItems(step.value, first));
+      yield collect(Buffer.from(computedEnd(step.value)));
+      if (kept) options.keep(Buffer.concat(kept, keptLength));
     } finally {
       await source.close();
     }

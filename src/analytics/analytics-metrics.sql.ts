@@ -38,47 +38,15 @@ function visitJson(locationId: string, locationName: string, arrivedAt: string, 
 }
 
 /**
- * CTEs `as_of_epoch`, `run_trackers`, `entries` (late trackers only), `late_trackers` and
- * `tracker_metrics`: one row per tracker of the run with current_status, journey_seconds,
- * delivered, delivery_location_id, delivery_seconds, visit_count, storage_seconds (and `visits`,
- * the JSON text of its storage visits, when asked).
+ * CTE `late_trackers`: the figures of the run's late trackers (a facts row with entries after
+ * as_of), computed from their entries up to as_of and windowed as the facts were — the two paths
+ * give the same figures for the same entries. Usually empty: one scan of the run's facts rows.
  */
-export function trackerMetricsCtes(scope: AccessScope, runId: number, asOf: Date, withVisits: boolean): Sql {
+export function lateTrackersCte(runId: number, asOf: Date): Sql {
   const at = asOfParam(asOf);
   const end = sql`COALESCE(e.next_at, ${at})`;
-  const lateVisits = withVisits
-    ? sql`, string_agg(${visitJson('e.storage_location_id', 'sl.name', 'e.timestamp', 'e.next_at', secondsBetween(end, col('e.timestamp')))},
-           ',' ORDER BY e.timestamp, e.id) FILTER (WHERE e.status = 'IN_STORAGE') AS visits`
-    : empty;
-  // The open storage visit of a facts row: from its last entry to as_of.
-  const open = raw('(a.epoch - rt.last_epoch)');
+  const seconds = secondsBetween(end, col('e.timestamp'));
   return sql`
-    as_of_epoch AS (SELECT date_part('epoch', ${at}) AS epoch),
-    run_trackers AS (
-      SELECT t.id, t.name, t.created_at, t.delivery_location_id, f.first_epoch, f.last_epoch, f.last_status,
-             f.last_storage_location_id, f.delivered_epoch, f.delivered_until_epoch, f.delivered_location_id, f.visit_count,
-             f.closed_storage_seconds, f.closed_visit_location_ids, f.closed_visit_seconds,
-             ${withVisits ? sql`f.visits_json,` : empty} COALESCE(f.last_at > ${at}, false) AS late
-      FROM trackers t JOIN production_runs pr ON pr.id = t.production_run_id
-      -- One index scan for the run's trackers: the cost follows the run's size, not the table's.
-      LEFT JOIN tracker_journey_facts f ON f.tracker_id = t.id
-            AND f.tracker_id = ANY (ARRAY(SELECT r.id FROM trackers r WHERE r.production_run_id = ${runId}))
-      WHERE t.production_run_id = ${runId} AND ${scope.visibleClient('pr.client_id')}
-    ),
-    entries AS (
-      SELECT h.tracker_id, h.id, h.status, h.timestamp, h.storage_location_id, h.delivery_location_id,
-             LEAD(h.timestamp) OVER w AS next_at
-      FROM run_trackers rt
-      -- Per tracker through tracker_status_history_analytics_idx (index-only). OFFSET 0 keeps the
-      -- planner from flattening this into a hash join over the whole history table.
-      CROSS JOIN LATERAL (
-        SELECT h.* FROM tracker_status_history h
-        WHERE h.tracker_id = rt.id AND h.timestamp <= ${at}
-        OFFSET 0
-      ) h
-      WHERE rt.late
-      WINDOW w AS (PARTITION BY h.tracker_id ORDER BY h.timestamp, h.id)
-    ),
     late_trackers AS (
       SELECT e.tracker_id,
              MIN(e.timestamp) AS first_at,
@@ -88,57 +56,74 @@ export function trackerMetricsCtes(scope: AccessScope, runId: number, asOf: Date
              MIN(ARRAY[date_part('epoch', e.timestamp), e.id, date_part('epoch', ${end}),
                        COALESCE(e.delivery_location_id, -1)]) FILTER (WHERE e.status = 'DELIVERED') AS first_delivery,
              COUNT(*) FILTER (WHERE e.status = 'IN_STORAGE')::int AS visit_count,
-             SUM(${secondsBetween(end, col('e.timestamp'))}) FILTER (WHERE e.status = 'IN_STORAGE') AS storage_seconds
-             ${lateVisits}
-      FROM entries e ${withVisits ? sql`LEFT JOIN storage_locations sl ON sl.id = e.storage_location_id` : empty}
+             SUM(${seconds}) FILTER (WHERE e.status = 'IN_STORAGE') AS storage_seconds,
+             array_agg(e.storage_location_id ORDER BY e.timestamp, e.id) FILTER (WHERE e.status = 'IN_STORAGE') AS visit_location_ids,
+             array_agg(${seconds} ORDER BY e.timestamp, e.id) FILTER (WHERE e.status = 'IN_STORAGE') AS visit_seconds,
+             string_agg(${visitJson('e.storage_location_id', 'sl.name', 'e.timestamp', 'e.next_at', seconds)},
+                        ',' ORDER BY e.timestamp, e.id) FILTER (WHERE e.status = 'IN_STORAGE') AS visits
+      FROM tracker_journey_facts f
+      -- Per tracker through tracker_status_history_analytics_idx (index-only).
+      CROSS JOIN LATERAL (
+        SELECT h.tracker_id, h.id, h.status, h.timestamp, h.storage_location_id, h.delivery_location_id,
+               LEAD(h.timestamp) OVER (ORDER BY h.timestamp, h.id) AS next_at
+        FROM tracker_status_history h
+        WHERE h.tracker_id = f.tracker_id AND h.timestamp <= ${at}
+      ) e
+      LEFT JOIN storage_locations sl ON sl.id = e.storage_location_id
+      WHERE f.production_run_id = ${runId} AND f.last_at > ${at}
       GROUP BY e.tracker_id
-    ),
-    -- A tracker without entries up to as_of is CREATED since its created_at; a tracker created
-    -- after as_of has nothing to measure yet, hence the GREATEST(0, …).
-    tracker_metrics AS (
-      SELECT rt.id AS tracker_id, rt.name AS tracker_name,
-             COALESCE(rt.last_status, 'CREATED') AS current_status,
-             GREATEST(0, COALESCE(rt.delivered_epoch, a.epoch) - COALESCE(rt.first_epoch, date_part('epoch', rt.created_at))) AS journey_seconds,
-             rt.delivered_epoch IS NOT NULL AS delivered,
-             COALESCE(rt.delivered_location_id, rt.delivery_location_id) AS delivery_location_id,
-             COALESCE(COALESCE(rt.delivered_until_epoch, a.epoch) - rt.delivered_epoch, 0) AS delivery_seconds,
-             COALESCE(rt.visit_count, 0) AS visit_count,
-             CASE WHEN rt.last_status = 'IN_STORAGE' THEN COALESCE(rt.closed_storage_seconds + ${open}, ${open})
-                  ELSE COALESCE(rt.closed_storage_seconds, 0) END AS storage_seconds
-             ${withVisits ? sql`, CASE WHEN rt.last_status = 'IN_STORAGE' THEN rt.visits_json || ${days(open)} || '}' ELSE COALESCE(rt.visits_json, '') END AS visits` : empty}
-      FROM run_trackers rt CROSS JOIN as_of_epoch a
-      WHERE NOT rt.late
-      UNION ALL
-      SELECT rt.id, rt.name,
-             COALESCE(p.current_status, 'CREATED'),
-             GREATEST(0, COALESCE(p.first_delivery[1], date_part('epoch', ${at})) - date_part('epoch', COALESCE(p.first_at, rt.created_at))),
-             p.first_delivery IS NOT NULL,
-             COALESCE(NULLIF(p.first_delivery[4], -1)::int, rt.delivery_location_id),
-             COALESCE(p.first_delivery[3] - p.first_delivery[1], 0),
-             COALESCE(p.visit_count, 0),
-             COALESCE(p.storage_seconds, 0)::float8
-             ${withVisits ? sql`, COALESCE(p.visits, '')` : empty}
-      FROM run_trackers rt LEFT JOIN late_trackers p ON p.tracker_id = rt.id
-      WHERE rt.late
     )`;
 }
 
 /**
- * CTE `visits`: every storage visit of the run up to as_of with its location and seconds (the
- * facts' closed visits, the open ones at as_of, and the late trackers' IN_STORAGE entries).
- * Needs trackerMetricsCtes.
+ * The FROM clause of one row per tracker of the run (visible through the run's client) with its
+ * figures at as_of as `tm`: tracker_id, tracker_name, current_status, journey_seconds, delivered,
+ * delivery_location_id, delivery_seconds, visit_count, storage_seconds, visit_location_ids and
+ * visit_seconds (every storage visit up to as_of, in order, the open one included) and, when asked,
+ * `visits` (the JSON text of its storage visits); `dl` is its delivery location (joined only when
+ * used). Needs lateTrackersCte.
+ *
+ * The run's trackers meet their facts rows through the facts' run index (one range scan, whatever
+ * the table's size). A facts row answers for an as_of at or after its last entry: only the
+ * intervals still open then are computed here; a late tracker's figures come from late_trackers.
  */
-export function visitsCte(asOf: Date): Sql {
+export function trackerMetricsFrom(scope: AccessScope, runId: number, asOf: Date, withVisits: boolean, streamed = false): Sql {
+  const at = asOfParam(asOf);
+  const facts = streamed
+    ? sql`LEFT JOIN LATERAL (SELECT f0.* FROM tracker_journey_facts f0 WHERE f0.tracker_id = t.id OFFSET 0) f ON true`
+    : sql`LEFT JOIN tracker_journey_facts f ON f.production_run_id = ${runId} AND f.tracker_id = t.id`;
+  const epoch = sql`date_part('epoch', ${at})`;
+  // The open storage visit of a facts row: from its last entry to as_of.
+  const open = sql`(${epoch} - f.last_epoch)`;
   return sql`
-    visits AS (
-      SELECT rt.id AS tracker_id, v.location_id, v.seconds
-      FROM run_trackers rt CROSS JOIN LATERAL unnest(rt.closed_visit_location_ids, rt.closed_visit_seconds) AS v(location_id, seconds)
-      WHERE NOT rt.late AND rt.closed_visit_location_ids IS NOT NULL
-      UNION ALL
-      SELECT rt.id, rt.last_storage_location_id, a.epoch - rt.last_epoch
-      FROM run_trackers rt CROSS JOIN as_of_epoch a WHERE NOT rt.late AND rt.last_status = 'IN_STORAGE'
-      UNION ALL
-      SELECT e.tracker_id, e.storage_location_id, ${secondsBetween(sql`COALESCE(e.next_at, ${asOfParam(asOf)})`, col('e.timestamp'))}
-      FROM entries e WHERE e.status = 'IN_STORAGE'
-    )`;
+    trackers t JOIN production_runs pr ON pr.id = t.production_run_id
+    ${facts}
+    LEFT JOIN late_trackers p ON p.tracker_id = t.id
+    -- A tracker without entries up to as_of is CREATED since its created_at; a tracker created
+    -- after as_of has nothing to measure yet, hence the GREATEST(0, …).
+    CROSS JOIN LATERAL (
+      SELECT t.id AS tracker_id, t.name AS tracker_name,
+             CASE WHEN f.last_at > ${at} THEN COALESCE(p.current_status, 'CREATED') ELSE COALESCE(f.last_status, 'CREATED') END AS current_status,
+             CASE WHEN f.last_at > ${at}
+                  THEN GREATEST(0, COALESCE(p.first_delivery[1], ${epoch}) - date_part('epoch', COALESCE(p.first_at, t.created_at)))
+                  ELSE GREATEST(0, COALESCE(f.delivered_epoch, ${epoch}) - COALESCE(f.first_epoch, date_part('epoch', t.created_at))) END AS journey_seconds,
+             CASE WHEN f.last_at > ${at} THEN p.first_delivery IS NOT NULL ELSE f.delivered_epoch IS NOT NULL END AS delivered,
+             CASE WHEN f.last_at > ${at} THEN COALESCE(NULLIF(p.first_delivery[4], -1)::int, t.delivery_location_id)
+                  ELSE COALESCE(f.delivered_location_id, t.delivery_location_id) END AS delivery_location_id,
+             CASE WHEN f.last_at > ${at} THEN COALESCE(p.first_delivery[3] - p.first_delivery[1], 0)
+                  ELSE COALESCE(COALESCE(f.delivered_until_epoch, ${epoch}) - f.delivered_epoch, 0) END AS delivery_seconds,
+             CASE WHEN f.last_at > ${at} THEN COALESCE(p.visit_count, 0) ELSE COALESCE(f.visit_count, 0) END AS visit_count,
+             CASE WHEN f.last_at > ${at} THEN COALESCE(p.storage_seconds, 0)::float8
+                  WHEN f.last_status = 'IN_STORAGE' THEN COALESCE(f.closed_storage_seconds + ${open}, ${open})
+                  ELSE COALESCE(f.closed_storage_seconds, 0) END AS storage_seconds,
+             CASE WHEN f.last_at > ${at} THEN p.visit_location_ids
+                  WHEN f.last_status = 'IN_STORAGE' THEN COALESCE(f.closed_visit_location_ids, '{}') || f.last_storage_location_id
+                  ELSE f.closed_visit_location_ids END AS visit_location_ids,
+             CASE WHEN f.last_at > ${at} THEN p.visit_seconds
+                  WHEN f.last_status = 'IN_STORAGE' THEN COALESCE(f.closed_visit_seconds, '{}') || ${open}
+                  ELSE f.closed_visit_seconds END AS visit_seconds
+             ${withVisits ? sql`, CASE WHEN f.last_at > ${at} THEN COALESCE(p.visits, '') WHEN f.last_status = 'IN_STORAGE' THEN f.visits_json || ${days(open)} || '}' ELSE COALESCE(f.visits_json, '') END AS visits` : empty}
+    ) tm
+    LEFT JOIN delivery_locations dl ON dl.id = tm.delivery_location_id
+    WHERE t.production_run_id = ${runId} AND ${scope.visibleClient('pr.client_id')}`;
 }

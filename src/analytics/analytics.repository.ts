@@ -6,7 +6,8 @@ import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver.js';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { Db, type Sql } from '../infrastructure/database/db.js';
 import { ReadReplicas } from '../infrastructure/database/read-replicas.js';
-import { aggregatesQuery, ANALYTICS_SESSION_SETTINGS, exportRowsQuery, exportRunQuery, jsonRowsQuery, runQuery } from './analytics.sql.js';
+import { queryInSnapshot } from '../infrastructure/database/snapshot-companion.js';
+import { aggregatesQuery, ANALYTICS_SESSION_SETTINGS, exportRunQuery, jsonRowsQuery, runQuery, trackerRowsQuery } from './analytics.sql.js';
 
 const NOT_ON_REPLICA = Symbol('run not on the replica');
 
@@ -66,11 +67,8 @@ export interface AggregatesRow {
  */
 export type TrackerAnalyticsTuple = [number, string, number, string, number, number, string, number, number];
 
-/**
- * A row of the JSON result's list (jsonRowsQuery): the items of `tracker_analytics` of up to
- * JSON_CHUNK_TRACKERS trackers as JSON text joined by ',', and how many trackers they are.
- */
-export type TrackerJsonChunk = [items: string, trackers: number];
+/** A row of the JSON result's list (jsonRowsQuery): one tracker's item of `tracker_analytics` as JSON text. */
+export type TrackerJsonItem = [item: string];
 
 /** A consistent read of one run for a streamed answer; `close()` must always be called. */
 export interface AnalyticsExport<Row> {
@@ -78,24 +76,15 @@ export interface AnalyticsExport<Row> {
   totalTrackers: number;
   /**
    * The list rows in batches from a server-side cursor, in tracker id order; the generator returns
-   * the aggregate sections (computed by the same statement) once the rows are read, after checking
-   * that the rows covered every tracker of the run.
+   * the aggregate sections (same snapshot) once the rows are read, after checking that the rows
+   * and the aggregates covered every tracker of the run.
    */
   batches(batchSize: number): AsyncGenerator<Row[], AggregatesRow>;
   close(): Promise<void>;
 }
 
-/** How a streamed statement's rows are read: the list row shape and the trackers each row covers. */
-interface StreamedRows<Row extends unknown[]> {
-  statement: (scope: AccessScope, runId: number, asOf: Date) => Sql;
-  trackers: (row: Row) => number;
-}
-
-/** A cursor row: the list row's columns, then `aggregates` (the last row only) and `part` (1 there). */
-type CursorRow<Row extends unknown[]> = [...Row, AggregatesRow | null, number];
-
-const CSV_ROWS: StreamedRows<TrackerAnalyticsTuple> = { statement: exportRowsQuery, trackers: () => 1 };
-const JSON_ROWS: StreamedRows<TrackerJsonChunk> = { statement: jsonRowsQuery, trackers: (row) => row[1] };
+/** A streamed list: its statement (one row per tracker, by id). */
+type ListStatement = (scope: AccessScope, runId: number, asOf: Date) => Sql;
 
 /**
  * Production-run analytics (statements: analytics.sql.ts). Every method checks visibility inside
@@ -127,14 +116,14 @@ export class AnalyticsRepository {
     });
   }
 
-  /** The CSV export's rows (exportRowsQuery), streamed: see openStreamed. */
+  /** The CSV export's rows (trackerRowsQuery), streamed: see openStreamed. */
   openExport(scope: AccessScope, runId: number, asOf: Date, timeoutMs: number): Promise<AnalyticsExport<TrackerAnalyticsTuple> | null> {
-    return this.openStreamed(CSV_ROWS, scope, runId, asOf, timeoutMs);
+    return this.openStreamed<TrackerAnalyticsTuple>(trackerRowsQuery, scope, runId, asOf, timeoutMs);
   }
 
-  /** The JSON result's tracker list in chunks of JSON text (jsonRowsQuery), streamed: see openStreamed. */
-  openJson(scope: AccessScope, runId: number, asOf: Date, timeoutMs: number): Promise<AnalyticsExport<TrackerJsonChunk> | null> {
-    return this.openStreamed(JSON_ROWS, scope, runId, asOf, timeoutMs);
+  /** The JSON result's tracker list as JSON text per tracker (jsonRowsQuery), streamed: see openStreamed. */
+  openJson(scope: AccessScope, runId: number, asOf: Date, timeoutMs: number): Promise<AnalyticsExport<TrackerJsonItem> | null> {
+    return this.openStreamed<TrackerJsonItem>(jsonRowsQuery, scope, runId, asOf, timeoutMs);
   }
 
   /**
@@ -147,27 +136,27 @@ export class AnalyticsRepository {
    * is looked up on the primary before answering "missing", so a run created a moment ago answers.
    */
   private async openStreamed<Row extends unknown[]>(
-    rows: StreamedRows<Row>,
+    list: ListStatement,
     scope: AccessScope,
     runId: number,
     asOf: Date,
     timeoutMs: number,
   ): Promise<AnalyticsExport<Row> | null> {
-    const onPrimary = () => this.openStreamedOn(this.dataSource, rows, scope, runId, asOf, timeoutMs);
-    const opened = await this.replicas.route(async (replica) => (await this.openStreamedOn(replica, rows, scope, runId, asOf, timeoutMs)) ?? NOT_ON_REPLICA, onPrimary);
+    const onPrimary = () => this.openStreamedOn<Row>(this.dataSource, list, scope, runId, asOf, timeoutMs);
+    const opened = await this.replicas.route(async (replica) => (await this.openStreamedOn<Row>(replica, list, scope, runId, asOf, timeoutMs)) ?? NOT_ON_REPLICA, onPrimary);
     return opened === NOT_ON_REPLICA ? onPrimary() : opened;
   }
 
   private async openStreamedOn<Row extends unknown[]>(
     dataSource: DataSource,
-    rows: StreamedRows<Row>,
+    list: ListStatement,
     scope: AccessScope,
     runId: number,
     asOf: Date,
     timeoutMs: number,
   ): Promise<AnalyticsExport<Row> | null> {
     const [client, release] = (await (dataSource.driver as PostgresDriver).obtainMasterConnection()) as [PoolClient, (err?: unknown) => void];
-    let cursor: Cursor<CursorRow<Row>> | null = null;
+    let cursor: Cursor<Row> | null = null;
     let closed = false;
     // pg-pool drops its own 'error' listener while a client is checked out: a connection lost
     // between two reads (the cursor parked on a slow client) would be an uncaught 'error' event and
@@ -197,48 +186,51 @@ export class AnalyticsRepository {
       release(failed);
     };
     try {
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       // A large answer to a slow client legitimately outlives the per-request statement timeout.
-      await client.query(`SET LOCAL statement_timeout = ${Math.max(0, Math.floor(timeoutMs))}`);
-      await client.query(ANALYTICS_SESSION_SETTINGS.text);
+      const settings = `SET LOCAL statement_timeout = ${Math.max(0, Math.floor(timeoutMs))}; ${ANALYTICS_SESSION_SETTINGS.text}`;
+      await client.query(`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; ${settings}`);
       const runSql = exportRunQuery(scope, runId);
-      const found = (await client.query<AnalyticsRunRow & { total_trackers: number }>(runSql.text, runSql.values)).rows[0];
+      const found = (await client.query<AnalyticsRunRow & { total_trackers: number; snapshot: string }>(runSql.text, runSql.values)).rows[0];
       if (!found) {
         await close();
         return null;
       }
-      const { total_trackers: totalTrackers, ...run } = found;
+      const { total_trackers: totalTrackers, snapshot, ...run } = found;
+      // The aggregates run beside the list, on a second connection in this snapshot; without a
+      // spare connection, here once the list is read.
+      const aggregatesSql = aggregatesQuery(scope, runId, asOf);
+      const beside = queryInSnapshot<AggregatesRow>(dataSource, snapshot, settings, aggregatesSql);
+      beside.catch(() => undefined); // awaited once the list is read; the stream may end before
       return {
         run,
         totalTrackers,
         close,
         async *batches(batchSize: number) {
-          const statement = rows.statement(scope, runId, asOf);
+          const statement = list(scope, runId, asOf);
           // Array rows: no object per row to build and collect.
-          cursor = client.query(new Cursor<CursorRow<Row>>(statement.text, statement.values, { rowMode: 'array' }));
+          cursor = client.query(new Cursor<Row>(statement.text, statement.values, { rowMode: 'array' }));
           let trackers = 0;
-          for (;;) {
-            const batch = await cursor.read(batchSize).catch((error: unknown) => {
+          const read = () =>
+            cursor!.read(batchSize).catch((error: unknown) => {
               failed ??= error;
               throw error;
             });
-            if (batch.length === 0) throw new Error('analytics stream: the cursor ended without its aggregates row');
-            const last = batch.length - 1;
-            const end = batch.findIndex((row) => row[row.length - 1] === 1);
-            if (end !== -1 && end !== last) throw new Error('analytics stream: rows after the aggregates row');
-            const list = (end === -1 ? batch : batch.slice(0, last)) as unknown as Row[];
-            for (const row of list) trackers += rows.trackers(row);
-            if (end === -1) {
-              yield list;
-              continue;
-            }
-            if (list.length) yield list;
-            const aggregates = batch[last][batch[last].length - 2] as AggregatesRow;
-            if (trackers !== totalTrackers || aggregates.total_trackers !== totalTrackers) {
-              throw new Error(`analytics stream: ${trackers} tracker rows and ${aggregates.total_trackers} counted, ${totalTrackers} in the run`);
-            }
-            return aggregates;
+          // The next batch is asked for before this one is handed on, so the database produces it
+          // while the consumer writes this one.
+          let next = read();
+          for (;;) {
+            const batch = await next;
+            if (batch.length === 0) break;
+            next = read();
+            next.catch(() => undefined);
+            trackers += batch.length;
+            yield batch;
           }
+          const aggregates = (await beside)?.[0] ?? (await client.query<AggregatesRow>(aggregatesSql.text, aggregatesSql.values)).rows[0];
+          if (trackers !== totalTrackers || aggregates.total_trackers !== totalTrackers) {
+            throw new Error(`analytics stream: ${trackers} tracker rows and ${aggregates.total_trackers} counted, ${totalTrackers} in the run`);
+          }
+          return aggregates;
         },
       };
     } catch (error) {

@@ -1,6 +1,6 @@
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { raw, sql, type Sql } from '../infrastructure/database/db.js';
-import { col, days, hours, round2, trackerMetricsCtes, visitsCte } from './analytics-metrics.sql.js';
+import { col, days, hours, lateTrackersCte, round2, trackerMetricsFrom } from './analytics-metrics.sql.js';
 import { JOURNEY_COMPLETION_PERCENT } from './analytics.mapper.js';
 
 /*
@@ -15,9 +15,10 @@ import { JOURNEY_COMPLETION_PERCENT } from './analytics.mapper.js';
  */
 export const ANALYTICS_SESSION_SETTINGS = raw(`SET LOCAL jit = off; SET LOCAL work_mem = '32MB'`);
 
-/** The per-tracker output columns (one row per tracker of the run), in wire units. */
-function trackerRowSelect(): Sql {
-  return sql`
+/** The tracker rows without visits (one per tracker of the run, by id), in wire units: the CSV export's list. */
+export function trackerRowsQuery(scope: AccessScope, runId: number, asOf: Date): Sql {
+  return sql`/* analytics list */
+    WITH ${lateTrackersCte(runId, asOf)}
     SELECT tm.tracker_id, tm.tracker_name,
            ${days(col('tm.journey_seconds'))} AS total_journey_duration_days,
            COALESCE(dl.name, '') AS delivery_location_name,
@@ -26,13 +27,26 @@ function trackerRowSelect(): Sql {
            tm.current_status,
            tm.visit_count AS storage_visit_count,
            ${days(col('tm.storage_seconds'))} AS total_storage_duration_days
-    FROM tracker_metrics tm LEFT JOIN delivery_locations dl ON dl.id = tm.delivery_location_id`;
+    FROM ${trackerMetricsFrom(scope, runId, asOf, false, true)}
+    ORDER BY t.id`;
 }
 
-/** Aggregate sections over `tracker_metrics` / `visits`, as CTEs `metrics`, `delivery`, `storage`. */
-function aggregateCtes(asOf: Date): Sql {
+/**
+ * The aggregate sections as CTEs `metrics`, `delivery`, `storage`, over `tracker_metrics` (the
+ * run's per-tracker figures, materialised once) and `visits` (every storage visit up to as_of).
+ */
+function aggregateCtes(scope: AccessScope, runId: number, asOf: Date): Sql {
   return sql`
-    ${visitsCte(asOf)},
+    ${lateTrackersCte(runId, asOf)},
+    tracker_metrics AS (
+      SELECT tm.tracker_id, tm.current_status, tm.delivered, tm.delivery_location_id, tm.delivery_seconds, tm.visit_location_ids, tm.visit_seconds
+      FROM ${trackerMetricsFrom(scope, runId, asOf, false)}
+    ),
+    visits AS (
+      SELECT tm.tracker_id, v.location_id, v.seconds
+      FROM tracker_metrics tm CROSS JOIN LATERAL unnest(tm.visit_location_ids, tm.visit_seconds) AS v(location_id, seconds)
+      WHERE tm.visit_location_ids IS NOT NULL
+    ),
     metrics AS (
       SELECT COUNT(*)::int AS total_trackers,
              (COUNT(*) FILTER (WHERE current_status = 'DELIVERED'))::int AS completed_trackers,
@@ -81,29 +95,9 @@ const AGGREGATE_COLUMNS = raw(`m.total_trackers, m.completed_trackers, m.complet
            d.items AS delivery_location_performance, s.items AS storage_location_performance`);
 const AGGREGATE_FROM = raw('metrics m CROSS JOIN delivery d CROSS JOIN storage s');
 
-/** Tracker rows without visits, ordered by id: the CSV export's cursor. */
-export function trackerRowsQuery(scope: AccessScope, runId: number, asOf: Date): Sql {
-  return sql`WITH ${trackerMetricsCtes(scope, runId, asOf, false)} ${trackerRowSelect()} ORDER BY tm.tracker_id`;
-}
-
-/**
- * The CSV export's cursor, in one statement so the tracker figures are computed once: the tracker
- * rows ordered by id (columns of trackerRowSelect, then `aggregates` null and `part` 0), then one
- * last row whose `aggregates` holds the aggregate sections as a JSON object (AggregatesRow).
- */
-export function exportRowsQuery(scope: AccessScope, runId: number, asOf: Date): Sql {
-  return sql`
-    WITH ${trackerMetricsCtes(scope, runId, asOf, false)}, ${aggregateCtes(asOf)}
-    SELECT r.*, NULL::json AS aggregates, 0 AS part FROM (${trackerRowSelect()}) r
-    UNION ALL
-    SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, row_to_json(a), 1
-    FROM (SELECT ${AGGREGATE_COLUMNS} FROM ${AGGREGATE_FROM}) a
-    ORDER BY part, tracker_id`;
-}
-
 /** The three aggregate sections in one row (summary, delivery performance). */
 export function aggregatesQuery(scope: AccessScope, runId: number, asOf: Date): Sql {
-  return sql`WITH ${trackerMetricsCtes(scope, runId, asOf, false)}, ${aggregateCtes(asOf)} SELECT ${AGGREGATE_COLUMNS} FROM ${AGGREGATE_FROM}`;
+  return sql`/* analytics aggregates */ WITH ${aggregateCtes(scope, runId, asOf)} SELECT ${AGGREGATE_COLUMNS} FROM ${AGGREGATE_FROM}`;
 }
 
 /** `journey_completion_percent` of a status (JOURNEY_COMPLETION_PERCENT) as JSON number text. */
@@ -113,50 +107,30 @@ function completionPercentJson(statusColumn: string): Sql {
 }
 
 /**
- * Trackers per row of the JSON result's cursor (~100 KB of JSON text each): each row's text stays
- * a short-lived object of V8's young generation (strings over 128 KB go to the large-object space,
- * which only a full collection frees).
+ * The JSON result's list: one `item` per tracker by id, the tracker's entry of `tracker_analytics`
+ * as final JSON text — field order and formats of TrackerAnalyticsResponse, as JSON.stringify would
+ * write them (Node joins the items with ',').
  */
-export const JSON_CHUNK_TRACKERS = 250;
-
-/**
- * The JSON result's cursor, in one statement so the tracker figures are computed once (the CTEs
- * are materialised once and shared by the list and the aggregates). First the items of
- * `tracker_analytics` as final JSON text — field order and formats of TrackerAnalyticsResponse, as
- * JSON.stringify would write them — in rows of JSON_CHUNK_TRACKERS trackers by id, each row the
- * items joined by ',' and preceded by ',' but in the first row (`items`: the rows' text joined
- * is the list without its brackets), their number (`trackers`), `aggregates` null and `part` 0;
- * then one row whose `aggregates` holds the aggregate sections (AggregatesRow) and `part` 1.
- *
- * The rows come in the order of the UNION ALL branches without a sort over the whole output (that
- * would hold every chunk, megabytes, before the first left): an Append runs its branches in order,
- * and a cursor's portal never runs a parallel plan. The reader checks it anyway (the aggregates row
- * last, the streamed trackers adding up to the run's count). Only the narrow metrics rows are
- * sorted; each chunk's text is built as its group is aggregated, so the cursor streams.
- */
-export function jsonRowsQuery(scope: AccessScope, runId: number, asOf: Date, chunkTrackers = JSON_CHUNK_TRACKERS): Sql {
-  return sql`
-    WITH ${trackerMetricsCtes(scope, runId, asOf, true)}, ${aggregateCtes(asOf)},
-    numbered AS (
-      SELECT tm.*, (row_number() OVER (ORDER BY tm.tracker_id) - 1) / ${raw(String(Math.max(1, Math.floor(chunkTrackers))))} AS chunk FROM tracker_metrics tm
-    )
-    (SELECT CASE WHEN tm.chunk > 0 THEN ',' ELSE '' END || string_agg(concat(
-               '{"tracker_id":', tm.tracker_id,
-               ',"tracker_name":', to_json(tm.tracker_name),
-               ',"total_journey_duration_days":', ${days(col('tm.journey_seconds'))},
-               ',"delivery_location_name":', to_json(COALESCE(dl.name, '')),
-               ',"delivery_location_duration_days":', ${days(col('tm.delivery_seconds'))},
-               ',"delivery_location_duration_hours":', ${hours(col('tm.delivery_seconds'))},
-               ',"current_status":', to_json(tm.current_status),
-               ',"journey_completion_percent":', ${completionPercentJson('tm.current_status')},
-               ',"storage_location_visits":[', tm.visits, ']',
-               ',"total_storage_duration_days":', ${days(col('tm.storage_seconds'))}, '}'),
-             ',' ORDER BY tm.tracker_id) AS items,
-            count(*)::int AS trackers, NULL::json AS aggregates, 0 AS part
-       FROM numbered tm LEFT JOIN delivery_locations dl ON dl.id = tm.delivery_location_id
-      GROUP BY tm.chunk ORDER BY tm.chunk)
-    UNION ALL
-    SELECT NULL, NULL, row_to_json(a), 1 FROM (SELECT ${AGGREGATE_COLUMNS} FROM ${AGGREGATE_FROM}) a`;
+export function jsonRowsQuery(scope: AccessScope, runId: number, asOf: Date): Sql {
+  return sql`/* analytics list */
+    WITH ${lateTrackersCte(runId, asOf)}
+    SELECT concat(
+             '{"tracker_id":', tm.tracker_id,
+             ',"tracker_name":', to_json(tm.tracker_name),
+             ',"total_journey_duration_days":', ${days(col('tm.journey_seconds'))},
+             ',"delivery_location_name":', to_json(COALESCE(dl.name, '')),
+             ',"delivery_location_duration_days":', ${days(col('tm.delivery_seconds'))},
+             ',"delivery_location_duration_hours":', ${hours(col('tm.delivery_seconds'))},
+             ',"current_status":', to_json(tm.current_status),
+             ',"journey_completion_percent":', ${completionPercentJson('tm.current_status')},
+             ',"storage_location_visits":[', tm.visits, ']',
+             ',"total_storage_duration_days":', ${days(col('tm.storage_seconds'))}, '}') AS item
+    FROM ${trackerMetricsFrom(scope, runId, asOf, true)}
+    ORDER BY t.id
+    -- Never reached (a run's trackers number far fewer): under a LIMIT the planner writes each
+    -- item's text after the sort, as its row is fetched, instead of sorting finished text, so the
+    -- first rows leave early and the text of the next batch is built while Node sends the last.
+    LIMIT ${raw(String(2 ** 31 - 1))}`;
 }
 
 /** The run header, when the run exists and is visible. */
@@ -165,10 +139,14 @@ export function runQuery(scope: AccessScope, runId: number): Sql {
                FROM production_runs pr WHERE pr.id = ${runId} AND ${scope.visibleClient('pr.client_id')}`;
 }
 
-/** The run header with its number of trackers (the export's total, before its rows are read). */
+/**
+ * The run header with its number of trackers (the export's total, before its rows are read) and
+ * the transaction's snapshot exported for a second connection (pg_export_snapshot()).
+ */
 export function exportRunQuery(scope: AccessScope, runId: number): Sql {
   return sql`SELECT pr.id, pr.description, pr.start_date, pr.end_date,
-                    (SELECT count(*) FROM trackers t WHERE t.production_run_id = pr.id)::int AS total_trackers
+                    (SELECT count(*) FROM trackers t WHERE t.production_run_id = pr.id)::int AS total_trackers,
+                    pg_export_snapshot() AS snapshot
                FROM production_runs pr WHERE pr.id = ${runId} AND ${scope.visibleClient('pr.client_id')}`;
 }
 

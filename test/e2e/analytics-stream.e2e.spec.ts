@@ -1,7 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { JSON_BATCH_CHUNKS } from '../../src/analytics/analytics-json.writer.js';
-import { JSON_CHUNK_TRACKERS } from '../../src/analytics/analytics.sql.js';
+import { JSON_BATCH_TRACKERS } from '../../src/analytics/analytics-json.writer.js';
 import { ERRORS } from '../../src/common/errors/error-catalogue.js';
 import { DatabasePool } from '../../src/infrastructure/database/database-pool.js';
 import { AS_OF, poolConnectionsReleased } from '../support/analytics.js';
@@ -55,9 +54,9 @@ describe('Production-run analytics JSON, streamed', () => {
     return (server.address() as AddressInfo).port;
   }
 
-  it('streams the run in several cursor rows with the exact text and figures, then serves the same bytes from the cache', async () => {
-    // Two cursor batches, the last one with a partial list row.
-    const count = JSON_BATCH_CHUNKS * JSON_CHUNK_TRACKERS + JSON_CHUNK_TRACKERS / 2;
+  it('streams the run in several cursor batches with the exact text and figures, then serves the same bytes from the cache', async () => {
+    // Two cursor batches, the last one partial.
+    const count = JSON_BATCH_TRACKERS + JSON_BATCH_TRACKERS / 2;
     const runId = await bulkRun(count, 'stream');
     const res = await t.http().get(url(runId)).query({ as_of: AS_OF }).set(admin.auth).expect(200);
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
@@ -73,7 +72,7 @@ describe('Production-run analytics JSON, streamed', () => {
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
     expect(new Set(ids).size).toBe(count);
     expect(new Set(trackers.map((tr: { tracker_name: string }) => tr.tracker_name)).size).toBe(count);
-    for (const tracker of [trackers[0], trackers[JSON_CHUNK_TRACKERS - 1], trackers[JSON_CHUNK_TRACKERS], trackers[count - 1]]) {
+    for (const tracker of [trackers[0], trackers[JSON_BATCH_TRACKERS - 1], trackers[JSON_BATCH_TRACKERS], trackers[count - 1]]) {
       expect(tracker).toEqual({
         tracker_id: expect.any(Number),
         tracker_name: expect.stringMatching(/^stream-\d+$/),
@@ -168,11 +167,11 @@ describe('Production-run analytics JSON, streamed', () => {
           setTimeout(() => {
             void t.db
               .query(
-                // The one analytics statement in progress (pg_stat_activity keeps only the text's start;
-                // idle pooled connections show their last statement).
+                // The list's statement in progress, its cursor parked (pg_stat_activity keeps only the
+                // text's start; idle pooled connections show their last statement).
                 `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
                   WHERE datname = current_database() AND pid <> pg_backend_pid() AND state IN ('active', 'idle in transaction')
-                    AND query LIKE '%as_of_epoch AS%'`,
+                    AND query LIKE '/* analytics list */%'`,
               )
               .then(([row]: { n: number }[]) => {
                 terminated = row.n;
@@ -195,6 +194,38 @@ describe('Production-run analytics JSON, streamed', () => {
     const small = await bulkRun(3, 'after');
     const after = await t.http().get(url(small)).query({ as_of: AS_OF }).set(admin.auth).expect(200);
     expect(after.body.total_trackers).toBe(3);
+  });
+});
+
+describe('Production-run analytics with a one-connection pool', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ env: { DB_POOL_SIZE: '1' } });
+  });
+  afterAll(() => t.close());
+
+  it('computes the aggregates on the reading connection itself when no second one is to spare', async () => {
+    const admin = await t.factories.admin();
+    const storage = await t.factories.storageLocation('Hall C');
+    const run = await t.factories.run();
+    for (let i = 0; i < 3; i++) {
+      await t.factories.tracker({
+        runId: run.id,
+        history: [
+          { status: 'CREATED', timestamp: '2026-03-01T00:00:00Z' },
+          { status: 'IN_STORAGE', timestamp: '2026-03-02T00:00:00Z', storageLocationId: storage.id },
+          { status: 'IN_TRANSIT', timestamp: '2026-03-04T00:00:00Z' },
+        ],
+      });
+    }
+    const json = await t.http().get(`/api/v1/production-runs/${run.id}/analytics`).query({ as_of: AS_OF }).set(admin.auth).expect(200);
+    expect(json.body.tracker_analytics).toHaveLength(3);
+    expect(json.body.aggregate_metrics).toMatchObject({ total_trackers: 3, completed_trackers: 0 });
+    expect(json.body.storage_location_performance).toEqual([
+      expect.objectContaining({ storage_location_id: storage.id, tracker_count: 3, visit_count: 3, total_duration_days: 6, average_duration_days: 2 }),
+    ]);
+    const csv = await t.http().get(`/api/v1/production-runs/${run.id}/analytics/csv`).query({ as_of: AS_OF }).set(admin.auth).expect(200);
+    expect(csv.text).toContain('Total Trackers,3');
   });
 });
 

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { aggregatesQuery, exportRowsQuery, JSON_CHUNK_TRACKERS, jsonRowsQuery, trackerRowsQuery } from '../../src/analytics/analytics.sql.js';
+import { aggregatesQuery, jsonRowsQuery, trackerRowsQuery } from '../../src/analytics/analytics.sql.js';
 import { AccessScope } from '../../src/common/auth/access-scope.js';
 import type { Sql } from '../../src/infrastructure/database/db.js';
 import { referenceAggregatesQuery, referenceFullAnalyticsQuery, referenceTrackerRowsQuery } from '../support/analytics-reference.js';
@@ -155,29 +155,17 @@ describe('analytics over journey facts equal the windowed reference (property)',
   }
 
   async function expectSameAnswers(asOf: Date): Promise<void> {
-    // The JSON result's cursor: the list in chunks of items, each but the first starting with its
-    // ',' (Node writes them one after the other between the brackets), then the aggregates as one
-    // JSON object. Chunks of 2 trackers split these runs into several rows.
+    // The JSON result's list: one item per tracker, which Node joins with ',' between the brackets.
     const [{ tracker_analytics_json: list, ...aggregateColumns }] = await q<{ tracker_analytics_json: string }>(
       referenceFullAnalyticsQuery(scope, runId, asOf),
     );
-    for (const chunkTrackers of [2, JSON_CHUNK_TRACKERS]) {
-      const streamed = await q<{ items: string; trackers: number; aggregates: unknown; part: number }>(jsonRowsQuery(scope, runId, asOf, chunkTrackers));
-      const chunks = streamed.slice(0, -1);
-      expect(`[${chunks.map((c) => c.items).join('')}]`).toBe(list);
-      expect(chunks.map((c) => [c.trackers, c.aggregates, c.part])).toEqual(
-        chunks.map((_, i) => [Math.min(chunkTrackers, TRACKERS - i * chunkTrackers), null, 0]),
-      );
-      expect(streamed.at(-1)).toEqual({ items: null, trackers: null, aggregates: aggregateColumns, part: 1 });
-    }
-    expect(await q(aggregatesQuery(scope, runId, asOf))).toEqual(await q(referenceAggregatesQuery(scope, runId, asOf)));
-    const rows = await q<Record<string, unknown>>(referenceTrackerRowsQuery(scope, runId, asOf));
-    expect(await q(trackerRowsQuery(scope, runId, asOf))).toEqual(rows);
-    // The CSV export's one statement: the same rows, then the aggregates as one JSON object.
-    const [aggregates] = await q<Record<string, unknown>>(referenceAggregatesQuery(scope, runId, asOf));
-    const exported = await q<Record<string, unknown>>(exportRowsQuery(scope, runId, asOf));
-    expect(exported.slice(0, -1)).toEqual(rows.map((r) => ({ ...r, aggregates: null, part: 0 })));
-    expect(exported.at(-1)?.aggregates).toEqual(aggregates);
+    const items = await q<{ item: string }>(jsonRowsQuery(scope, runId, asOf));
+    expect(`[${items.map((r) => r.item).join(',')}]`).toBe(list);
+    const [aggregates] = await q<Record<string, unknown>>(aggregatesQuery(scope, runId, asOf));
+    expect(aggregates).toEqual(aggregateColumns);
+    expect([aggregates]).toEqual(await q(referenceAggregatesQuery(scope, runId, asOf)));
+    // The CSV export's list.
+    expect(await q(trackerRowsQuery(scope, runId, asOf))).toEqual(await q<Record<string, unknown>>(referenceTrackerRowsQuery(scope, runId, asOf)));
   }
 
   it('for random write sequences and as_of values', async () => {
@@ -211,5 +199,21 @@ describe('analytics over journey facts equal the windowed reference (property)',
     // A truncate of the history empties the facts with it.
     await m.db.query(`TRUNCATE tracker_status_history`);
     expect(await m.db.query(`SELECT count(*)::int AS n FROM tracker_journey_facts`)).toEqual([{ n: 0 }]);
+  });
+
+  it('keeps each facts row on the run of its tracker, also when the run changes outside the API', async () => {
+    const trackers = await createTrackers();
+    await apply({ kind: 'insert', entries: [{ tracker: 0, status: 'IN_STORAGE', step: 3, location: 0, source: 'manual' }] }, trackers);
+    const runOf = async () => (await m.db.query(`SELECT production_run_id FROM tracker_journey_facts WHERE tracker_id = $1`, [trackers[0]]))[0]?.production_run_id;
+    expect(await runOf()).toBe(runId);
+    const other = (await m.factories.run()).id;
+    await m.db.query(`UPDATE trackers SET production_run_id = $2 WHERE id = $1`, [trackers[0], other]);
+    expect(await runOf()).toBe(other);
+    const asOf = new Date(BASE + 10 * STEP_MS);
+    for (const run of [runId, other]) {
+      expect(await q(trackerRowsQuery(scope, run, asOf))).toEqual(await q(referenceTrackerRowsQuery(scope, run, asOf)));
+      expect(await q(aggregatesQuery(scope, run, asOf))).toEqual(await q(referenceAggregatesQuery(scope, run, asOf)));
+    }
+    await m.db.query(`UPDATE trackers SET production_run_id = $2 WHERE id = $1`, [trackers[0], runId]);
   });
 });

@@ -196,6 +196,7 @@ export interface Tables {
     closed_visit_seconds: number[] | null;
     visits_json: string;
     last_id: string;
+    production_run_id: number;
   };
   tracker_status_history: {
     id: string;
