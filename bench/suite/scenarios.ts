@@ -222,9 +222,10 @@ const analytics: Scenario = async (ctx) => {
   const path = `${API}/production-runs/${analyticsRunId}/analytics`;
   await probe(ctx.app.base, path, { headers: ctx.auth });
   const base = Date.now() - 1000;
-  // A distinct as_of per call: each is computed, none served from the cache.
+  // A distinct as_of per call: each is computed, none served from the cache. 30 of them: the p50
+  // of 10 moved by ±15 ms between runs on a shared host.
   const uncached = await underLoad(ctx, () =>
-    timed(10, async (i) => {
+    timed(30, async (i) => {
       const res = await getWhole(`${ctx.app.base}${path}?as_of=${new Date(base - i * 1000).toISOString()}`, ctx.auth);
       if (res.status !== 200) throw new Error(`analytics answered ${res.status}`);
     }),
@@ -286,6 +287,9 @@ async function largeRunJson(ctx: BenchContext, base: number): Promise<Figure[]> 
   ];
 }
 
+/** Timed exports of the CSV run (the first also sampled for memory). */
+const CSV_EXPORTS = 5;
+
 const csvExport: Scenario = async (ctx) => {
   const { csvRunId, analyticsRunId } = ctx.db.data;
   const download = async (runId: number) => {
@@ -308,10 +312,18 @@ const csvExport: Scenario = async (ctx) => {
   };
   await download(analyticsRunId); // warm-up: code paths and pools, so the growth below is the export's own
   const before = await ctx.app.rss();
-  const started = performance.now();
-  const { result: lines, peakRss } = await ctx.app.sampleRss(() => download(csvRunId), 50);
-  const seconds = (performance.now() - started) / 1000;
+  const timedDownload = async () => {
+    const started = performance.now();
+    const lines = await download(csvRunId);
+    return { lines, seconds: (performance.now() - started) / 1000 };
+  };
+  const { result: first, peakRss } = await ctx.app.sampleRss(timedDownload, 50);
   ctx.underLoadRss = Math.max(ctx.underLoadRss, peakRss);
+  // One export takes a fraction of a second: the median of CSV_EXPORTS, so one scheduling hiccup
+  // does not decide the figure.
+  const times = [first.seconds];
+  while (times.length < CSV_EXPORTS) times.push((await timedDownload()).seconds);
+  const seconds = times.sort((a, b) => a - b)[Math.floor(times.length / 2)];
   const trackers = ctx.options.sizes.csvRunTrackers;
   const rate = trackers / seconds;
   const growth = mb(peakRss - before);
@@ -320,7 +332,7 @@ const csvExport: Scenario = async (ctx) => {
       label: `CSV of a ${trackers.toLocaleString('en')}-tracker run`,
       value: rate,
       unit: 'tracker rows/s',
-      note: `${seconds.toFixed(2)} s, ${(lines as number).toLocaleString('en')} lines`,
+      note: `median of ${CSV_EXPORTS}: ${seconds.toFixed(2)} s (${times[0].toFixed(2)}–${times[times.length - 1].toFixed(2)}), ${first.lines.toLocaleString('en')} lines`,
       goal: { text: '≥ 130 000 rows/s', met: rate >= 130_000 },
     },
     {
