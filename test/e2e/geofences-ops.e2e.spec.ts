@@ -1,6 +1,7 @@
 import { jest } from '@jest/globals';
 import { parseArgs } from '../../src/cli/command.js';
 import { COMMANDS } from '../../src/cli/commands/index.js';
+import { GEOFENCE_BACKLOG_SCAN } from '../../src/health/pipeline/pipeline-checks.repository.js';
 import { createTestApp, GEOFENCE_ON, type TestApp } from '../support/app.js';
 import { at, createPlace, north, ORIGIN, settled } from '../support/geofences.js';
 import { postReports, report } from '../support/locations.js';
@@ -72,6 +73,30 @@ describe('geofences: operations', () => {
     }
     await settled(t);
     expect((await pipeline()).test_steps.check_geofence_processing.success).toBe(true);
+  });
+
+  it('check_geofence_processing reads a bounded part of a large backlog, oldest first, and says so', async () => {
+    const pipeline = async () => (await t.http().get('/api/v1/health/pipeline').set(w.admin.auth).expect(200)).body.test_steps.check_geofence_processing;
+    const trk = await t.factories.tracker({ runId: w.runA.id, createdAt: at(0) });
+    // The oldest mark (overdue), then one row naming more trackers than the step reads; both held
+    // by a live claim of another (stuck) worker.
+    await t.db.query(`INSERT INTO geofence_pending (tracker_id, from_ts, marked_at, claimed_until) VALUES ($1, $2, now() - interval '5 minutes', now() + interval '1 hour')`, [trk.id, at(1)]);
+    await t.db.query(
+      `INSERT INTO geofence_pending (trackers, froms, claimed_until)
+       SELECT array_agg(1000000 + g), array_agg($2::timestamptz), now() + interval '1 hour' FROM generate_series(1, $1) g`,
+      [GEOFENCE_BACKLOG_SCAN + 10, at(1)],
+    );
+    try {
+      const step = await pipeline();
+      expect(step).toMatchObject({ success: false, details: { truncated: true, waiting_trackers: GEOFENCE_BACKLOG_SCAN + 1, overdue_trackers: 1 } });
+      expect(step.details.oldest_wait_seconds).toBeGreaterThanOrEqual(300);
+      expect(step.issues).toEqual([`At least 1 trackers have reports waiting more than 60 s for geofence processing`]);
+    } finally {
+      await t.db.query(`DELETE FROM geofence_pending WHERE trackers IS NOT NULL AND cardinality(trackers) > $1`, [GEOFENCE_BACKLOG_SCAN]);
+      await t.db.query(`UPDATE geofence_pending SET claimed_until = NULL WHERE tracker_id = $1`, [trk.id]);
+    }
+    await settled(t);
+    expect(await pipeline()).toMatchObject({ success: true, details: { truncated: false, waiting_trackers: 0 } });
   });
 
   it('exposes replay counters and the processing lag on /metrics', async () => {

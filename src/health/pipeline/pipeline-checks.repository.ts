@@ -33,6 +33,8 @@ export type HistoryRelation = (typeof HISTORY_RELATIONS)[number];
 
 /** Longest any single step query may run; a slow step fails instead of holding a connection. */
 export const STEP_STATEMENT_TIMEOUT_MS = 5000;
+/** Queued geofence marks (tracker × row) check_geofence_processing reads at most, oldest first. */
+export const GEOFENCE_BACKLOG_SCAN = 100_000;
 
 export interface PolicyRow {
   hourly_bucket_key: boolean;
@@ -208,14 +210,27 @@ export class PipelineChecksRepository {
     });
   }
 
-  /** Trackers waiting for a geofence replay and how long the oldest has waited (seconds; 0 when none). */
-  async geofenceBacklog(scope: AccessScope, olderThanSeconds: number): Promise<{ waiting_trackers: number; overdue_trackers: number; oldest_wait_seconds: number }> {
+  /**
+   * Trackers waiting for a geofence replay and how long the oldest has waited (seconds; 0 when
+   * none), counted over the GEOFENCE_BACKLOG_SCAN oldest queued marks: a backlog of millions of marks
+   * (a large ingest) would otherwise take the step seconds. The marks are scanned oldest first. Overdue marks are the oldest ones, so
+   * the overdue count and the oldest wait are exact whenever the scan covers them; `truncated` says
+   * that more marks wait beyond it (the counts are then lower bounds).
+   */
+  async geofenceBacklog(
+    scope: AccessScope,
+    olderThanSeconds: number,
+  ): Promise<{ waiting_trackers: number; overdue_trackers: number; oldest_wait_seconds: number; truncated: boolean }> {
     return readOnlyStep(this.db, scope, () =>
       this.db.one(
-        sql`SELECT count(DISTINCT u.tracker_id)::int AS waiting_trackers,
-                   count(DISTINCT u.tracker_id) FILTER (WHERE g.marked_at < now() - make_interval(secs => ${olderThanSeconds}))::int AS overdue_trackers,
-                   coalesce(round(extract(epoch FROM now() - min(g.marked_at))::numeric, 1), 0)::float8 AS oldest_wait_seconds
-              FROM geofence_pending g CROSS JOIN LATERAL unnest(coalesce(g.trackers, ARRAY[g.tracker_id])) AS u(tracker_id)`,
+        sql`SELECT count(DISTINCT s.tracker_id)::int AS waiting_trackers,
+                   count(DISTINCT s.tracker_id) FILTER (WHERE s.marked_at < now() - make_interval(secs => ${olderThanSeconds}))::int AS overdue_trackers,
+                   coalesce(round(extract(epoch FROM now() - min(s.marked_at))::numeric, 1), 0)::float8 AS oldest_wait_seconds,
+                   count(*) > ${GEOFENCE_BACKLOG_SCAN} AS truncated
+              FROM (SELECT u.tracker_id, g.marked_at
+                      FROM (SELECT marked_at, coalesce(trackers, ARRAY[tracker_id]) AS ids FROM geofence_pending ORDER BY marked_at) g
+                      CROSS JOIN LATERAL unnest(g.ids) AS u(tracker_id)
+                     LIMIT ${GEOFENCE_BACKLOG_SCAN + 1}) s`,
       ),
     );
   }

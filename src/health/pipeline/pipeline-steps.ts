@@ -265,7 +265,7 @@ export class PipelineSteps {
     return ok(
       { enabled, ...row, max_wait_seconds: GEOFENCE_MAX_WAIT_SECONDS },
       enabled && row.overdue_trackers > 0
-        ? [`${row.overdue_trackers} trackers have reports waiting more than ${GEOFENCE_MAX_WAIT_SECONDS} s for geofence processing`]
+        ? [`${row.truncated ? 'At least ' : ''}${row.overdue_trackers} trackers have reports waiting more than ${GEOFENCE_MAX_WAIT_SECONDS} s for geofence processing`]
         : [],
     );
   }
