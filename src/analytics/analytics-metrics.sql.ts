@@ -48,7 +48,10 @@ export function lateTrackersCte(runId: number, asOf: Date): Sql {
   const seconds = secondsBetween(end, col('e.timestamp'));
   return sql`
     late_trackers AS (
-      SELECT e.tracker_id,
+      -- Grouped by the facts row's tracker_id, whose statistics the planner has (grouped by the
+      -- entries' column, equated to it inside the LATERAL, it counted one group and joined the
+      -- result to every tracker by a nested loop).
+      SELECT f.tracker_id,
              MIN(e.timestamp) AS first_at,
              MIN(e.status) FILTER (WHERE e.next_at IS NULL) AS current_status,
              -- The first DELIVERED entry by (timestamp, id), as the smallest array
@@ -64,14 +67,14 @@ export function lateTrackersCte(runId: number, asOf: Date): Sql {
       FROM tracker_journey_facts f
       -- Per tracker through tracker_status_history_analytics_idx (index-only).
       CROSS JOIN LATERAL (
-        SELECT h.tracker_id, h.id, h.status, h.timestamp, h.storage_location_id, h.delivery_location_id,
+        SELECT h.id, h.status, h.timestamp, h.storage_location_id, h.delivery_location_id,
                LEAD(h.timestamp) OVER (ORDER BY h.timestamp, h.id) AS next_at
         FROM tracker_status_history h
         WHERE h.tracker_id = f.tracker_id AND h.timestamp <= ${at}
       ) e
       LEFT JOIN storage_locations sl ON sl.id = e.storage_location_id
       WHERE f.production_run_id = ${runId} AND f.last_at > ${at}
-      GROUP BY e.tracker_id
+      GROUP BY f.tracker_id
     )`;
 }
 
