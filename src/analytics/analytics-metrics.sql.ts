@@ -86,9 +86,12 @@ export function lateTrackersCte(runId: number, asOf: Date): Sql {
  * `visits` (the JSON text of its storage visits); `dl` is its delivery location (joined only when
  * used). Needs lateTrackersCte.
  *
- * The run's trackers meet their facts rows through the facts' run index (one range scan, whatever
- * the table's size). A facts row answers for an as_of at or after its last entry: only the
- * intervals still open then are computed here; a late tracker's figures come from late_trackers.
+ * The run's trackers meet their facts rows through the facts' run index (one range, whatever the
+ * table's size), joined as a set; `streamed` looks each tracker's facts row up as its row comes
+ * instead (a per-row probe, OFFSET 0 keeping it one), so a list read in id order leaves as it is
+ * made and the database's work overlaps the reader's. A facts row answers for an as_of at or after
+ * its last entry: only the intervals still open then are computed here; a late tracker's figures
+ * come from late_trackers.
  */
 export function trackerMetricsFrom(scope: AccessScope, runId: number, asOf: Date, withVisits: boolean, streamed = false): Sql {
   const at = asOfParam(asOf);
