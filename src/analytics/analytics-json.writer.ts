@@ -3,9 +3,8 @@ import { toAggregateSections } from './analytics.mapper.js';
 import type { AggregatesRow, AnalyticsExport, TrackerJsonItem } from './analytics.repository.js';
 
 /**
- * Trackers fetched per cursor round trip (~100 KB of JSON text): each batch's text stays a
- * short-lived object of V8's young generation (strings over 128 KB go to the large-object space,
- * which only a full collection frees).
+ * Trackers fetched per cursor round trip (~400 KB of JSON text, written into one buffer by
+ * joinedItems: the strings held are the small per-tracker items, never one large joined string).
  */
 export const JSON_BATCH_TRACKERS = 1000;
 

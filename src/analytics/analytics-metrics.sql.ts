@@ -40,7 +40,8 @@ function visitJson(locationId: string, locationName: string, arrivedAt: string, 
 /**
  * CTE `late_trackers`: the figures of the run's late trackers (a facts row with entries after
  * as_of), computed from their entries up to as_of and windowed as the facts were — the two paths
- * give the same figures for the same entries. Usually empty: one scan of the run's facts rows.
+ * give the same figures for the same entries. Usually empty, and found with one short range of the
+ * facts' (production_run_id, last_at) index.
  */
 export function lateTrackersCte(runId: number, asOf: Date): Sql {
   const at = asOfParam(asOf);

@@ -10,7 +10,7 @@ import { JOURNEY_COMPLETION_PERCENT } from './analytics.mapper.js';
 
 /**
  * Transaction-local settings of every analytics statement. JIT compilation costs more than it saves
- * on these statements; the window sort of a large run fits in 32 MB instead of spilling to disk
+ * on these statements; the list's sort of a large run fits in 32 MB instead of spilling to disk
  * (bigger runs spill, which only slows them). Measured by bench/analytics.ts.
  */
 export const ANALYTICS_SESSION_SETTINGS = raw(`SET LOCAL jit = off; SET LOCAL work_mem = '32MB'`);

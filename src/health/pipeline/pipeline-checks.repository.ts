@@ -212,10 +212,10 @@ export class PipelineChecksRepository {
 
   /**
    * Trackers waiting for a geofence replay and how long the oldest has waited (seconds; 0 when
-   * none), counted over the GEOFENCE_BACKLOG_SCAN oldest queued marks: a backlog of millions of marks
-   * (a large ingest) would otherwise take the step seconds. The marks are scanned oldest first. Overdue marks are the oldest ones, so
-   * the overdue count and the oldest wait are exact whenever the scan covers them; `truncated` says
-   * that more marks wait beyond it (the counts are then lower bounds).
+   * none), counted over the GEOFENCE_BACKLOG_SCAN oldest queued marks: a backlog of millions of
+   * marks (a large ingest) would otherwise take the step seconds. Marks are read oldest first, so
+   * the oldest wait is always exact and the overdue ones are counted before any other; `truncated`
+   * says that more marks wait beyond the scan (the counts are then lower bounds).
    */
   async geofenceBacklog(
     scope: AccessScope,

@@ -23,18 +23,23 @@ export async function queryInSnapshot<T>(dataSource: DataSource, snapshotId: str
   const client = await spareConnection(pool);
   if (!client) return null;
   let failure: unknown;
+  // pg-pool drops its own 'error' listener while a client is checked out: a connection lost
+  // between two statements would otherwise be an uncaught 'error' event. Noted here; the next
+  // statement then fails, and the connection is discarded.
+  const onError = (error: Error) => void (failure ??= error);
+  client.on('error', onError);
   try {
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    await client.query(`SET TRANSACTION SNAPSHOT '${snapshotId.replace(/'/g, "''")}'`);
-    await client.query(settings);
+    // One round trip: the snapshot must be set before the transaction's first query.
+    await client.query(`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET TRANSACTION SNAPSHOT '${snapshotId.replace(/'/g, "''")}'; ${settings}`);
     const result = await client.query(statement.text, statement.values);
     await client.query('ROLLBACK');
     return result.rows as T[];
   } catch (error) {
-    failure = error;
+    failure ??= error;
     throw error;
   } finally {
-    client.release(failure instanceof Error ? failure : undefined);
+    client.removeListener('error', onError);
+    client.release(failure !== undefined);
   }
 }
 
