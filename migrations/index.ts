@@ -16,6 +16,7 @@ import { CacheInvalidationNotifications1763860000000 } from './1763860000000-Cac
 import { GeofenceBatchMarks1763900000000 } from './1763900000000-GeofenceBatchMarks.js';
 import { JourneyFactsAppend1763920000000 } from './1763920000000-JourneyFactsAppend.js';
 import { JourneyFactsByRun1763940000000 } from './1763940000000-JourneyFactsByRun.js';
+import { GeofenceMarkTime1763960000000 } from './1763960000000-GeofenceMarkTime.js';
 
 export const MIGRATIONS = [
   InitialSchema1763700000000,
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   GeofenceBatchMarks1763900000000,
   JourneyFactsAppend1763920000000,
   JourneyFactsByRun1763940000000,
+  GeofenceMarkTime1763960000000,
 ];

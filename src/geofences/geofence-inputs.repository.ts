@@ -25,10 +25,11 @@ export interface StartRow {
   before: VisitJson | null;
 }
 
+/** A report as the replay reads it; `id` and `ts` (epoch µs) are exact as doubles (below 2^53). */
 export interface ReportRow {
   tracker_id: number;
-  id: string;
-  ts: string;
+  id: number;
+  ts: number;
   latitude: number;
   longitude: number;
   accuracy_m: number | null;
@@ -143,7 +144,7 @@ export class GeofenceInputsRepository {
    */
   reports(ids: readonly number[], lowUs: readonly (string | null)[], lowId: readonly string[]): Promise<ReportRow[]> {
     return this.db.rows<ReportRow>(
-      sql`SELECT b.tracker_id, r.id::text AS id, ${micros('r.timestamp')} AS ts, r.latitude, r.longitude, r.accuracy_m
+      sql`SELECT b.tracker_id, r.id::float8 AS id, ${micros('r.timestamp')}::float8 AS ts, r.latitude, r.longitude, r.accuracy_m
             FROM unnest(${ids}::int[], ${lowUs}::bigint[], ${lowId}::bigint[]) AS b(tracker_id, low_us, low_id)
             CROSS JOIN LATERAL (
               SELECT r.id, r.timestamp, r.latitude, r.longitude, r.accuracy_m FROM location_reports r

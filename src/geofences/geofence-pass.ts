@@ -94,7 +94,7 @@ export function replayPass(starts: readonly TrackerStart[], entryRows: readonly 
   const reportsOf = groupBy(reportRows);
   const entriesOf = groupBy(entryRows);
   return starts.map((start) => {
-    const reports = (reportsOf.get(start.trackerId) ?? []).sort((a, b) => Number(a.ts) - Number(b.ts) || Number(a.id) - Number(b.id));
+    const reports = (reportsOf.get(start.trackerId) ?? []).sort((a, b) => a.ts - b.ts || a.id - b.id);
     const rows = entriesOf.get(start.trackerId) ?? [];
     const after = rows.filter((r) => r.kind === 'after');
     const stateRow = rows.find((r) => r.kind === 'state');
@@ -114,7 +114,7 @@ export function replayPass(starts: readonly TrackerStart[], entryRows: readonly 
             latestManual: stateRow?.manual_us ? Number(stateRow.manual_us) : -Infinity,
           };
     const input: ReplayReport[] = reports.map((r) => ({
-      timestamp: Number(r.ts),
+      timestamp: r.ts,
       latitude: r.latitude,
       longitude: r.longitude,
       accuracyM: r.accuracy_m,
@@ -131,7 +131,7 @@ export function replayPass(starts: readonly TrackerStart[], entryRows: readonly 
       added: continued ? result.visits.slice(1) : result.visits,
       entries: result.entries,
       entriesChanged,
-      last: lastRow ? { ts: lastRow.ts, reportId: lastRow.id } : null,
+      last: lastRow ? { ts: String(lastRow.ts), reportId: String(lastRow.id) } : null,
       before: { visits: open ? 1 : 0, confirmed: open?.confirmed ? 1 : 0, entries: start.mode === 'resume' ? 0 : stored.length },
       after: { visits: result.visits.length, confirmed: result.visits.filter((v) => v.confirmed).length, entries: result.entries.length },
     };

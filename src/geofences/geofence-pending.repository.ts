@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Db, raw, sql } from '../infrastructure/database/db.js';
+import { LOCATION_WRITES_LOCK_KEY } from '../locations/location-writes-lock.js';
 
 /** A tracker's marks taken by a replay pass. */
 export interface TakenMarks {
@@ -21,6 +22,21 @@ export const RETRY_SECONDS = 30;
 
 /** Rows available to a pass: not held back (`claimed_until` in the future) after a failure. */
 const AVAILABLE = raw(`(claimed_until IS NULL OR claimed_until < now())`);
+/**
+ * How long after its write a queue row waits at most for ingest batches that began before its
+ * writer and are still in flight (see `available`).
+ */
+export const IN_FLIGHT_WAIT_MS = 2000;
+
+/**
+ * When the oldest ingest batch still in flight began (its transaction holds LOCATION_WRITES_LOCK_KEY
+ * shared); NULL when none is. pg_locks and pg_stat_activity are live views, not MVCC.
+ */
+const OLDEST_INGEST_IN_FLIGHT = raw(`(SELECT min(a.xact_start) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+    WHERE l.locktype = 'advisory' AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+      AND l.classid = 0 AND l.objid = ${LOCATION_WRITES_LOCK_KEY} AND l.objsubid = 1 AND l.mode = 'ShareLock' AND l.granted
+      AND a.pid <> pg_backend_pid())`);
+
 /** The trackers a row names, whichever its form. */
 const TRACKERS = raw(`coalesce(trackers, ARRAY[tracker_id])`);
 
@@ -37,9 +53,20 @@ const TRACKERS = raw(`coalesce(trackers, ARRAY[tracker_id])`);
 export class GeofencePendingRepository {
   constructor(private readonly db: Db) {}
 
-  /** Available rows, the longest waiting first (all of them: the queue is short). */
+  /**
+   * Available rows, the longest waiting first (all of them: the queue is short). Rows written by
+   * transactions that began after an ingest batch still in flight (`began_at`: the writer's start)
+   * wait for it, for up to IN_FLIGHT_WAIT_MS after they were written (`marked_at`): concurrent
+   * batches of the same trackers usually carry consecutive reports, and a pass that took the later
+   * one first would have to rewind every tracker they share once the earlier one commits.
+   */
   available(): Promise<QueueRow[]> {
-    return this.db.rows<QueueRow>(sql`SELECT id::text AS id, ${TRACKERS} AS trackers FROM geofence_pending WHERE ${AVAILABLE} ORDER BY marked_at, id`);
+    return this.db.rows<QueueRow>(
+      sql`SELECT id::text AS id, ${TRACKERS} AS trackers FROM geofence_pending
+           WHERE ${AVAILABLE}
+             AND (began_at <= coalesce(${OLDEST_INGEST_IN_FLIGHT}, 'infinity') OR marked_at < now() - make_interval(secs => ${IN_FLIGHT_WAIT_MS / 1000}))
+           ORDER BY marked_at, id`,
+    );
   }
 
   /** The available rows of one tracker's own marks (after `explode`, all of its marks). */
@@ -69,15 +96,15 @@ export class GeofencePendingRepository {
   /**
    * Deletes claimed rows, in the transaction of the replay that took them into account. What they
    * mark for `kept` trackers (those the pass could not lock: another transaction holds them) is
-   * written back, one row per tracker and deleted row, with the same time, age and claim, so they
+   * written back, one row per tracker and deleted row, with the same times and claim, so they
    * wait for a later pass exactly as they waited for this one. Marks of trackers that no longer
    * exist are not written back.
    */
   async settle(rowIds: readonly string[], kept: readonly number[]): Promise<void> {
     await this.db.execute(
-      sql`WITH gone AS (DELETE FROM geofence_pending WHERE id = ANY(${rowIds}::bigint[]) RETURNING tracker_id, from_ts, trackers, froms, marked_at, claimed_until)
-          INSERT INTO geofence_pending (tracker_id, from_ts, marked_at, claimed_until)
-          SELECT u.tracker_id, u.from_ts, g.marked_at, g.claimed_until
+      sql`WITH gone AS (DELETE FROM geofence_pending WHERE id = ANY(${rowIds}::bigint[]) RETURNING tracker_id, from_ts, trackers, froms, marked_at, began_at, claimed_until)
+          INSERT INTO geofence_pending (tracker_id, from_ts, marked_at, began_at, claimed_until)
+          SELECT u.tracker_id, u.from_ts, g.marked_at, g.began_at, g.claimed_until
             FROM gone g CROSS JOIN LATERAL unnest(coalesce(g.trackers, ARRAY[g.tracker_id]), coalesce(g.froms, ARRAY[g.from_ts])) AS u(tracker_id, from_ts)
            WHERE u.tracker_id = ANY(${kept}::int[]) AND EXISTS (SELECT 1 FROM trackers t WHERE t.id = u.tracker_id)`,
     );
@@ -90,9 +117,9 @@ export class GeofencePendingRepository {
    */
   async explode(): Promise<void> {
     await this.db.execute(
-      sql`WITH gone AS (DELETE FROM geofence_pending WHERE trackers IS NOT NULL AND ${AVAILABLE} RETURNING trackers, froms, marked_at, claimed_until)
-          INSERT INTO geofence_pending (tracker_id, from_ts, marked_at, claimed_until)
-          SELECT u.tracker_id, u.from_ts, g.marked_at, g.claimed_until FROM gone g CROSS JOIN LATERAL unnest(g.trackers, g.froms) AS u(tracker_id, from_ts)`,
+      sql`WITH gone AS (DELETE FROM geofence_pending WHERE trackers IS NOT NULL AND ${AVAILABLE} RETURNING trackers, froms, marked_at, began_at, claimed_until)
+          INSERT INTO geofence_pending (tracker_id, from_ts, marked_at, began_at, claimed_until)
+          SELECT u.tracker_id, u.from_ts, g.marked_at, g.began_at, g.claimed_until FROM gone g CROSS JOIN LATERAL unnest(g.trackers, g.froms) AS u(tracker_id, from_ts)`,
     );
   }
 

@@ -130,7 +130,7 @@ export class GeofenceProcessor {
     tick('entries');
     const read = starts.filter((s) => !(s.mode === 'resume' && carried.has(s.trackerId)));
     const reportRows = read.length > 0 ? await this.inputs.reports(read.map((s) => s.trackerId), read.map((s) => s.lowUs), read.map((s) => s.lowId)) : [];
-    for (const s of starts) if (s.mode === 'resume') for (const r of carried.get(s.trackerId) ?? []) if (after(r, s)) reportRows.push(r);
+    for (const s of starts) if (s.mode === 'resume') for (const r of after(carried.get(s.trackerId) ?? [], s)) reportRows.push(r);
     tick('reports');
     const results = replayPass(starts, entryRows, reportRows, locations);
     tick('compute');
@@ -188,9 +188,9 @@ export class GeofenceProcessor {
   }
 }
 
-/** Whether a report lies after where a replay starts reading (lowUs null: every report does). */
-function after(r: ReportRow, s: TrackerStart): boolean {
-  if (s.lowUs === null) return true;
-  const [ts, low] = [Number(r.ts), Number(s.lowUs)];
-  return ts > low || (ts === low && Number(r.id) > Number(s.lowId));
+/** The reports that lie after where a replay starts reading (lowUs null: all of them). */
+function after(rows: readonly ReportRow[], s: TrackerStart): readonly ReportRow[] {
+  if (s.lowUs === null) return rows;
+  const [low, lowId] = [Number(s.lowUs), Number(s.lowId)];
+  return rows.filter((r) => r.ts > low || (r.ts === low && r.id > lowId));
 }

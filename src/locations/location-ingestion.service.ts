@@ -50,9 +50,9 @@ export class LocationIngestionService {
       return { accepted: 0, duplicates: 0, rejected: reports.rejected, aggregated: 0, filtered_low_confidence: 0, filtered_manufacturing_region: 0 };
     }
     const outcome = await this.insertWithRetry(scope, reports);
-    // The replay pass that takes the batch's queue row finds its reports here instead of reading them back.
-    if (outcome.marked) this.geofenceInbox.carry(outcome.marked.rowId, outcome.marked.reportsJson);
     const known = new Set(outcome.knownTrackerIds);
+    // The replay pass that takes the batch's queue row finds its reports here instead of reading them back.
+    if (outcome.marked) this.geofenceInbox.carry(outcome.marked.rowId, reports, known, outcome.accepted, outcome.marked.ids);
     const unknownTracker: RejectedReport[] = [];
     for (let i = 0; i < reports.index.length; i++) {
       if (!known.has(reports.trackerId[i])) unknownTracker.push({ index: reports.index[i], detail: UNKNOWN_TRACKER_DETAIL });

@@ -8,6 +8,8 @@
  *   batches in flight finish first and their rows go too, and later batches see the tracker gone;
  * - a rebuild takes it exclusively after locking its trackers, so no report slips between its
  *   delete and its re-insert.
+ * The geofence worker also reads who holds it shared (pg_locks): an ingest batch in flight, whose
+ * later-begun neighbours' marks it leaves for a moment (GeofencePendingRepository.available).
  * A lock on every tracker of a batch (FOR KEY SHARE) would write a lock into each tracker row a
  * batch touches, a cost that grows with the batch. Migration 1763760000000 uses the same literal.
  */

@@ -19,8 +19,8 @@ export interface InsertOutcome {
   aggregated: number;
   filteredLowConfidence: number;
   filteredManufacturingRegion: number;
-  /** Geofencing on: the queue row written with the batch and, as JSON, the eligible reports it marks (null: none; see GeofenceInbox). */
-  marked: { rowId: string; reportsJson: string } | null;
+  /** Geofencing on: the queue row written with the batch and the ids of the eligible reports it marks, ascending (null: none; see GeofenceInbox). */
+  marked: { rowId: string; ids: number[] } | null;
 }
 
 export type HistoryGranularity = 'auto' | 'hourly' | 'daily';
@@ -60,7 +60,7 @@ function aggregateUpsert(table: 'location_history_hourly' | 'location_history_da
 export class LocationsRepository {
   /** CTE marking the batch's trackers for a geofence replay from their earliest new eligible report. */
   private readonly geofenceMark: Sql;
-  /** Columns answering that mark's row and the reports it marks (for GeofenceInbox). */
+  /** Columns answering that mark's row and the ids of the reports it marks (for GeofenceInbox). */
   private readonly geofenceMarked: Sql;
 
   constructor(
@@ -75,8 +75,7 @@ export class LocationsRepository {
     this.geofenceMarked = config.geofenceEnabled
       ? sql`,
              (SELECT id::text FROM geofence) AS mark_id,
-             (SELECT json_agg(json_build_array(r.id, r.tracker_id, (extract(epoch FROM r.timestamp) * 1000000)::bigint, r.latitude, r.longitude, r.accuracy_m))
-                FROM inserted r WHERE r.eligible)::text AS marked_reports`
+             (SELECT array_agg(r.id ORDER BY r.id) FROM inserted r WHERE r.eligible)::text AS marked_ids`
       : empty;
   }
 
@@ -101,7 +100,7 @@ export class LocationsRepository {
       filtered_low_confidence: number;
       filtered_manufacturing_region: number;
       mark_id?: string | null;
-      marked_reports?: string | null;
+      marked_ids?: string | null;
     };
     const statement = sql`
       WITH input AS (
@@ -141,7 +140,7 @@ export class LocationsRepository {
       aggregated: row.aggregated,
       filteredLowConfidence: row.filtered_low_confidence,
       filteredManufacturingRegion: row.filtered_manufacturing_region,
-      marked: row.mark_id && row.marked_reports ? { rowId: row.mark_id, reportsJson: row.marked_reports } : null,
+      marked: row.mark_id && row.marked_ids ? { rowId: row.mark_id, ids: row.marked_ids.slice(1, -1).split(',').map(Number) } : null,
     };
   }
 

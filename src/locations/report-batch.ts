@@ -23,6 +23,8 @@ export interface ReportColumns {
   trackerId: number[];
   /** Normalised ISO 8601 UTC (millisecond precision). */
   timestamp: string[];
+  /** The same instants, epoch milliseconds. */
+  epochMs: number[];
   latitude: number[];
   longitude: number[];
   confidence: number[];
@@ -69,6 +71,7 @@ export function parseReports(items: readonly unknown[], options: { now: number; 
     index: [],
     trackerId: [],
     timestamp: [],
+    epochMs: [],
     latitude: [],
     longitude: [],
     confidence: [],
@@ -126,7 +129,9 @@ export function parseReports(items: readonly unknown[], options: { now: number; 
     }
     out.index.push(i);
     out.trackerId.push(trackerId as number);
-    out.timestamp.push(canonicalMs !== null ? (rawTimestamp as string) : new Date(epochMs as number).toISOString());
+    const stored = canonicalMs === null ? new Date(epochMs as number) : null;
+    out.timestamp.push(stored === null ? (rawTimestamp as string) : stored.toISOString());
+    out.epochMs.push(stored === null ? (canonicalMs as number) : stored.getTime());
     out.latitude.push(latitude as number);
     out.longitude.push(longitude as number);
     out.confidence.push(confidence as number);

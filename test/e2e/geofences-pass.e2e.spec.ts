@@ -1,4 +1,8 @@
+import { jest } from '@jest/globals';
+import { IN_FLIGHT_WAIT_MS } from '../../src/geofences/geofence-pending.repository.js';
+import { GeofenceInbox } from '../../src/geofences/geofence-inbox.js';
 import { GeofenceProcessor } from '../../src/geofences/geofence-processor.service.js';
+import { LOCATION_WRITES_LOCK_KEY } from '../../src/locations/location-writes-lock.js';
 import { createTestApp, GEOFENCE_ON, type TestApp } from '../support/app.js';
 import { at, auto, createPlace, FAR, geofenceWorld, history, IN_D, north, ORIGIN, pendingRows, sendTimeline, settled, type TimelinePoint } from '../support/geofences.js';
 import { postReports, report } from '../support/locations.js';
@@ -38,16 +42,18 @@ describe('geofences: replay passes', () => {
   const visits = (id: number): Promise<VisitRow[]> =>
     t.db.query('SELECT id, storage_location_id, delivery_location_id, entered_at, last_seen_at, exited_at, report_count, confirmed FROM geofence_visits WHERE tracker_id = $1 ORDER BY entered_at, id', [id]);
   const pending = (id: number) => pendingRows(t, id);
-  /** Holds the tracker's row as a manual entry or a tracker delete in progress does. */
-  const hold = async (id: number) => {
+  /** A transaction left open after `query`, as another writer's in progress. */
+  const openTransaction = async (query: string, parameters: unknown[]) => {
     const runner = t.db.createQueryRunner();
     await runner.connect();
     await runner.startTransaction();
-    await runner.query('SELECT 1 FROM trackers WHERE id = $1 FOR UPDATE', [id]);
+    await runner.query(query, parameters);
     return runner;
   };
-  const waitFor = async (check: () => Promise<boolean>, what: string) => {
-    const deadline = Date.now() + 3000;
+  /** Holds the tracker's row as a manual entry or a tracker delete in progress does. */
+  const hold = (id: number) => openTransaction('SELECT 1 FROM trackers WHERE id = $1 FOR UPDATE', [id]);
+  const waitFor = async (check: () => Promise<boolean>, what: string, timeoutMs = 3000) => {
+    const deadline = Date.now() + timeoutMs;
     while (!(await check())) {
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
       await new Promise((resolve) => setTimeout(resolve, 25));
@@ -202,6 +208,85 @@ describe('geofences: replay passes', () => {
     await send(trk.id, [[5, FAR]]);
     await settled(t);
     expect((await visits(trk.id)).map((v) => [v.delivery_location_id, v.report_count, v.exited_at?.toISOString() ?? null])).toEqual([[D.id, 2, at(5)]]);
+  });
+
+  /** An ingest batch in flight, as far as the worker can tell: a transaction holding the location-writes lock shared. */
+  const ingestInFlight = () => openTransaction('SELECT pg_advisory_xact_lock_shared($1)', [LOCATION_WRITES_LOCK_KEY]);
+
+  it('a batch that began after another batch still in flight waits for it: no pass takes the later one first', async () => {
+    const x = await tracker();
+    const earlier = await ingestInFlight();
+    try {
+      await send(x.id, [[1, IN_D]]);
+      // Several polls of the worker go by; the mark stays while the earlier batch is in flight.
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      expect(await pending(x.id)).toBe(1);
+      expect(await visits(x.id)).toEqual([]);
+    } finally {
+      await earlier.commitTransaction();
+      await earlier.release();
+    }
+    await settled(t);
+    expect((await history(t, w.userA.auth, x.id)).slice(1)).toEqual([auto('DELIVERED', at(1), { delivery: D.id })]);
+  });
+
+  it('a batch waits for an earlier one in flight for IN_FLIGHT_WAIT_MS at most', async () => {
+    const x = await tracker();
+    const stuck = await ingestInFlight();
+    try {
+      const sent = Date.now();
+      await send(x.id, [[1, IN_D]]);
+      await waitFor(async () => (await pending(x.id)) === 0, 'the mark to be taken', IN_FLIGHT_WAIT_MS + 5000);
+      expect(Date.now() - sent).toBeGreaterThanOrEqual(IN_FLIGHT_WAIT_MS - 100);
+      expect((await history(t, w.userA.auth, x.id)).slice(1)).toEqual([auto('DELIVERED', at(1), { delivery: D.id })]);
+    } finally {
+      await stuck.commitTransaction();
+      await stuck.release();
+    }
+  });
+
+  it('the reports a batch hands over in memory are exactly the rows it stored; a batch repeating stored reports hands over none', async () => {
+    const [a, b] = [await tracker(), await tracker()];
+    const inbox = t.app.get(GeofenceInbox);
+    const held: { rowId: string; carried: boolean; rows: unknown[] }[] = [];
+    const carry = inbox.carry.bind(inbox);
+    const spy = jest.spyOn(inbox, 'carry').mockImplementation((rowId, ...rest) => {
+      const carried = carry(rowId, ...rest);
+      // Taken at once (the pass then reads them back): what the inbox would have handed over.
+      const rows = carried ? [...inbox.take([rowId], () => []).values()].flat() : [];
+      held.push({ rowId, carried, rows });
+      return carried;
+    });
+    try {
+      const ts = (s: number) => new Date(Date.parse(at(0)) + s * 1000).toISOString();
+      const batch = [
+        report(b.id, ts(5), { ...IN_D, accuracy_m: 7 }),
+        report(a.id, ts(3), { ...FAR, confidence: 3 }),
+        report(a.id, ts(3), { ...FAR, confidence: 0, accuracy_m: 99 }), // the same report again: the first one counts
+        report(a.id, ts(4), { ...FAR, confidence: 1 }), // stored, not eligible
+        report(a.id, ts(2), { latitude: 30, longitude: 100 }), // manufacturing region: stored, not eligible
+        report(999_999, ts(1)), // unknown tracker
+        report(b.id, '2026-01-01T00:00:01+01:00', { ...IN_D, accuracy_m: 1 }), // not canonical: normalised
+        report(a.id, ts(1), { ...FAR, accuracy_m: 3 }),
+      ];
+      expect((await postReports(t, w.ingest, batch)).status).toBe(200);
+      const stored = await t.db.query(
+        `SELECT tracker_id, id::float8 AS id, (extract(epoch FROM timestamp) * 1000000)::float8 AS ts, latitude, longitude, accuracy_m
+           FROM location_reports WHERE tracker_id = ANY($1) AND eligible ORDER BY id`,
+        [[a.id, b.id]],
+      );
+      expect(held).toHaveLength(1);
+      expect(held[0].carried).toBe(true);
+      expect(stored).toHaveLength(4);
+      expect([...held[0].rows].sort((x, y) => (x as { id: number }).id - (y as { id: number }).id)).toEqual(stored);
+      // Sent again with one new report: the repeated ones are skipped as stored, so nothing is held.
+      expect((await postReports(t, w.ingest, [...batch, report(a.id, ts(6), FAR)])).status).toBe(200);
+      expect(held).toHaveLength(2);
+      expect(held[1].carried).toBe(false);
+    } finally {
+      spy.mockRestore();
+    }
+    await settled(t);
   });
 
   it('marks are a queue of writes: several for one tracker make one replay; health counts the tracker once', async () => {

@@ -35,6 +35,7 @@ export interface Tables {
     id: string;
     trackers: number[] | null;
     froms: Date[] | null;
+    began_at: Date;
   };
   geofence_progress: {
     tracker_id: number;
