@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { GeofenceInbox } from '../geofences/geofence-inbox.js';
+import { CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { LocationsRepository } from './locations.repository.js';
 import { parseReports, type RejectedReport, type ReportColumns } from './report-batch.js';
@@ -32,6 +33,7 @@ export class LocationIngestionService {
     private readonly repository: LocationsRepository,
     private readonly metrics: MetricsService,
     private readonly geofenceInbox: GeofenceInbox,
+    private readonly invalidation: CacheInvalidation,
   ) {}
 
   /**
@@ -50,6 +52,7 @@ export class LocationIngestionService {
       return { accepted: 0, duplicates: 0, rejected: reports.rejected, aggregated: 0, filtered_low_confidence: 0, filtered_manufacturing_region: 0 };
     }
     const outcome = await this.insertWithRetry(scope, reports);
+    if (outcome.aggregated > 0) this.invalidation.locationsChanged();
     const known = new Set(outcome.knownTrackerIds);
     // The replay pass that takes the batch's queue row finds its reports here instead of reading them back.
     if (outcome.marked) this.geofenceInbox.carry(outcome.marked.rowId, reports, known, outcome.accepted, outcome.marked.ids);

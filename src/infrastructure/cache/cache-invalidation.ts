@@ -60,6 +60,15 @@ export class CacheInvalidation implements OnModuleDestroy {
     return areas.length ? this.bump(areas) : Promise.resolve();
   }
 
+  /**
+   * An ingest batch changed the location aggregates. The trigger's message reaches every instance,
+   * this one included, but asynchronously; dropping this instance's latest-locations generation at
+   * once means a client that lists right after its own ingest response sees its reports.
+   */
+  locationsChanged(): void {
+    this.near.invalidate([`gen:${CACHE_AREAS.latestLocations}`]);
+  }
+
   onModuleDestroy(): void {
     for (const timer of this.again.values()) clearTimeout(timer);
     this.again.clear();
