@@ -2,13 +2,15 @@
  * Standalone benchmark of geofence automation, over HTTP against the compiled service and a real
  * PostgreSQL: sustained ingest with 1 000 geofenced locations spread over Europe, with
  * GEOFENCE_ENABLED=false and then true (each on a fresh database), both batch sizes; reports
- * throughput, the ratio on/off, and the processing lag (age of the oldest waiting replay mark,
- * sampled every 100 ms while ingest runs, and the time to drain the queue after it).
+ * throughput, the ratio on/off, and the processing lag (age of the oldest waiting replay mark —
+ * written at the end of the batch's statement, right before it commits —, sampled every 100 ms
+ * while ingest runs, and the time to drain the queue after it), beside the requests' own latency.
  *
  *   npx nest build && node dist/bench/geofences.js
  *
  * Env: BENCH_PG_URL, BENCH_SECONDS (per scenario, default 20), BENCH_CONCURRENCY (default 4),
- * BENCH_PORT (default 3918), BENCH_ONLY=on|off (one mode, no ratio), BENCH_KEEP=1 (keep the
+ * BENCH_PORT (default 3918), BENCH_BATCHES (default 1000,10000), BENCH_MOVEMENT (default routes,jumps; see
+ * Movement), BENCH_ONLY=on|off (one mode, no ratio), BENCH_KEEP=1 (keep the
  * database, to EXPLAIN the worker's statements on it), BENCH_PROFILE=1 (where the
  * database time goes: sampled pg_stat_activity per statement kind and wait event). It creates and drops its own database `tps_bench_geofences_<pid>`.
  */
@@ -22,27 +24,88 @@ const PORT = Number(process.env.BENCH_PORT ?? 3918);
 // Per process: other runs of this script on the same server (another checkout) must not drop it.
 const DB_NAME = `tps_bench_geofences_${process.pid}`;
 const TRACKERS = 1000;
+/** BENCH_BATCHES=10000 (comma-separated): only these batch sizes. */
+const BATCH_SIZES = (process.env.BENCH_BATCHES ?? '1000,10000').split(',').map(Number);
 const LOCATIONS = 1000;
 
 interface Place {
   latitude: number;
   longitude: number;
+  radius_m: number;
 }
 
-/** In-order reports per tracker; about a third sit inside a location, the rest anywhere in Europe. */
-function makeBodies(batchSize: number, count: number, trackerIds: number[], places: Place[], seq: { next: number }): string[] {
+/**
+ * How trackers move (BENCH_MOVEMENT):
+ * - `routes`: each tracker stays at a location for 4–24 reports (1–7 hours at this bench's
+ *   1 000 s between a tracker's reports), then travels in a straight line to another one over
+ *   10–40 reports; about a third of the reports lie inside a location, a visit spans several.
+ * - `jumps` (the worst case): every third report lies inside a location, a different one each
+ *   time, the others anywhere in Europe: a visit (and often an automatic entry) every three reports.
+ */
+type Movement = 'routes' | 'jumps';
+const MOVEMENTS = (process.env.BENCH_MOVEMENT ?? 'routes,jumps').split(',') as Movement[];
+
+interface Route {
+  from: Place;
+  to: Place;
+  /** How many routes the tracker had before this one (seeds the next). */
+  leg: number;
+  /** Reports left at `from`, then on the way to `to`. */
+  stay: number;
+  steps: number;
+  step: number;
+}
+
+/** A deterministic pseudo-random integer in [0, n) from a seed. */
+const pick = (seed: number, n: number) => Math.abs(Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) ^ (seed >>> 13)) % n;
+
+/** A point within half the radius of a place (inside whatever the report's accuracy). */
+function near(place: Place): Place {
+  const m = place.radius_m * 0.5 * Math.sqrt(Math.random());
+  const angle = Math.random() * 2 * Math.PI;
+  const dLat = (m * Math.cos(angle)) / 111_320;
+  const dLon = (m * Math.sin(angle)) / (111_320 * Math.cos((place.latitude * Math.PI) / 180));
+  return { latitude: place.latitude + dLat, longitude: place.longitude + dLon, radius_m: place.radius_m };
+}
+
+/** The next position of a tracker on its route (routes are kept per tracker across calls). */
+function onRoute(routes: Map<number, Route>, trackerId: number, places: Place[]): Place {
+  let route = routes.get(trackerId);
+  if (!route || route.step >= route.stay + route.steps) {
+    const from = route ? route.to : places[pick(trackerId, places.length)];
+    const leg = route ? route.leg + 1 : 0;
+    const seed = trackerId * 7919 + leg * 104_729;
+    route = { from, to: places[pick(seed, places.length)], leg, stay: 4 + pick(seed + 1, 21), steps: 10 + pick(seed + 2, 31), step: 0 };
+    routes.set(trackerId, route);
+  }
+  const step = route.step++;
+  if (step < route.stay) return near(route.from);
+  const f = (step - route.stay + 1) / (route.steps + 1);
+  return { latitude: route.from.latitude + f * (route.to.latitude - route.from.latitude), longitude: route.from.longitude + f * (route.to.longitude - route.from.longitude), radius_m: 0 };
+}
+
+/** In-order reports per tracker, moving as `movement` says. */
+function makeBodies(movement: Movement, batchSize: number, count: number, trackerIds: number[], places: Place[], seq: { next: number; routes: Map<number, Route> }): string[] {
   const bodies: string[] = [];
   const start = Date.now() - 400 * 86_400_000;
   for (let b = 0; b < count; b++) {
     const reports = new Array(batchSize);
     for (let i = 0; i < batchSize; i++) {
       const n = seq.next++;
-      const at = n % 3 === 0 ? places[(n * 7919) % places.length] : null;
+      const trackerId = trackerIds[n % trackerIds.length];
+      let position: { latitude: number; longitude: number };
+      if (movement === 'routes') position = onRoute(seq.routes, trackerId, places);
+      else {
+        const at = n % 3 === 0 ? places[(n * 7919) % places.length] : null;
+        position = at
+          ? { latitude: at.latitude + (Math.random() - 0.5) * 0.002, longitude: at.longitude + (Math.random() - 0.5) * 0.002 }
+          : { latitude: 36 + Math.random() * 24, longitude: -10 + Math.random() * 40 };
+      }
       reports[i] = {
-        tracker_id: trackerIds[n % trackerIds.length],
+        tracker_id: trackerId,
         timestamp: new Date(start + n * 1000).toISOString(),
-        latitude: at ? at.latitude + (Math.random() - 0.5) * 0.002 : 36 + Math.random() * 24,
-        longitude: at ? at.longitude + (Math.random() - 0.5) * 0.002 : -10 + Math.random() * 40,
+        latitude: position.latitude,
+        longitude: position.longitude,
         confidence: 3,
         accuracy_m: Math.round(Math.random() * 50),
       };
@@ -96,6 +159,7 @@ async function ingest(db: pg.Client, token: string, batchSize: number, bodies: s
   let next = 0;
   let reports = 0;
   const lags: number[] = [];
+  const latencies: number[] = [];
   let sampling = true;
   const sampler = (async () => {
     while (sampling) {
@@ -107,6 +171,7 @@ async function ingest(db: pg.Client, token: string, batchSize: number, bodies: s
   const started = performance.now();
   const worker = async () => {
     while (Date.now() < deadline && next < bodies.length) {
+      const sent = performance.now();
       const res = await fetch(`http://127.0.0.1:${PORT}/api/v1/locations/reports`, {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -114,6 +179,7 @@ async function ingest(db: pg.Client, token: string, batchSize: number, bodies: s
       });
       if (res.status !== 200) throw new Error(`ingest answered ${res.status}`);
       await res.arrayBuffer();
+      latencies.push(performance.now() - sent);
       reports += batchSize;
     }
   };
@@ -135,11 +201,14 @@ async function ingest(db: pg.Client, token: string, batchSize: number, bodies: s
   const dbUs = ((await backends()).reduce((sum, pid) => sum + processCpuMs(pid), 0) - dbCpuBefore) * 1000;
   const profile = profiler ? await profiler.stop() : undefined;
   lags.sort((a, b) => a - b);
+  latencies.sort((a, b) => a - b);
   return {
     batch_size: batchSize,
     reports,
     seconds: +seconds.toFixed(2),
     reports_per_second: Math.round(reports / seconds),
+    request_ms_p50: Math.round(percentile(latencies, 50)),
+    request_ms_p99: Math.round(percentile(latencies, 99)),
     lag_seconds_p50: +percentile(lags, 50).toFixed(2),
     lag_seconds_p99: +percentile(lags, 99).toFixed(2),
     drain_seconds_after_ingest: +((performance.now() - drainStarted) / 1000).toFixed(2),
@@ -151,7 +220,7 @@ async function ingest(db: pg.Client, token: string, batchSize: number, bodies: s
   };
 }
 
-async function runMode(enabled: boolean) {
+async function runMode(enabled: boolean, movement: Movement) {
   await prepareDatabase(BENCH_ADMIN_URL, DB_NAME, true);
   const child = spawnService({
     port: PORT,
@@ -180,20 +249,20 @@ async function runMode(enabled: boolean) {
            FROM generate_series(1, ${LOCATIONS / 2}) n`,
       );
     }
-    const places = (await db.query<Place>('SELECT latitude, longitude FROM storage_locations UNION ALL SELECT latitude, longitude FROM delivery_locations')).rows;
+    const places = (await db.query<Place>('SELECT latitude, longitude, radius_m FROM storage_locations UNION ALL SELECT latitude, longitude, radius_m FROM delivery_locations ORDER BY 1, 2')).rows;
     const trackerIds = (await db.query<{ id: number }>('SELECT id FROM trackers ORDER BY id')).rows.map((r) => r.id);
     const token = signJwt(rows[0].ingest_id, BENCH_SECRET);
-    const seq = { next: 0 };
-    await ingest(db, token, 1000, makeBodies(1000, 10, trackerIds, places, seq), child.pid); // warm-up
+    const seq = { next: 0, routes: new Map<number, Route>() };
+    await ingest(db, token, 1000, makeBodies(movement, 1000, 10, trackerIds, places, seq), child.pid); // warm-up
     const results = [];
-    for (const batchSize of [1000, 10_000]) {
+    for (const batchSize of BATCH_SIZES) {
       // Enough bodies for 150 000 reports/s, so ingest never runs out of work before the deadline.
-      const bodies = makeBodies(batchSize, Math.ceil((150_000 * SECONDS) / batchSize), trackerIds, places, seq);
+      const bodies = makeBodies(movement, batchSize, Math.ceil((150_000 * SECONDS) / batchSize), trackerIds, places, seq);
       results.push(await ingest(db, token, batchSize, bodies, child.pid));
     }
     const counts = await db.query(`SELECT (SELECT count(*) FROM geofence_visits)::int AS visits,
       (SELECT count(*) FROM tracker_status_history WHERE source = 'geofence')::int AS automatic_entries`);
-    return { geofence_enabled: enabled, ingest: results, after: counts.rows[0] };
+    return { geofence_enabled: enabled, movement, ingest: results, after: counts.rows[0] };
   } finally {
     await stopService(child);
     await db.end().catch(() => undefined);
@@ -205,13 +274,23 @@ async function runMode(enabled: boolean) {
 async function main(): Promise<void> {
   if (process.env.BENCH_ONLY === 'on' || process.env.BENCH_ONLY === 'off') {
     // Profiling one mode alone (no ratio).
-    console.log(JSON.stringify(await runMode(process.env.BENCH_ONLY === 'on'), null, 2));
+    for (const movement of MOVEMENTS) console.log(JSON.stringify(await runMode(process.env.BENCH_ONLY === 'on', movement), null, 2));
     return;
   }
-  const off = await runMode(false);
-  const on = await runMode(true);
-  const ratio = on.ingest.map((r, i) => ({ batch_size: r.batch_size, on_over_off: +(r.reports_per_second / off.ingest[i].reports_per_second).toFixed(3) }));
-  console.log(JSON.stringify({ machine: { cpus: cpus().length, load: (await import('node:fs')).readFileSync('/proc/loadavg', 'utf8').trim() }, seconds: SECONDS, concurrency: CONCURRENCY, off, on, ratio }, null, 2));
+  const machine = { cpus: cpus().length, load: (await import('node:fs')).readFileSync('/proc/loadavg', 'utf8').trim() };
+  const runs = [];
+  for (const movement of MOVEMENTS) {
+    const off = await runMode(false, movement);
+    const on = await runMode(true, movement);
+    const ratio = on.ingest.map((r, i) => ({ batch_size: r.batch_size, on_over_off: +(r.reports_per_second / off.ingest[i].reports_per_second).toFixed(3) }));
+    runs.push({ movement, off, on, ratio });
+  }
+  console.log(JSON.stringify({ machine, seconds: SECONDS, concurrency: CONCURRENCY, runs }, null, 2));
+  for (const r of runs) {
+    for (const [i, x] of r.ratio.entries()) {
+      console.error(`${r.movement} batch ${x.batch_size}: on/off ${x.on_over_off} (${r.on.ingest[i].reports_per_second} / ${r.off.ingest[i].reports_per_second} reports/s), lag p99 ${r.on.ingest[i].lag_seconds_p99} s (request p50 ${r.on.ingest[i].request_ms_p50} ms), visits ${r.on.after.visits}, automatic entries ${r.on.after.automatic_entries}`);
+    }
+  }
 }
 
 runScript(main);
