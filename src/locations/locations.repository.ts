@@ -132,7 +132,12 @@ export class LocationsRepository {
         FROM inserted`;
     const row = await this.db.transaction(async () => {
       await this.db.execute(sql`SELECT pg_advisory_xact_lock_shared(${LOCATION_WRITES_LOCK_KEY})`);
-      return this.db.one<OutcomeRow>(statement);
+      const outcome = await this.db.one<OutcomeRow>(statement);
+      // The mark was written before the aggregate upserts and the statement's triggers (the daily
+      // recounts wait for concurrent batches' day rows); dated again here, right before the commit,
+      // the processing lag counts from the commit, not from the middle of the statement.
+      if (outcome.mark_id) await this.db.execute(sql`UPDATE geofence_pending SET marked_at = clock_timestamp() WHERE id = ${outcome.mark_id}`);
+      return outcome;
     });
     return {
       knownTrackerIds: row.known_tracker_ids,

@@ -245,6 +245,32 @@ describe('geofences: replay passes', () => {
     }
   });
 
+  it("a batch's mark is dated after every write of its statement, triggers included: the lag counts from the commit", async () => {
+    const x = await tracker();
+    // Records when each aggregate row of the batch is written (a BEFORE trigger runs as the row goes in).
+    await t.db.query(`CREATE TABLE test_aggregate_writes (table_name text, at timestamptz)`);
+    await t.db.query(`CREATE FUNCTION test_aggregate_written() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN INSERT INTO test_aggregate_writes VALUES (TG_TABLE_NAME, clock_timestamp()); RETURN NEW; END $$`);
+    for (const table of ['location_history_hourly', 'location_history_daily']) {
+      await t.db.query(`CREATE TRIGGER test_aggregate_written BEFORE INSERT OR UPDATE ON ${table} FOR EACH ROW EXECUTE FUNCTION test_aggregate_written()`);
+    }
+    // An earlier batch in flight keeps the mark in the queue, so it can be read.
+    const earlier = await ingestInFlight();
+    try {
+      await send(x.id, [[1, IN_D], [2, IN_D]]);
+      const [mark] = await t.db.query(`SELECT marked_at FROM geofence_pending WHERE $1 = ANY(coalesce(trackers, ARRAY[tracker_id]))`, [x.id]);
+      const writes: { table_name: string; at: Date }[] = await t.db.query(`SELECT table_name, at FROM test_aggregate_writes`);
+      expect(new Set(writes.map((r) => r.table_name))).toEqual(new Set(['location_history_hourly', 'location_history_daily']));
+      for (const write of writes) expect(write.at.getTime()).toBeLessThanOrEqual(mark.marked_at.getTime());
+    } finally {
+      await earlier.commitTransaction();
+      await earlier.release();
+      for (const table of ['location_history_hourly', 'location_history_daily']) await t.db.query(`DROP TRIGGER test_aggregate_written ON ${table}`);
+      await t.db.query('DROP FUNCTION test_aggregate_written(); DROP TABLE test_aggregate_writes');
+    }
+    await settled(t);
+  });
+
   it('the reports a batch hands over in memory are exactly the rows it stored; a batch repeating stored reports hands over none', async () => {
     const [a, b] = [await tracker(), await tracker()];
     const inbox = t.app.get(GeofenceInbox);
