@@ -1,16 +1,17 @@
 /**
  * Standalone benchmark of geofence automation, over HTTP against the compiled service and a real
  * PostgreSQL: sustained ingest with 1 000 geofenced locations spread over Europe, with
- * GEOFENCE_ENABLED=false and then true (each on a fresh database), both batch sizes; reports
+ * GEOFENCE_ENABLED=false and true in alternating rounds (each on a fresh database), both batch sizes; reports
  * throughput, the ratio on/off, and the processing lag (age of the oldest waiting replay mark —
- * written at the end of the batch's statement, right before it commits —, sampled every 100 ms
+ * dated right before the batch commits —, sampled every 100 ms
  * while ingest runs, and the time to drain the queue after it), beside the requests' own latency.
  *
  *   npx nest build && node dist/bench/geofences.js
  *
  * Env: BENCH_PG_URL, BENCH_SECONDS (per scenario, default 20), BENCH_CONCURRENCY (default 4),
  * BENCH_PORT (default 3918), BENCH_BATCHES (default 1000,10000), BENCH_MOVEMENT (default routes,jumps; see
- * Movement), BENCH_ONLY=on|off (one mode, no ratio), BENCH_KEEP=1 (keep the
+ * Movement), BENCH_ROUNDS (default 3: rounds of off and on, alternating which goes first; the
+ * ratio is their median, printed with its range), BENCH_ONLY=on|off (one mode, no ratio), BENCH_KEEP=1 (keep the
  * database, to EXPLAIN the worker's statements on it), BENCH_PROFILE=1 (where the
  * database time goes: sampled pg_stat_activity per statement kind and wait event). It creates and drops its own database `tps_bench_geofences_<pid>`.
  */
@@ -27,6 +28,8 @@ const TRACKERS = 1000;
 /** BENCH_BATCHES=10000 (comma-separated): only these batch sizes. */
 const BATCH_SIZES = (process.env.BENCH_BATCHES ?? '1000,10000').split(',').map(Number);
 const LOCATIONS = 1000;
+/** Rounds of (off, on) per movement (BENCH_ROUNDS, default 3); the ratio reported is their median. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 interface Place {
   latitude: number;
@@ -280,17 +283,39 @@ async function main(): Promise<void> {
   const machine = { cpus: cpus().length, load: (await import('node:fs')).readFileSync('/proc/loadavg', 'utf8').trim() };
   const runs = [];
   for (const movement of MOVEMENTS) {
-    const off = await runMode(false, movement);
-    const on = await runMode(true, movement);
-    const ratio = on.ingest.map((r, i) => ({ batch_size: r.batch_size, on_over_off: +(r.reports_per_second / off.ingest[i].reports_per_second).toFixed(3) }));
-    runs.push({ movement, off, on, ratio });
+    // Rounds alternate which mode goes first, so a drift of the host's speed during the run
+    // weighs on both modes alike; each round's ratio compares two neighbouring scenarios.
+    type Mode = Awaited<ReturnType<typeof runMode>>;
+    const rounds: { order: string; off: Mode; on: Mode; ratio: { batch_size: number; on_over_off: number }[] }[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const offFirst = round % 2 === 0;
+      const first = await runMode(!offFirst, movement);
+      const second = await runMode(offFirst, movement);
+      const [off, on] = offFirst ? [first, second] : [second, first];
+      const ratio = on.ingest.map((r, i) => ({ batch_size: r.batch_size, on_over_off: +(r.reports_per_second / off.ingest[i].reports_per_second).toFixed(3) }));
+      rounds.push({ order: offFirst ? 'off, on' : 'on, off', off, on, ratio });
+    }
+    const summary = BATCH_SIZES.map((batchSize, i) => {
+      const ratios = rounds.map((r) => r.ratio[i].on_over_off).sort((a, b) => a - b);
+      const lags = rounds.map((r) => r.on.ingest[i].lag_seconds_p99).sort((a, b) => a - b);
+      return { batch_size: batchSize, on_over_off: { median: median(ratios), min: ratios[0], max: ratios.at(-1)! }, lag_seconds_p99: { median: median(lags), max: lags.at(-1)! } };
+    });
+    runs.push({ movement, rounds, summary });
   }
-  console.log(JSON.stringify({ machine, seconds: SECONDS, concurrency: CONCURRENCY, runs }, null, 2));
+  console.log(JSON.stringify({ machine, seconds: SECONDS, concurrency: CONCURRENCY, rounds: ROUNDS, runs }, null, 2));
   for (const r of runs) {
-    for (const [i, x] of r.ratio.entries()) {
-      console.error(`${r.movement} batch ${x.batch_size}: on/off ${x.on_over_off} (${r.on.ingest[i].reports_per_second} / ${r.off.ingest[i].reports_per_second} reports/s), lag p99 ${r.on.ingest[i].lag_seconds_p99} s (request p50 ${r.on.ingest[i].request_ms_p50} ms), visits ${r.on.after.visits}, automatic entries ${r.on.after.automatic_entries}`);
+    for (const x of r.summary) {
+      const each = r.rounds.map((round) => {
+        const i = round.ratio.findIndex((y) => y.batch_size === x.batch_size);
+        return `${round.ratio[i].on_over_off} (${round.on.ingest[i].reports_per_second}/${round.off.ingest[i].reports_per_second}, lag p99 ${round.on.ingest[i].lag_seconds_p99} s)`;
+      });
+      console.error(
+        `${r.movement} batch ${x.batch_size}: on/off median ${x.on_over_off.median} [${x.on_over_off.min}..${x.on_over_off.max}], lag p99 median ${x.lag_seconds_p99.median} s, max ${x.lag_seconds_p99.max} s; rounds: ${each.join('; ')}`,
+      );
     }
   }
 }
+
+const median = (sorted: number[]) => (sorted.length % 2 ? sorted[(sorted.length - 1) / 2] : +((sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2).toFixed(3));
 
 runScript(main);
