@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Db, raw, sql, type Sql } from '../infrastructure/database/db.js';
+import { booleanArray, intArray, nullableBigintArray } from '../infrastructure/database/pg-arrays.js';
 import type { TrackerStatus } from '../trackers/entities/tracker-status.js';
 
 /** Microseconds since the epoch, exact (a bigint as text; it fits a double below 2^53). */
@@ -96,7 +97,7 @@ export class GeofenceInputsRepository {
     return this.db.rows<StartRow>(
       sql`WITH p AS (
             SELECT c.tracker_id, ${fromMicros('c.f_us')} AS f, c.f_us IS NULL AS everything, g.last_ts, g.last_report_id
-              FROM unnest(${ids}::int[], ${fromUs}::bigint[]) AS c(tracker_id, f_us)
+              FROM unnest(${intArray(ids)}, ${nullableBigintArray(fromUs)}) AS c(tracker_id, f_us)
               LEFT JOIN geofence_progress g ON g.tracker_id = c.tracker_id
           )
           SELECT p.tracker_id, ${micros('p.last_ts')} AS last_us, p.last_report_id::text AS last_report_id,
@@ -121,7 +122,7 @@ export class GeofenceInputsRepository {
   entries(ids: readonly number[], cutUs: readonly (string | null)[], inclusive: readonly boolean[]): Promise<EntryRow[]> {
     return this.db.rows<EntryRow>(
       sql`WITH k AS (
-            SELECT c.tracker_id, ${fromMicros('c.cut_us')} AS cut, c.incl FROM unnest(${ids}::int[], ${cutUs}::bigint[], ${inclusive}::boolean[]) AS c(tracker_id, cut_us, incl)
+            SELECT c.tracker_id, ${fromMicros('c.cut_us')} AS cut, c.incl FROM unnest(${intArray(ids)}, ${nullableBigintArray(cutUs)}, ${booleanArray(inclusive)}) AS c(tracker_id, cut_us, incl)
           )
           SELECT k.tracker_id, 'after' AS kind, ${micros('h.timestamp')} AS ts, h.status, h.storage_location_id, h.delivery_location_id, h.source, NULL AS manual_us
             FROM k JOIN LATERAL (SELECT h.* FROM tracker_status_history h WHERE h.tracker_id = k.tracker_id AND h.timestamp >= k.cut AND (h.timestamp > k.cut OR NOT k.incl)
@@ -145,7 +146,7 @@ export class GeofenceInputsRepository {
   reports(ids: readonly number[], lowUs: readonly (string | null)[], lowId: readonly string[]): Promise<ReportRow[]> {
     return this.db.rows<ReportRow>(
       sql`SELECT b.tracker_id, r.id::float8 AS id, ${micros('r.timestamp')}::float8 AS ts, r.latitude, r.longitude, r.accuracy_m
-            FROM unnest(${ids}::int[], ${lowUs}::bigint[], ${lowId}::bigint[]) AS b(tracker_id, low_us, low_id)
+            FROM unnest(${intArray(ids)}, ${nullableBigintArray(lowUs)}, ${nullableBigintArray(lowId)}) AS b(tracker_id, low_us, low_id)
             CROSS JOIN LATERAL (
               SELECT r.id, r.timestamp, r.latitude, r.longitude, r.accuracy_m FROM location_reports r
                WHERE r.tracker_id = b.tracker_id AND r.eligible AND r.timestamp >= ${fromMicros('b.low_us')}

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Db, sql } from '../infrastructure/database/db.js';
+import { bigintArray, booleanArray, intArray, nullableBigintArray, nullableIntArray, nullableTextArrayParam } from '../infrastructure/database/pg-arrays.js';
 import type { AutomaticEntry, Visit } from './geofence-replay.js';
 import { fromMicros } from './geofence-inputs.repository.js';
 
@@ -21,8 +22,6 @@ export interface TrackerProgress {
   reportId: string | null;
 }
 
-const text = (n: number | null) => (n === null ? null : String(n));
-
 /**
  * The writes of a geofence replay pass: one statement per table for every tracker of the pass.
  * Every tracker written here is locked by the pass (GeofenceInputsRepository.lockTrackers).
@@ -39,7 +38,7 @@ export class GeofenceWritesRepository {
     const dropped = new Map<number, { visits: number; confirmed: number }>();
     if (cuts.length === 0) return dropped;
     const rows = await this.db.rows<{ tracker_id: number; visits: number; confirmed: number }>(
-      sql`WITH d AS (SELECT * FROM unnest(${cuts.map((c) => c.trackerId)}::int[], ${cuts.map((c) => c.cutUs)}::bigint[]) AS d(tracker_id, cut_us)),
+      sql`WITH d AS (SELECT * FROM unnest(${intArray(cuts.map((c) => c.trackerId))}, ${nullableBigintArray(cuts.map((c) => c.cutUs))}) AS d(tracker_id, cut_us)),
           gone AS (DELETE FROM geofence_visits v USING d WHERE v.tracker_id = d.tracker_id AND v.entered_at >= ${fromMicros('d.cut_us')} RETURNING v.tracker_id, v.confirmed)
           SELECT tracker_id, count(*)::int AS visits, count(*) FILTER (WHERE confirmed)::int AS confirmed FROM gone GROUP BY tracker_id`,
     );
@@ -48,7 +47,7 @@ export class GeofenceWritesRepository {
     if (withEntries.length > 0) {
       await this.db.execute(
         sql`DELETE FROM tracker_status_history h
-             USING unnest(${withEntries.map((c) => c.trackerId)}::int[], ${withEntries.map((c) => c.cutUs)}::bigint[]) AS d(tracker_id, cut_us)
+             USING unnest(${intArray(withEntries.map((c) => c.trackerId))}, ${nullableBigintArray(withEntries.map((c) => c.cutUs))}) AS d(tracker_id, cut_us)
              WHERE h.tracker_id = d.tracker_id AND h.source = 'geofence' AND h.timestamp >= ${fromMicros('d.cut_us')}`,
       );
     }
@@ -63,9 +62,9 @@ export class GeofenceWritesRepository {
              SET last_seen_at = timestamptz 'epoch' + u.l * interval '1 microsecond',
                  exited_at = timestamptz 'epoch' + u.x * interval '1 microsecond',
                  report_count = u.n, confirmed = u.c
-            FROM unnest(${visits.map((v) => v.id)}::bigint[], ${visits.map((v) => String(v.lastSeenAt))}::bigint[],
-                        ${visits.map((v) => text(v.exitedAt))}::bigint[], ${visits.map((v) => v.reportCount)}::int[],
-                        ${visits.map((v) => v.confirmed)}::boolean[]) AS u(id, l, x, n, c)
+            FROM unnest(${nullableBigintArray(visits.map((v) => v.id ?? null))}, ${bigintArray(visits.map((v) => v.lastSeenAt))},
+                        ${nullableBigintArray(visits.map((v) => v.exitedAt))}, ${intArray(visits.map((v) => v.reportCount))},
+                        ${booleanArray(visits.map((v) => v.confirmed))}) AS u(id, l, x, n, c)
            WHERE v.id = u.id`,
     );
   }
@@ -89,10 +88,10 @@ export class GeofenceWritesRepository {
       sql`INSERT INTO geofence_visits (tracker_id, storage_location_id, delivery_location_id, entered_at, last_seen_at, exited_at, report_count, confirmed)
           SELECT u.t, u.s, u.d, timestamptz 'epoch' + u.e * interval '1 microsecond', timestamptz 'epoch' + u.l * interval '1 microsecond',
                  timestamptz 'epoch' + u.x * interval '1 microsecond', u.n, u.c
-            FROM unnest(${rows.map((r) => r.trackerId)}::int[], ${col((v) => (v.type === 'storage' ? v.locationId : null))}::int[],
-                        ${col((v) => (v.type === 'delivery' ? v.locationId : null))}::int[], ${col((v) => String(v.enteredAt))}::bigint[],
-                        ${col((v) => String(v.lastSeenAt))}::bigint[], ${col((v) => text(v.exitedAt))}::bigint[], ${col((v) => v.reportCount)}::int[],
-                        ${col((v) => v.confirmed)}::boolean[]) WITH ORDINALITY AS u(t, s, d, e, l, x, n, c, ord)
+            FROM unnest(${intArray(rows.map((r) => r.trackerId))}, ${nullableIntArray(col((v) => (v.type === 'storage' ? v.locationId : null)))},
+                        ${nullableIntArray(col((v) => (v.type === 'delivery' ? v.locationId : null)))}, ${bigintArray(col((v) => v.enteredAt))},
+                        ${bigintArray(col((v) => v.lastSeenAt))}, ${nullableBigintArray(col((v) => v.exitedAt))}, ${intArray(col((v) => v.reportCount))},
+                        ${booleanArray(col((v) => v.confirmed))}) WITH ORDINALITY AS u(t, s, d, e, l, x, n, c, ord)
            ORDER BY u.ord`,
     );
   }
@@ -103,8 +102,8 @@ export class GeofenceWritesRepository {
     await this.db.execute(
       sql`INSERT INTO tracker_status_history (tracker_id, status, timestamp, storage_location_id, delivery_location_id, notes, created_by, source)
           SELECT u.t, u.status, timestamptz 'epoch' + u.ts * interval '1 microsecond', u.s, u.d, NULL, NULL, 'geofence'
-            FROM unnest(${rows.map((r) => r.trackerId)}::int[], ${col((e) => e.status)}::text[], ${col((e) => String(e.timestamp))}::bigint[],
-                        ${col((e) => e.storageLocationId)}::int[], ${col((e) => e.deliveryLocationId)}::int[]) WITH ORDINALITY AS u(t, status, ts, s, d, ord)
+            FROM unnest(${intArray(rows.map((r) => r.trackerId))}, ${nullableTextArrayParam(col((e) => e.status))}, ${bigintArray(col((e) => e.timestamp))},
+                        ${nullableIntArray(col((e) => e.storageLocationId))}, ${nullableIntArray(col((e) => e.deliveryLocationId))}) WITH ORDINALITY AS u(t, status, ts, s, d, ord)
            ORDER BY u.ord`,
     );
   }
@@ -138,7 +137,7 @@ export class GeofenceWritesRepository {
       await this.db.execute(
         sql`INSERT INTO geofence_progress AS g (tracker_id, last_ts, last_report_id)
             SELECT u.t, timestamptz 'epoch' + u.ts * interval '1 microsecond', u.r
-              FROM unnest(${kept.map((r) => r.trackerId)}::int[], ${kept.map((r) => r.ts)}::bigint[], ${kept.map((r) => r.reportId)}::bigint[]) AS u(t, ts, r)
+              FROM unnest(${intArray(kept.map((r) => r.trackerId))}, ${nullableBigintArray(kept.map((r) => r.ts))}, ${nullableBigintArray(kept.map((r) => r.reportId))}) AS u(t, ts, r)
              ORDER BY u.t
             ON CONFLICT (tracker_id) DO UPDATE SET last_ts = EXCLUDED.last_ts, last_report_id = EXCLUDED.last_report_id`,
       );

@@ -9,7 +9,7 @@ import { historyPageSql, historyTotalSql, type HistorySqlInput } from './locatio
 import { latestLocationLateral, locationPointColumns, type LocationPointRow } from './location-point.js';
 import { LOCATION_WRITES_LOCK_KEY } from './location-writes-lock.js';
 import { belowMinConfidenceSql, eligibleSql } from './location-rules.js';
-import { float8Array, intArray, nullableFloat8Array, nullableTextArrayParam, timestamptzArray } from './pg-arrays.js';
+import { float8Array, intArray, nullableFloat8Array, nullableTextArrayParam, timestamptzArray } from '../infrastructure/database/pg-arrays.js';
 import type { ReportColumns } from './report-batch.js';
 
 export interface InsertOutcome {

@@ -1,6 +1,6 @@
 import { parseCanonicalUtc, parseIsoTimestamp } from '../../src/common/http/iso-timestamp.js';
 import { filterReason, inManufacturingRegion } from '../../src/locations/location-rules.js';
-import { nullableNumberArray, nullableTextArray } from '../../src/locations/pg-arrays.js';
+import { nullableNumberArray, nullableTextArray } from '../../src/infrastructure/database/pg-arrays.js';
 import { parseReports, reportItems } from '../../src/locations/report-batch.js';
 
 describe('parseIsoTimestamp', () => {
@@ -89,5 +89,7 @@ describe('report batches', () => {
   it('array literals quote text and spell nulls', () => {
     expect(nullableTextArray(['a"b', null, 'c\\d', ''])).toBe('{"a\\"b",NULL,"c\\\\d",""}');
     expect(nullableNumberArray([1.5, null, 1e-7])).toBe('{1.5,NULL,1e-7}');
+    // epoch microseconds (below 2^53) print as integers, digit strings as they are
+    expect(nullableNumberArray([1_795_535_744_938_123, null, '9007199254740993'])).toBe('{1795535744938123,NULL,9007199254740993}');
   });
 });
