@@ -1,18 +1,31 @@
-import { jest } from '@jest/globals';
-import { IN_FLIGHT_WAIT_MS } from '../../src/geofences/geofence-pending.repository.js';
-import { GeofenceInbox } from '../../src/geofences/geofence-inbox.js';
 import { GeofenceProcessor } from '../../src/geofences/geofence-processor.service.js';
-import { LOCATION_WRITES_LOCK_KEY } from '../../src/locations/location-writes-lock.js';
 import { createTestApp, GEOFENCE_ON, type TestApp } from '../support/app.js';
-import { at, auto, createPlace, FAR, geofenceWorld, history, IN_D, north, ORIGIN, pendingRows, sendTimeline, settled, type TimelinePoint } from '../support/geofences.js';
+import {
+  at,
+  auto,
+  createPlace,
+  FAR,
+  geofenceWorld,
+  history,
+  IN_D,
+  north,
+  openTransaction,
+  ORIGIN,
+  pendingRows,
+  sendTimeline,
+  settled,
+  visitRows,
+  waitFor,
+  type TimelinePoint,
+} from '../support/geofences.js';
 import { postReports, report } from '../support/locations.js';
 import { TRACKERS, type TrackerWorld } from '../support/trackers.js';
 
 /**
  * Passes of the geofence worker replay many trackers in one transaction: a tracker another
- * transaction holds waits for the next pass (and may be gone by then), marks are an append-only
- * queue, a change before what was already replayed rewinds only to the latest visit that began
- * before it, and visits keep their integrity without per-row foreign keys.
+ * transaction holds waits for the next pass (and may be gone by then), a change before what was
+ * already replayed rewinds only to the latest visit that began before it, and visits keep their
+ * integrity without per-row foreign keys. The queue of marks: geofences-queue.e2e.spec.ts.
  * Storage S: radius 500 m, dwell 30 min, at the origin. Delivery D: radius 200 m, dwell 0, 20 km north.
  */
 describe('geofences: replay passes', () => {
@@ -29,36 +42,10 @@ describe('geofences: replay passes', () => {
 
   const tracker = () => t.factories.tracker({ runId: w.runA.id, createdAt: at(0) });
   const send = (trackerId: number, points: TimelinePoint[]) => sendTimeline(t, w.ingest, trackerId, points);
-  interface VisitRow {
-    id: string;
-    storage_location_id: number | null;
-    delivery_location_id: number | null;
-    entered_at: Date;
-    last_seen_at: Date;
-    exited_at: Date | null;
-    report_count: number;
-    confirmed: boolean;
-  }
-  const visits = (id: number): Promise<VisitRow[]> =>
-    t.db.query('SELECT id, storage_location_id, delivery_location_id, entered_at, last_seen_at, exited_at, report_count, confirmed FROM geofence_visits WHERE tracker_id = $1 ORDER BY entered_at, id', [id]);
+  const visits = (id: number) => visitRows(t, id);
   const pending = (id: number) => pendingRows(t, id);
-  /** A transaction left open after `query`, as another writer's in progress. */
-  const openTransaction = async (query: string, parameters: unknown[]) => {
-    const runner = t.db.createQueryRunner();
-    await runner.connect();
-    await runner.startTransaction();
-    await runner.query(query, parameters);
-    return runner;
-  };
   /** Holds the tracker's row as a manual entry or a tracker delete in progress does. */
-  const hold = (id: number) => openTransaction('SELECT 1 FROM trackers WHERE id = $1 FOR UPDATE', [id]);
-  const waitFor = async (check: () => Promise<boolean>, what: string, timeoutMs = 3000) => {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  };
+  const hold = (id: number) => openTransaction(t, 'SELECT 1 FROM trackers WHERE id = $1 FOR UPDATE', [id]);
 
   it('a tracker another transaction holds waits for a later pass; the others of the pass go on', async () => {
     const [held, free] = [await tracker(), await tracker()];
@@ -211,127 +198,6 @@ describe('geofences: replay passes', () => {
   });
 
   /** An ingest batch in flight, as far as the worker can tell: a transaction holding the location-writes lock shared. */
-  const ingestInFlight = () => openTransaction('SELECT pg_advisory_xact_lock_shared($1)', [LOCATION_WRITES_LOCK_KEY]);
-
-  it('a batch that began after another batch still in flight waits for it: no pass takes the later one first', async () => {
-    const x = await tracker();
-    const earlier = await ingestInFlight();
-    try {
-      await send(x.id, [[1, IN_D]]);
-      // Several polls of the worker go by; the mark stays while the earlier batch is in flight.
-      await new Promise((resolve) => setTimeout(resolve, 700));
-      expect(await pending(x.id)).toBe(1);
-      expect(await visits(x.id)).toEqual([]);
-    } finally {
-      await earlier.commitTransaction();
-      await earlier.release();
-    }
-    await settled(t);
-    expect((await history(t, w.userA.auth, x.id)).slice(1)).toEqual([auto('DELIVERED', at(1), { delivery: D.id })]);
-  });
-
-  it('a batch waits for an earlier one in flight for IN_FLIGHT_WAIT_MS at most', async () => {
-    const x = await tracker();
-    const stuck = await ingestInFlight();
-    try {
-      const sent = Date.now();
-      await send(x.id, [[1, IN_D]]);
-      await waitFor(async () => (await pending(x.id)) === 0, 'the mark to be taken', IN_FLIGHT_WAIT_MS + 5000);
-      expect(Date.now() - sent).toBeGreaterThanOrEqual(IN_FLIGHT_WAIT_MS - 100);
-      expect((await history(t, w.userA.auth, x.id)).slice(1)).toEqual([auto('DELIVERED', at(1), { delivery: D.id })]);
-    } finally {
-      await stuck.commitTransaction();
-      await stuck.release();
-    }
-  });
-
-  it("a batch's mark is dated after every write of its statement, triggers included: the lag counts from the commit", async () => {
-    const x = await tracker();
-    // Records when each aggregate row of the batch is written (a BEFORE trigger runs as the row goes in).
-    await t.db.query(`CREATE TABLE test_aggregate_writes (table_name text, at timestamptz)`);
-    await t.db.query(`CREATE FUNCTION test_aggregate_written() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN INSERT INTO test_aggregate_writes VALUES (TG_TABLE_NAME, clock_timestamp()); RETURN NEW; END $$`);
-    for (const table of ['location_history_hourly', 'location_history_daily']) {
-      await t.db.query(`CREATE TRIGGER test_aggregate_written BEFORE INSERT OR UPDATE ON ${table} FOR EACH ROW EXECUTE FUNCTION test_aggregate_written()`);
-    }
-    // An earlier batch in flight keeps the mark in the queue, so it can be read.
-    const earlier = await ingestInFlight();
-    try {
-      await send(x.id, [[1, IN_D], [2, IN_D]]);
-      const [mark] = await t.db.query(`SELECT marked_at FROM geofence_pending WHERE $1 = ANY(coalesce(trackers, ARRAY[tracker_id]))`, [x.id]);
-      const writes: { table_name: string; at: Date }[] = await t.db.query(`SELECT table_name, at FROM test_aggregate_writes`);
-      expect(new Set(writes.map((r) => r.table_name))).toEqual(new Set(['location_history_hourly', 'location_history_daily']));
-      for (const write of writes) expect(write.at.getTime()).toBeLessThanOrEqual(mark.marked_at.getTime());
-    } finally {
-      await earlier.commitTransaction();
-      await earlier.release();
-      for (const table of ['location_history_hourly', 'location_history_daily']) await t.db.query(`DROP TRIGGER test_aggregate_written ON ${table}`);
-      await t.db.query('DROP FUNCTION test_aggregate_written(); DROP TABLE test_aggregate_writes');
-    }
-    await settled(t);
-  });
-
-  it('the reports a batch hands over in memory are exactly the rows it stored; a batch repeating stored reports hands over none', async () => {
-    const [a, b] = [await tracker(), await tracker()];
-    const inbox = t.app.get(GeofenceInbox);
-    const held: { rowId: string; carried: boolean; rows: unknown[] }[] = [];
-    const carry = inbox.carry.bind(inbox);
-    const spy = jest.spyOn(inbox, 'carry').mockImplementation((rowId, ...rest) => {
-      const carried = carry(rowId, ...rest);
-      // Taken at once (the pass then reads them back): what the inbox would have handed over.
-      const rows = carried ? [...inbox.take([rowId], () => []).values()].flat() : [];
-      held.push({ rowId, carried, rows });
-      return carried;
-    });
-    try {
-      const ts = (s: number) => new Date(Date.parse(at(0)) + s * 1000).toISOString();
-      const batch = [
-        report(b.id, ts(5), { ...IN_D, accuracy_m: 7 }),
-        report(a.id, ts(3), { ...FAR, confidence: 3 }),
-        report(a.id, ts(3), { ...FAR, confidence: 0, accuracy_m: 99 }), // the same report again: the first one counts
-        report(a.id, ts(4), { ...FAR, confidence: 1 }), // stored, not eligible
-        report(a.id, ts(2), { latitude: 30, longitude: 100 }), // manufacturing region: stored, not eligible
-        report(999_999, ts(1)), // unknown tracker
-        report(b.id, '2026-01-01T00:00:01+01:00', { ...IN_D, accuracy_m: 1 }), // not canonical: normalised
-        report(a.id, ts(1), { ...FAR, accuracy_m: 3 }),
-      ];
-      expect((await postReports(t, w.ingest, batch)).status).toBe(200);
-      const stored = await t.db.query(
-        `SELECT tracker_id, id::float8 AS id, (extract(epoch FROM timestamp) * 1000000)::float8 AS ts, latitude, longitude, accuracy_m
-           FROM location_reports WHERE tracker_id = ANY($1) AND eligible ORDER BY id`,
-        [[a.id, b.id]],
-      );
-      expect(held).toHaveLength(1);
-      expect(held[0].carried).toBe(true);
-      expect(stored).toHaveLength(4);
-      expect([...held[0].rows].sort((x, y) => (x as { id: number }).id - (y as { id: number }).id)).toEqual(stored);
-      // Sent again with one new report: the repeated ones are skipped as stored, so nothing is held.
-      expect((await postReports(t, w.ingest, [...batch, report(a.id, ts(6), FAR)])).status).toBe(200);
-      expect(held).toHaveLength(2);
-      expect(held[1].carried).toBe(false);
-    } finally {
-      spy.mockRestore();
-    }
-    await settled(t);
-  });
-
-  it('marks are a queue of writes: several for one tracker make one replay; health counts the tracker once', async () => {
-    const trk = await tracker();
-    const runner = await hold(trk.id);
-    try {
-      await send(trk.id, [[1, FAR]]);
-      await send(trk.id, [[2, FAR]]);
-      expect(await pending(trk.id)).toBe(2);
-      const step = (await t.http().get('/api/v1/health/pipeline').set(w.admin.auth).expect(200)).body.test_steps.check_geofence_processing;
-      expect(step.details.waiting_trackers).toBe(1);
-    } finally {
-      await runner.commitTransaction();
-      await runner.release();
-    }
-    await settled(t);
-    expect((await history(t, w.userA.auth, trk.id)).slice(1)).toEqual([auto('IN_TRANSIT', at(1))]);
-  });
-
   it('visits keep their locations without foreign keys: a visited location cannot be deleted even bypassing the API', async () => {
     const trk = await tracker();
     // Never confirmed (dwell 10 h), so only the visit refers to the location.

@@ -1,3 +1,4 @@
+import type { Tables } from '../../src/infrastructure/database/schema.js';
 import type { TestApp } from './app.js';
 import { postReports, report } from './locations.js';
 import { trackerWorld, type TrackerWorld } from './trackers.js';
@@ -107,3 +108,32 @@ export const auto = (status: string, timestamp: string, locations: { storage?: n
   delivery_location_id: locations.delivery ?? null,
   source: 'geofence',
 });
+
+/** A stored visit as the geofence tests read it. */
+export type VisitRow = Omit<Tables['geofence_visits'], 'tracker_id'>;
+
+/** A tracker's visits in order of entry. */
+export function visitRows(t: TestApp, trackerId: number): Promise<VisitRow[]> {
+  return t.db.query(
+    'SELECT id, storage_location_id, delivery_location_id, entered_at, last_seen_at, exited_at, report_count, confirmed FROM geofence_visits WHERE tracker_id = $1 ORDER BY entered_at, id',
+    [trackerId],
+  );
+}
+
+/** A transaction left open after `query`, as another writer's in progress (commit or roll back, then release). */
+export async function openTransaction(t: TestApp, query: string, parameters: unknown[]) {
+  const runner = t.db.createQueryRunner();
+  await runner.connect();
+  await runner.startTransaction();
+  await runner.query(query, parameters);
+  return runner;
+}
+
+/** Polls `check` every 25 ms until it holds; fails after `timeoutMs`. */
+export async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
