@@ -11,14 +11,14 @@ export function pairKey(productionRunId: number, name: string): string {
   return `${productionRunId}\u0000${name}`;
 }
 
+/** Loads of at least this many rows have the status-entry trigger planned again before each chunk. */
+const REPLAN_FROM_ROWS = 1000;
+
 /**
  * Set-based SQL over many trackers at once (CSV import, demo data): UNNEST arrays, one statement
  * per INSERT_CHUNK rows, which keeps each parameter array (and the time spent serializing it on
  * the event loop) moderate. Scoped like TrackersRepository.
  */
-/** Loads of at least this many rows refresh the journey-facts statistics before each chunk. */
-const ANALYZE_FROM_ROWS = 1000;
-
 @Injectable()
 export class TrackerBulkRepository {
   constructor(private readonly db: Db) {}
@@ -28,11 +28,13 @@ export class TrackerBulkRepository {
    * connection and kept until the table's statistics change. Planned while the table was small (a
    * fresh database, a connection that wrote entries early), they join each new chunk's trackers to
    * the whole table per tracker — quadratic: 13 s for a 10 000-row chunk once 10 000 trackers
-   * existed. ANALYZE before each chunk of a large load gives them statistics of the table as it is
-   * and makes them plan again (rows inserted by this transaction count).
+   * existed. Before each chunk of a large load this connection drops its cached plans: planned
+   * again, they see the table's current size (the planner scales the last statistics to the pages
+   * the table has now). DISCARD PLANS takes no lock (an ANALYZE would hold its table lock until the
+   * load commits, and two concurrent loads could deadlock on it).
    */
-  private async refreshFactsStatistics(rows: number): Promise<void> {
-    if (rows >= ANALYZE_FROM_ROWS) await this.db.execute(sql`ANALYZE tracker_journey_facts`);
+  private async replanStatusTrigger(rows: number): Promise<void> {
+    if (rows >= REPLAN_FROM_ROWS) await this.db.execute(sql`DISCARD PLANS`);
   }
 
   /** (run, name) pairs among `pairs` that are already stored (CSV duplicate check), keyed by pairKey. */
@@ -60,7 +62,7 @@ export class TrackerBulkRepository {
   async insertMany(scope: AccessScope, trackers: NewTracker[], createdBy: number | null, source: StatusEntrySource): Promise<number> {
     let inserted = 0;
     for (let start = 0; start < trackers.length; start += INSERT_CHUNK) {
-      await this.refreshFactsStatistics(trackers.length);
+      await this.replanStatusTrigger(trackers.length);
       const chunk = trackers.slice(start, start + INSERT_CHUNK);
       const column = <T>(pick: (t: NewTracker) => T) => chunk.map(pick);
       // The history insert reads only `created`'s RETURNING rows: no join back to the input, whose
@@ -96,7 +98,7 @@ export class TrackerBulkRepository {
   /** Extra status entries for many trackers at once (demo data); follow with syncStatusFromHistory. */
   async insertStatusEntries(scope: AccessScope, entries: (NewStatusEntry & { trackerId: number })[]): Promise<void> {
     for (let start = 0; start < entries.length; start += INSERT_CHUNK) {
-      await this.refreshFactsStatistics(entries.length);
+      await this.replanStatusTrigger(entries.length);
       const chunk = entries.slice(start, start + INSERT_CHUNK);
       const column = <T>(pick: (e: NewStatusEntry & { trackerId: number }) => T) => chunk.map(pick);
       await this.db.execute(
