@@ -75,6 +75,7 @@ export class LocationsRepository {
     this.geofenceMarked = config.geofenceEnabled
       ? sql`,
              (SELECT id::text FROM geofence) AS mark_id,
+             (SELECT ctid::text FROM geofence) AS mark_ctid,
              (SELECT array_agg(r.id ORDER BY r.id) FROM inserted r WHERE r.eligible)::text AS marked_ids`
       : empty;
   }
@@ -100,6 +101,7 @@ export class LocationsRepository {
       filtered_low_confidence: number;
       filtered_manufacturing_region: number;
       mark_id?: string | null;
+      mark_ctid?: string | null;
       marked_ids?: string | null;
     };
     const statement = sql`
@@ -135,8 +137,9 @@ export class LocationsRepository {
       const outcome = await this.db.one<OutcomeRow>(statement);
       // The mark was written before the aggregate upserts and the statement's triggers (the daily
       // recounts wait for concurrent batches' day rows); dated again here, right before the commit,
-      // the processing lag counts from the commit, not from the middle of the statement.
-      if (outcome.mark_id) await this.db.execute(sql`UPDATE geofence_pending SET marked_at = clock_timestamp() WHERE id = ${outcome.mark_id}`);
+      // the processing lag counts from the commit, not from the middle of the statement. By its
+      // ctid: the queue has no index, and the row is this transaction's own (no one else can move it).
+      if (outcome.mark_ctid) await this.db.execute(sql`UPDATE geofence_pending SET marked_at = clock_timestamp() WHERE ctid = ${outcome.mark_ctid}::tid`);
       return outcome;
     });
     return {
