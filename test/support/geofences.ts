@@ -1,5 +1,6 @@
 import type { Tables } from '../../src/infrastructure/database/schema.js';
 import type { TestApp } from './app.js';
+import { withinBound } from './eventually.js';
 import { postReports, report } from './locations.js';
 import { trackerWorld, type TrackerWorld } from './trackers.js';
 
@@ -129,11 +130,7 @@ export async function openTransaction(t: TestApp, query: string, parameters: unk
   return runner;
 }
 
-/** Polls `check` every 25 ms until it holds; fails after `timeoutMs`. */
+/** Polls `check` until it holds; fails after `timeoutMs`. */
 export async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  if (!(await withinBound(check, (ok) => ok, timeoutMs))) throw new Error(`timed out waiting for ${what}`);
 }
