@@ -1,3 +1,5 @@
+import { reportBodies } from './standalone.js';
+
 /**
  * How the geofence bench's trackers move (bench/geofences.ts): in-order reports per tracker over
  * 1 000 locations spread over Europe.
@@ -60,31 +62,24 @@ function onRoute(routes: Map<number, Route>, trackerId: number, places: Place[])
 
 /** In-order reports per tracker, moving as `movement` says. */
 export function makeBodies(movement: Movement, batchSize: number, count: number, trackerIds: number[], places: Place[], seq: { next: number; routes: Map<number, Route> }): string[] {
-  const bodies: string[] = [];
   const start = Date.now() - 400 * 86_400_000;
-  for (let b = 0; b < count; b++) {
-    const reports = new Array(batchSize);
-    for (let i = 0; i < batchSize; i++) {
-      const n = seq.next++;
-      const trackerId = trackerIds[n % trackerIds.length];
-      let position: { latitude: number; longitude: number };
-      if (movement === 'routes') position = onRoute(seq.routes, trackerId, places);
-      else {
-        const at = n % 3 === 0 ? places[(n * 7919) % places.length] : null;
-        position = at
-          ? { latitude: at.latitude + (Math.random() - 0.5) * 0.002, longitude: at.longitude + (Math.random() - 0.5) * 0.002 }
-          : { latitude: 36 + Math.random() * 24, longitude: -10 + Math.random() * 40 };
-      }
-      reports[i] = {
-        tracker_id: trackerId,
-        timestamp: new Date(start + n * 1000).toISOString(),
-        latitude: position.latitude,
-        longitude: position.longitude,
-        confidence: 3,
-        accuracy_m: Math.round(Math.random() * 50),
-      };
+  return reportBodies(batchSize, count, seq, (n) => {
+    const trackerId = trackerIds[n % trackerIds.length];
+    let position: { latitude: number; longitude: number };
+    if (movement === 'routes') position = onRoute(seq.routes, trackerId, places);
+    else {
+      const at = n % 3 === 0 ? places[(n * 7919) % places.length] : null;
+      position = at
+        ? { latitude: at.latitude + (Math.random() - 0.5) * 0.002, longitude: at.longitude + (Math.random() - 0.5) * 0.002 }
+        : { latitude: 36 + Math.random() * 24, longitude: -10 + Math.random() * 40 };
     }
-    bodies.push(JSON.stringify({ reports }));
-  }
-  return bodies;
+    return {
+      tracker_id: trackerId,
+      timestamp: new Date(start + n * 1000).toISOString(),
+      latitude: position.latitude,
+      longitude: position.longitude,
+      confidence: 3,
+      accuracy_m: Math.round(Math.random() * 50),
+    };
+  });
 }

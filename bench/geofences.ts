@@ -1,19 +1,20 @@
 /**
  * Standalone benchmark of geofence automation, over HTTP against the compiled service and a real
  * PostgreSQL: sustained ingest with 1 000 geofenced locations spread over Europe, with
- * GEOFENCE_ENABLED=false and true in alternating rounds (each on a fresh database), both batch sizes; reports
- * throughput, the ratio on/off, and the processing lag (age of the oldest waiting replay mark —
- * dated right before the batch commits —, sampled every 100 ms
- * while ingest runs, and the time to drain the queue after it), beside the requests' own latency.
+ * GEOFENCE_ENABLED=false and true in alternating rounds (each on a fresh database), both batch
+ * sizes; reports throughput, the ratio on/off, and the processing lag (age of the oldest waiting
+ * replay mark — dated right before the batch commits —, sampled every 100 ms while ingest runs,
+ * and the time to drain the queue after it), beside the requests' own latency.
  *
  *   npx nest build && node dist/bench/geofences.js
  *
  * Env: BENCH_PG_URL, BENCH_SECONDS (per scenario, default 20), BENCH_CONCURRENCY (default 4),
- * BENCH_PORT (default 3918), BENCH_BATCHES (default 1000,10000), BENCH_MOVEMENT (default routes,jumps; see
- * Movement), BENCH_ROUNDS (default 3: rounds of off and on, alternating which goes first; the
- * ratio is their median, printed with its range), BENCH_ONLY=on|off (one mode, no ratio), BENCH_KEEP=1 (keep the
- * database, to EXPLAIN the worker's statements on it), BENCH_PROFILE=1 (where the
- * database time goes: sampled pg_stat_activity per statement kind and wait event). It creates and drops its own database `tps_bench_geofences_<pid>`.
+ * BENCH_PORT (default 3918), BENCH_BATCHES (default 1000,10000), BENCH_MOVEMENT (default
+ * routes,jumps; see Movement), BENCH_ROUNDS (default 3: rounds of off and on, alternating which
+ * goes first; the ratio is their median, printed with its range), BENCH_ONLY=on|off (one mode, no
+ * ratio), BENCH_KEEP=1 (keep the database, to EXPLAIN the worker's statements on it),
+ * BENCH_PROFILE=1 (where the database time goes: sampled pg_stat_activity per statement kind and
+ * wait event). It creates and drops its own database `tps_bench_geofences_<pid>`.
  */
 import { cpus } from 'node:os';
 import pg from 'pg';

@@ -22,6 +22,7 @@ import {
   percentile,
   prepareDatabase,
   processCpuMs,
+  reportBodies,
   runScript,
   signJwt,
   spawnBenchService,
@@ -56,25 +57,16 @@ class CpuMeter {
 
 /** Pre-serialised bodies with globally unique report keys, so every report is new. */
 function makeBodies(batchSize: number, count: number, trackerIds: number[], seq: { next: number }): string[] {
-  const bodies: string[] = [];
   const start = Date.now() - 400 * 86_400_000;
-  for (let b = 0; b < count; b++) {
-    const reports = new Array(batchSize);
-    for (let i = 0; i < batchSize; i++) {
-      const n = seq.next++;
-      reports[i] = {
-        tracker_id: trackerIds[n % trackerIds.length],
-        timestamp: new Date(start + n * 7).toISOString(),
-        latitude: Math.round((35 + Math.random() * 30) * 1e5) / 1e5,
-        longitude: Math.round((-10 + Math.random() * 140) * 1e5) / 1e5,
-        confidence: n % 7,
-        accuracy_m: Math.round(Math.random() * 5000) / 100,
-        source: 'gps',
-      };
-    }
-    bodies.push(JSON.stringify({ reports }));
-  }
-  return bodies;
+  return reportBodies(batchSize, count, seq, (n) => ({
+    tracker_id: trackerIds[n % trackerIds.length],
+    timestamp: new Date(start + n * 7).toISOString(),
+    latitude: Math.round((35 + Math.random() * 30) * 1e5) / 1e5,
+    longitude: Math.round((-10 + Math.random() * 140) * 1e5) / 1e5,
+    confidence: n % 7,
+    accuracy_m: Math.round(Math.random() * 5000) / 100,
+    source: 'gps',
+  }));
 }
 
 async function ingestScenario(token: string, batchSize: number, bodies: string[], meter?: CpuMeter) {

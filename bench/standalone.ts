@@ -171,6 +171,20 @@ export function percentile(sorted: number[], p: number): number {
   return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
+/**
+ * Pre-serialised ingest bodies of `batchSize` reports each: `report(n)` builds report number n of a
+ * sequence `seq` carries across calls (so later bodies continue earlier ones).
+ */
+export function reportBodies(batchSize: number, count: number, seq: { next: number }, report: (n: number) => object): string[] {
+  const bodies: string[] = [];
+  for (let b = 0; b < count; b++) {
+    const reports = new Array(batchSize);
+    for (let i = 0; i < batchSize; i++) reports[i] = report(seq.next++);
+    bodies.push(JSON.stringify({ reports }));
+  }
+  return bodies;
+}
+
 /** The machine a result was measured on. */
 export function machineInfo(pgVersion: string) {
   return { cpus: cpus().length, cpu: cpus()[0]?.model, memory_gb: Math.round(totalmem() / 2 ** 30), node: process.version, postgres: pgVersion };
