@@ -9,13 +9,13 @@ import {
   history,
   IN_D,
   north,
-  openTransaction,
   ORIGIN,
   pendingRows,
   sendTimeline,
   settled,
   visitRows,
   waitFor,
+  whileHeld,
   type TimelinePoint,
 } from '../support/geofences.js';
 import { postReports, report } from '../support/locations.js';
@@ -44,13 +44,10 @@ describe('geofences: replay passes', () => {
   const send = (trackerId: number, points: TimelinePoint[]) => sendTimeline(t, w.ingest, trackerId, points);
   const visits = (id: number) => visitRows(t, id);
   const pending = (id: number) => pendingRows(t, id);
-  /** Holds the tracker's row as a manual entry or a tracker delete in progress does. */
-  const hold = (id: number) => openTransaction(t, 'SELECT 1 FROM trackers WHERE id = $1 FOR UPDATE', [id]);
 
   it('a tracker another transaction holds waits for a later pass; the others of the pass go on', async () => {
     const [held, free] = [await tracker(), await tracker()];
-    const runner = await hold(held.id);
-    try {
+    await whileHeld(t, held.id, async () => {
       await send(held.id, [[1, IN_D]]);
       await send(free.id, [[1, IN_D]]);
       await waitFor(async () => (await pending(free.id)) === 0, 'the free tracker to be replayed');
@@ -59,18 +56,14 @@ describe('geofences: replay passes', () => {
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(await pending(held.id)).toBe(1);
       expect(await visits(held.id)).toEqual([]);
-    } finally {
-      await runner.commitTransaction();
-      await runner.release();
-    }
+    });
     await settled(t);
     expect((await history(t, w.userA.auth, held.id)).slice(1)).toEqual([auto('DELIVERED', at(1), { delivery: D.id })]);
   });
 
   it('a pass takes whole queue rows: a tracker of a taken row that another transaction holds keeps its mark, as old as it was', async () => {
     const [held, free] = [await tracker(), await tracker()];
-    const runner = await hold(held.id);
-    try {
+    await whileHeld(t, held.id, async () => {
       // One write's row naming both trackers, two minutes old, stored with their reports.
       await t.db.query(
         `INSERT INTO location_reports (tracker_id, timestamp, latitude, longitude, confidence, eligible) VALUES ($1, $3, $4, $5, 3, true), ($2, $3, $4, $5, 3, true)`,
@@ -83,10 +76,7 @@ describe('geofences: replay passes', () => {
       expect(
         await t.db.query(`SELECT tracker_id, trackers, marked_at < now() - interval '1 minute' AS as_old FROM geofence_pending WHERE $1 = ANY(coalesce(trackers, ARRAY[tracker_id]))`, [held.id]),
       ).toEqual([{ tracker_id: held.id, trackers: null, as_old: true }]);
-    } finally {
-      await runner.commitTransaction();
-      await runner.release();
-    }
+    });
     await settled(t);
     expect((await history(t, w.userA.auth, held.id)).slice(1)).toEqual([auto('DELIVERED', at(1), { delivery: D.id })]);
   });
@@ -114,14 +104,10 @@ describe('geofences: replay passes', () => {
 
   it('a tracker deleted while a pass skipped it leaves nothing behind, its marks included', async () => {
     const trk = await tracker();
-    const runner = await hold(trk.id);
-    try {
+    await whileHeld(t, trk.id, async (runner) => {
       await send(trk.id, [[1, IN_D], [2, FAR]]);
       await runner.query('DELETE FROM trackers WHERE id = $1', [trk.id]);
-    } finally {
-      await runner.commitTransaction();
-      await runner.release();
-    }
+    });
     await settled(t);
     for (const table of ['geofence_visits', 'geofence_pending', 'geofence_progress', 'tracker_status_history']) {
       expect(await t.db.query(`SELECT 1 FROM ${table} WHERE tracker_id = $1`, [trk.id])).toEqual([]);

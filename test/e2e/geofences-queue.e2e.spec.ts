@@ -1,9 +1,8 @@
 import { jest } from '@jest/globals';
 import { GeofenceInbox } from '../../src/geofences/geofence-inbox.js';
 import { IN_FLIGHT_WAIT_MS } from '../../src/geofences/geofence-pending.repository.js';
-import { LOCATION_WRITES_LOCK_KEY } from '../../src/locations/location-writes-lock.js';
 import { createTestApp, GEOFENCE_ON, type TestApp } from '../support/app.js';
-import { at, auto, FAR, geofenceWorld, history, IN_D, openTransaction, pendingRows, sendTimeline, settled, visitRows, waitFor, type TimelinePoint } from '../support/geofences.js';
+import { at, auto, FAR, geofenceWorld, history, IN_D, pendingRows, sendTimeline, settled, visitRows, waitFor, whileHeld, whileIngestInFlight, type TimelinePoint } from '../support/geofences.js';
 import { postReports, report } from '../support/locations.js';
 import type { TrackerWorld } from '../support/trackers.js';
 
@@ -28,42 +27,30 @@ describe('geofences: the queue of marks', () => {
   const send = (trackerId: number, points: TimelinePoint[]) => sendTimeline(t, w.ingest, trackerId, points);
   const visits = (id: number) => visitRows(t, id);
   const pending = (id: number) => pendingRows(t, id);
-  /** Holds the tracker's row as a manual entry or a tracker delete in progress does. */
-  const hold = (id: number) => openTransaction(t, 'SELECT 1 FROM trackers WHERE id = $1 FOR UPDATE', [id]);
 
-  /** A transaction holding the location-writes lock, as an ingest batch in flight does. */
-  const ingestInFlight = () => openTransaction(t, 'SELECT pg_advisory_xact_lock_shared($1)', [LOCATION_WRITES_LOCK_KEY]);
 
   it('a batch that began after another batch still in flight waits for it: no pass takes the later one first', async () => {
     const x = await tracker();
-    const earlier = await ingestInFlight();
-    try {
+    await whileIngestInFlight(t, async () => {
       await send(x.id, [[1, IN_D]]);
       // Several polls of the worker go by; the mark stays while the earlier batch is in flight.
       await new Promise((resolve) => setTimeout(resolve, 700));
       expect(await pending(x.id)).toBe(1);
       expect(await visits(x.id)).toEqual([]);
-    } finally {
-      await earlier.commitTransaction();
-      await earlier.release();
-    }
+    });
     await settled(t);
     expect((await history(t, w.userA.auth, x.id)).slice(1)).toEqual([auto('DELIVERED', at(1), { delivery: D.id })]);
   });
 
   it('a batch waits for an earlier one in flight for IN_FLIGHT_WAIT_MS at most', async () => {
     const x = await tracker();
-    const stuck = await ingestInFlight();
-    try {
+    await whileIngestInFlight(t, async () => {
       const sent = Date.now();
       await send(x.id, [[1, IN_D]]);
       await waitFor(async () => (await pending(x.id)) === 0, 'the mark to be taken', IN_FLIGHT_WAIT_MS + 5000);
       expect(Date.now() - sent).toBeGreaterThanOrEqual(IN_FLIGHT_WAIT_MS - 100);
       expect((await history(t, w.userA.auth, x.id)).slice(1)).toEqual([auto('DELIVERED', at(1), { delivery: D.id })]);
-    } finally {
-      await stuck.commitTransaction();
-      await stuck.release();
-    }
+    });
   });
 
   it("a batch's mark is dated after every write of its statement, triggers included: the lag counts from the commit", async () => {
@@ -76,16 +63,15 @@ describe('geofences: the queue of marks', () => {
       await t.db.query(`CREATE TRIGGER test_aggregate_written BEFORE INSERT OR UPDATE ON ${table} FOR EACH ROW EXECUTE FUNCTION test_aggregate_written()`);
     }
     // An earlier batch in flight keeps the mark in the queue, so it can be read.
-    const earlier = await ingestInFlight();
     try {
-      await send(x.id, [[1, IN_D], [2, IN_D]]);
-      const [mark] = await t.db.query(`SELECT marked_at FROM geofence_pending WHERE $1 = ANY(coalesce(trackers, ARRAY[tracker_id]))`, [x.id]);
-      const writes: { table_name: string; at: Date }[] = await t.db.query(`SELECT table_name, at FROM test_aggregate_writes`);
-      expect(new Set(writes.map((r) => r.table_name))).toEqual(new Set(['location_history_hourly', 'location_history_daily']));
-      for (const write of writes) expect(write.at.getTime()).toBeLessThanOrEqual(mark.marked_at.getTime());
+      await whileIngestInFlight(t, async () => {
+        await send(x.id, [[1, IN_D], [2, IN_D]]);
+        const [mark] = await t.db.query(`SELECT marked_at FROM geofence_pending WHERE $1 = ANY(coalesce(trackers, ARRAY[tracker_id]))`, [x.id]);
+        const writes: { table_name: string; at: Date }[] = await t.db.query(`SELECT table_name, at FROM test_aggregate_writes`);
+        expect(new Set(writes.map((r) => r.table_name))).toEqual(new Set(['location_history_hourly', 'location_history_daily']));
+        for (const write of writes) expect(write.at.getTime()).toBeLessThanOrEqual(mark.marked_at.getTime());
+      });
     } finally {
-      await earlier.commitTransaction();
-      await earlier.release();
       for (const table of ['location_history_hourly', 'location_history_daily']) await t.db.query(`DROP TRIGGER test_aggregate_written ON ${table}`);
       await t.db.query('DROP FUNCTION test_aggregate_written(); DROP TABLE test_aggregate_writes');
     }
@@ -138,17 +124,13 @@ describe('geofences: the queue of marks', () => {
 
   it('marks are a queue of writes: several for one tracker make one replay; health counts the tracker once', async () => {
     const trk = await tracker();
-    const runner = await hold(trk.id);
-    try {
+    await whileHeld(t, trk.id, async () => {
       await send(trk.id, [[1, FAR]]);
       await send(trk.id, [[2, FAR]]);
       expect(await pending(trk.id)).toBe(2);
       const step = (await t.http().get('/api/v1/health/pipeline').set(w.admin.auth).expect(200)).body.test_steps.check_geofence_processing;
       expect(step.details.waiting_trackers).toBe(1);
-    } finally {
-      await runner.commitTransaction();
-      await runner.release();
-    }
+    });
     await settled(t);
     expect((await history(t, w.userA.auth, trk.id)).slice(1)).toEqual([auto('IN_TRANSIT', at(1))]);
   });

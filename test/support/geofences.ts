@@ -1,4 +1,6 @@
+import type { QueryRunner } from 'typeorm';
 import type { Tables } from '../../src/infrastructure/database/schema.js';
+import { LOCATION_WRITES_LOCK_KEY } from '../../src/locations/location-writes-lock.js';
 import type { TestApp } from './app.js';
 import { withinBound } from './eventually.js';
 import { postReports, report } from './locations.js';
@@ -121,14 +123,32 @@ export function visitRows(t: TestApp, trackerId: number): Promise<VisitRow[]> {
   );
 }
 
-/** A transaction left open after `query`, as another writer's in progress (commit or roll back, then release). */
-export async function openTransaction(t: TestApp, query: string, parameters: unknown[]) {
+/**
+ * Runs `body` while another transaction, opened with `query`, stays open (another writer's work
+ * in progress); then commits it. `body` gets that transaction's runner.
+ */
+export async function whileOpen<T>(t: TestApp, query: string, parameters: unknown[], body: (runner: QueryRunner) => Promise<T>): Promise<T> {
   const runner = t.db.createQueryRunner();
   await runner.connect();
-  await runner.startTransaction();
-  await runner.query(query, parameters);
-  return runner;
+  try {
+    await runner.startTransaction();
+    await runner.query(query, parameters);
+    const result = await body(runner);
+    await runner.commitTransaction();
+    return result;
+  } finally {
+    if (runner.isTransactionActive) await runner.rollbackTransaction();
+    await runner.release();
+  }
 }
+
+/** `body` while the tracker's row is held, as a manual entry or a tracker delete in progress holds it. */
+export const whileHeld = <T>(t: TestApp, trackerId: number, body: (runner: QueryRunner) => Promise<T>): Promise<T> =>
+  whileOpen(t, 'SELECT 1 FROM trackers WHERE id = $1 FOR UPDATE', [trackerId], body);
+
+/** `body` while an ingest batch is in flight (a transaction holding the location-writes lock shared). */
+export const whileIngestInFlight = <T>(t: TestApp, body: (runner: QueryRunner) => Promise<T>): Promise<T> =>
+  whileOpen(t, 'SELECT pg_advisory_xact_lock_shared($1)', [LOCATION_WRITES_LOCK_KEY], body);
 
 /** Polls `check` until it holds; fails after `timeoutMs`. */
 export async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 3000): Promise<void> {
