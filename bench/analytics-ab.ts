@@ -27,7 +27,9 @@ for (let round = 0; round < rounds; round++) {
   for (const [k, port] of ports.entries()) {
     const asOf = new Date(base - (round * ports.length + k) * 1000).toISOString();
     const started = performance.now();
-    const res = await fetch(`http://127.0.0.1:${port}/api/v1/production-runs/${runArg}/analytics?as_of=${asOf}`, { headers: { authorization: `Bearer ${token}` } });
+    const res = await fetch(`http://127.0.0.1:${port}/api/v1/production-runs/${runArg}/analytics?as_of=${asOf}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     if (res.status !== 200) throw new Error(`port ${port} answered ${res.status}`);
     await res.arrayBuffer();
     times[k].push(performance.now() - started);
@@ -35,4 +37,10 @@ for (let round = 0; round < rounds; round++) {
 }
 const p50 = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
 const first = p50(times[0]);
-console.log(ports.map((port, k) => `${port}: p50 ${p50(times[k]).toFixed(1)} ms (${(p50(times[k]) / first).toFixed(2)} of ${ports[0]})`).join(' | '));
+console.log(
+  ports
+    .map(
+      (port, k) => `${port}: p50 ${p50(times[k]).toFixed(1)} ms (${(p50(times[k]) / first).toFixed(2)} of ${ports[0]})`,
+    )
+    .join(' | '),
+);

@@ -55,7 +55,9 @@ function rssBytes(pid: number): number {
 /** Two runs; 5 entries per tracker: CREATED, IN_TRANSIT, IN_STORAGE, IN_TRANSIT, then DELIVERED (2/3) or IN_STORAGE. */
 async function generate(db: pg.Client): Promise<{ jsonRun: number; csvRun: number }> {
   log(`generating runs of ${JSON_TRACKERS} and ${CSV_TRACKERS} trackers`);
-  await db.query(`TRUNCATE tracker_status_history, trackers, production_runs, brands, clients, storage_locations, delivery_locations RESTART IDENTITY CASCADE`);
+  await db.query(
+    `TRUNCATE tracker_status_history, trackers, production_runs, brands, clients, storage_locations, delivery_locations RESTART IDENTITY CASCADE`,
+  );
   await db.query(`
     WITH c AS (INSERT INTO clients (name) VALUES ('bench') RETURNING id),
          b AS (INSERT INTO brands (name, client_id) SELECT 'bench', id FROM c RETURNING id)
@@ -108,7 +110,10 @@ function percentiles(values: number[]): { p50: number; p95: number; min: number 
 /** Server-side execution time, with the service's session settings (jit off, work_mem). */
 async function explainMs(db: pg.Client, query: Sql): Promise<number> {
   await db.query(`SET jit = off; SET work_mem = '32MB'`);
-  const { rows } = await db.query<{ 'QUERY PLAN': [{ 'Execution Time': number }] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${query.text}`, query.values);
+  const { rows } = await db.query<{ 'QUERY PLAN': [{ 'Execution Time': number }] }>(
+    `EXPLAIN (ANALYZE, FORMAT JSON) ${query.text}`,
+    query.values,
+  );
   return Math.round(rows[0]['QUERY PLAN'][0]['Execution Time'] * 10) / 10;
 }
 
@@ -132,15 +137,22 @@ async function main(): Promise<void> {
     if (counts.json !== JSON_TRACKERS || counts.csv !== CSV_TRACKERS) await generate(db);
     else log(`reusing ${counts.json} + ${counts.csv} trackers, ${counts.entries} entries`);
     const token = await benchAdminToken(db, BENCH_SECRET);
-    const entries = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM tracker_status_history h JOIN trackers t ON t.id = h.tracker_id WHERE t.production_run_id = 1`)).rows[0].n;
+    const entries = (
+      await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM tracker_status_history h JOIN trackers t ON t.id = h.tracker_id WHERE t.production_run_id = 1`,
+      )
+    ).rows[0].n;
 
     // JSON: warm-up, then uncached (distinct as_of → distinct cache key) and cached.
-    const jsonPath = (asOf: Date) => `/api/v1/production-runs/1/analytics?as_of=${encodeURIComponent(asOf.toISOString())}`;
+    const jsonPath = (asOf: Date) =>
+      `/api/v1/production-runs/1/analytics?as_of=${encodeURIComponent(asOf.toISOString())}`;
     for (let i = 0; i < 5; i++) await timeJson(jsonPath(new Date(AS_OF.getTime() - 1000 - i)), token);
     // The machine may be shared: besides wall time, count the CPU the service process and its
     // PostgreSQL backends spend per request (load-independent cost of one request).
     const backends = (
-      await db.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'tracker-pipeline'`)
+      await db.query<{ pid: number }>(
+        `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'tracker-pipeline'`,
+      )
     ).rows.map((r) => r.pid);
     const databaseCpu = () => backends.reduce((sum, pid) => sum + processCpuMs(pid), 0);
     const serverCpu = () => processCpuMs(child.pid as number) + databaseCpu();
@@ -161,9 +173,12 @@ async function main(): Promise<void> {
 
     // CSV: a small export first (code paths, pool), then the big one streamed and discarded.
     const download = async (runId: number) => {
-      const res = await fetch(`http://127.0.0.1:${PORT}/api/v1/production-runs/${runId}/analytics/csv?as_of=${AS_OF.toISOString()}`, {
-        headers: { Authorization: `Bearer ${token}` },
-      });
+      const res = await fetch(
+        `http://127.0.0.1:${PORT}/api/v1/production-runs/${runId}/analytics/csv?as_of=${AS_OF.toISOString()}`,
+        {
+          headers: { Authorization: `Bearer ${token}` },
+        },
+      );
       if (res.status !== 200 || !res.body) throw new Error(`CSV answered ${res.status}`);
       let bytes = 0;
       let lines = 0;
@@ -199,7 +214,11 @@ async function main(): Promise<void> {
             status_entries: entries,
             requests: JSON_N,
             uncached_ms: percentiles(uncached),
-            uncached_server_cpu_ms_per_request: { total: uncachedCpuMs, postgres: uncachedDbCpuMs, node: uncachedCpuMs - uncachedDbCpuMs },
+            uncached_server_cpu_ms_per_request: {
+              total: uncachedCpuMs,
+              postgres: uncachedDbCpuMs,
+              node: uncachedCpuMs - uncachedDbCpuMs,
+            },
             cached_ms: percentiles(cached),
             sql_execution_ms: sql,
             goal: 'uncached < 150 ms',

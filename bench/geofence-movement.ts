@@ -51,17 +51,35 @@ function onRoute(routes: Map<number, Route>, trackerId: number, places: Place[])
     const from = route ? route.to : places[pick(trackerId, places.length)];
     const leg = route ? route.leg + 1 : 0;
     const seed = trackerId * 7919 + leg * 104_729;
-    route = { from, to: places[pick(seed, places.length)], leg, stay: 4 + pick(seed + 1, 21), steps: 10 + pick(seed + 2, 31), step: 0 };
+    route = {
+      from,
+      to: places[pick(seed, places.length)],
+      leg,
+      stay: 4 + pick(seed + 1, 21),
+      steps: 10 + pick(seed + 2, 31),
+      step: 0,
+    };
     routes.set(trackerId, route);
   }
   const step = route.step++;
   if (step < route.stay) return near(route.from);
   const f = (step - route.stay + 1) / (route.steps + 1);
-  return { latitude: route.from.latitude + f * (route.to.latitude - route.from.latitude), longitude: route.from.longitude + f * (route.to.longitude - route.from.longitude), radius_m: 0 };
+  return {
+    latitude: route.from.latitude + f * (route.to.latitude - route.from.latitude),
+    longitude: route.from.longitude + f * (route.to.longitude - route.from.longitude),
+    radius_m: 0,
+  };
 }
 
 /** In-order reports per tracker, moving as `movement` says. */
-export function makeBodies(movement: Movement, batchSize: number, count: number, trackerIds: number[], places: Place[], seq: { next: number; routes: Map<number, Route> }): string[] {
+export function makeBodies(
+  movement: Movement,
+  batchSize: number,
+  count: number,
+  trackerIds: number[],
+  places: Place[],
+  seq: { next: number; routes: Map<number, Route> },
+): string[] {
   const start = Date.now() - 400 * 86_400_000;
   return reportBodies(batchSize, count, seq, (n) => {
     const trackerId = trackerIds[n % trackerIds.length];
@@ -70,7 +88,10 @@ export function makeBodies(movement: Movement, batchSize: number, count: number,
     else {
       const at = n % 3 === 0 ? places[(n * 7919) % places.length] : null;
       position = at
-        ? { latitude: at.latitude + (Math.random() - 0.5) * 0.002, longitude: at.longitude + (Math.random() - 0.5) * 0.002 }
+        ? {
+            latitude: at.latitude + (Math.random() - 0.5) * 0.002,
+            longitude: at.longitude + (Math.random() - 0.5) * 0.002,
+          }
         : { latitude: 36 + Math.random() * 24, longitude: -10 + Math.random() * 40 };
     }
     return {

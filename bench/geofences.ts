@@ -19,7 +19,20 @@
 import { cpus } from 'node:os';
 import pg from 'pg';
 import { makeBodies, type Movement, type Place, type Route } from './geofence-movement.js';
-import { BENCH_ADMIN_URL, BENCH_SECRET, benchDatabaseUrl, dropDatabase, percentile, prepareDatabase, processCpuMs, runScript, signJwt, spawnService, stopService, waitForServer } from './standalone.js';
+import {
+  BENCH_ADMIN_URL,
+  BENCH_SECRET,
+  benchDatabaseUrl,
+  dropDatabase,
+  percentile,
+  prepareDatabase,
+  processCpuMs,
+  runScript,
+  signJwt,
+  spawnService,
+  stopService,
+  waitForServer,
+} from './standalone.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
@@ -74,7 +87,13 @@ async function ingest(db: pg.Client, token: string, batchSize: number, bodies: s
   const profiler = PROFILE ? startProfiler() : null;
   const cpuBefore = servicePid ? processCpuMs(servicePid) : 0;
   // The database's CPU for this service: its backends (a pooled backend that starts later is missed).
-  const backends = async () => (await db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [DB_NAME])).rows.map((r) => r.pid);
+  const backends = async () =>
+    (
+      await db.query<{ pid: number }>(
+        'SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+        [DB_NAME],
+      )
+    ).rows.map((r) => r.pid);
   const dbPids = await backends();
   const dbCpuBefore = dbPids.reduce((sum, pid) => sum + processCpuMs(pid), 0);
   let next = 0;
@@ -84,7 +103,9 @@ async function ingest(db: pg.Client, token: string, batchSize: number, bodies: s
   let sampling = true;
   const sampler = (async () => {
     while (sampling) {
-      const { rows } = await db.query<{ lag: number }>(`SELECT coalesce(extract(epoch FROM now() - min(marked_at)), 0)::float8 AS lag FROM geofence_pending`);
+      const { rows } = await db.query<{ lag: number }>(
+        `SELECT coalesce(extract(epoch FROM now() - min(marked_at)), 0)::float8 AS lag FROM geofence_pending`,
+      );
       lags.push(rows[0].lag);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -148,7 +169,11 @@ async function runMode(enabled: boolean, movement: Movement) {
     databaseUrl: benchDatabaseUrl(DB_NAME),
     jwtSecret: BENCH_SECRET,
     logLevel: process.env.BENCH_LOG_LEVEL ?? 'warn',
-    env: { REDIS_URL: process.env.REDIS_URL ?? '', ADMIN_PASSWORD: 'bench-password-123', GEOFENCE_ENABLED: String(enabled) },
+    env: {
+      REDIS_URL: process.env.REDIS_URL ?? '',
+      ADMIN_PASSWORD: 'bench-password-123',
+      GEOFENCE_ENABLED: String(enabled),
+    },
   });
   const db = new pg.Client({ connectionString: benchDatabaseUrl(DB_NAME) });
   try {
@@ -170,7 +195,11 @@ async function runMode(enabled: boolean, movement: Movement) {
            FROM generate_series(1, ${LOCATIONS / 2}) n`,
       );
     }
-    const places = (await db.query<Place>('SELECT latitude, longitude, radius_m FROM storage_locations UNION ALL SELECT latitude, longitude, radius_m FROM delivery_locations ORDER BY 1, 2')).rows;
+    const places = (
+      await db.query<Place>(
+        'SELECT latitude, longitude, radius_m FROM storage_locations UNION ALL SELECT latitude, longitude, radius_m FROM delivery_locations ORDER BY 1, 2',
+      )
+    ).rows;
     const trackerIds = (await db.query<{ id: number }>('SELECT id FROM trackers ORDER BY id')).rows.map((r) => r.id);
     const token = signJwt(rows[0].ingest_id, BENCH_SECRET);
     const seq = { next: 0, routes: new Map<number, Route>() };
@@ -178,7 +207,14 @@ async function runMode(enabled: boolean, movement: Movement) {
     const results = [];
     for (const batchSize of BATCH_SIZES) {
       // Enough bodies for 150 000 reports/s, so ingest never runs out of work before the deadline.
-      const bodies = makeBodies(movement, batchSize, Math.ceil((150_000 * SECONDS) / batchSize), trackerIds, places, seq);
+      const bodies = makeBodies(
+        movement,
+        batchSize,
+        Math.ceil((150_000 * SECONDS) / batchSize),
+        trackerIds,
+        places,
+        seq,
+      );
       results.push(await ingest(db, token, batchSize, bodies, child.pid));
     }
     const counts = await db.query(`SELECT (SELECT count(*) FROM geofence_visits)::int AS visits,
@@ -195,7 +231,8 @@ async function runMode(enabled: boolean, movement: Movement) {
 async function main(): Promise<void> {
   if (process.env.BENCH_ONLY === 'on' || process.env.BENCH_ONLY === 'off') {
     // Profiling one mode alone (no ratio).
-    for (const movement of MOVEMENTS) console.log(JSON.stringify(await runMode(process.env.BENCH_ONLY === 'on', movement), null, 2));
+    for (const movement of MOVEMENTS)
+      console.log(JSON.stringify(await runMode(process.env.BENCH_ONLY === 'on', movement), null, 2));
     return;
   }
   const machine = { cpus: cpus().length, load: (await import('node:fs')).readFileSync('/proc/loadavg', 'utf8').trim() };
@@ -210,13 +247,20 @@ async function main(): Promise<void> {
       const first = await runMode(!offFirst, movement);
       const second = await runMode(offFirst, movement);
       const [off, on] = offFirst ? [first, second] : [second, first];
-      const ratio = on.ingest.map((r, i) => ({ batch_size: r.batch_size, on_over_off: +(r.reports_per_second / off.ingest[i].reports_per_second).toFixed(3) }));
+      const ratio = on.ingest.map((r, i) => ({
+        batch_size: r.batch_size,
+        on_over_off: +(r.reports_per_second / off.ingest[i].reports_per_second).toFixed(3),
+      }));
       rounds.push({ order: offFirst ? 'off, on' : 'on, off', off, on, ratio });
     }
     const summary = BATCH_SIZES.map((batchSize, i) => {
       const ratios = rounds.map((r) => r.ratio[i].on_over_off).sort((a, b) => a - b);
       const lags = rounds.map((r) => r.on.ingest[i].lag_seconds_p99).sort((a, b) => a - b);
-      return { batch_size: batchSize, on_over_off: { median: median(ratios), min: ratios[0], max: ratios.at(-1)! }, lag_seconds_p99: { median: median(lags), max: lags.at(-1)! } };
+      return {
+        batch_size: batchSize,
+        on_over_off: { median: median(ratios), min: ratios[0], max: ratios.at(-1)! },
+        lag_seconds_p99: { median: median(lags), max: lags.at(-1)! },
+      };
     });
     runs.push({ movement, rounds, summary });
   }
@@ -234,6 +278,9 @@ async function main(): Promise<void> {
   }
 }
 
-const median = (sorted: number[]) => (sorted.length % 2 ? sorted[(sorted.length - 1) / 2] : +((sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2).toFixed(3));
+const median = (sorted: number[]) =>
+  sorted.length % 2
+    ? sorted[(sorted.length - 1) / 2]
+    : +((sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2).toFixed(3);
 
 runScript(main);

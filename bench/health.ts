@@ -108,7 +108,12 @@ async function measure(path: string, token: string, n: number) {
     const res = await fetch(`http://127.0.0.1:${PORT}${path}`, { headers: { Authorization: `Bearer ${token}` } });
     const body = (await res.json()) as HealthBody;
     if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${JSON.stringify(body)}`);
-    return { ms: performance.now() - started, server: body.response_time_ms, status: body.status, steps: body.test_steps };
+    return {
+      ms: performance.now() - started,
+      server: body.response_time_ms,
+      status: body.status,
+      steps: body.test_steps,
+    };
   };
   for (let i = 0; i < Math.min(20, n); i++) await call(); // warm-up (JIT, pool, buffers)
   const runs: Awaited<ReturnType<typeof call>>[] = [];
@@ -118,7 +123,13 @@ async function measure(path: string, token: string, n: number) {
   const at = (values: number[], p: number) => Math.round(percentile(values, p) * 100) / 100;
   const stepKeys = Object.keys(runs[0].steps ?? {});
   const step_p50 = Object.fromEntries(
-    stepKeys.map((key) => [key, at(runs.map((r) => r.steps?.[key]?.details.duration_ms ?? 0).sort((a, b) => a - b), 50)]),
+    stepKeys.map((key) => [
+      key,
+      at(
+        runs.map((r) => r.steps?.[key]?.details.duration_ms ?? 0).sort((a, b) => a - b),
+        50,
+      ),
+    ]),
   );
   return {
     p50: at(sorted, 50),
@@ -153,7 +164,12 @@ async function main(): Promise<void> {
         {
           machine: machineInfo(pgVersion),
           data: { reports: REPORTS, trackers: TRACKERS, ...sizes },
-          settings: { basic_requests: BASIC_N, pipeline_requests: PIPELINE_N, redis: Boolean(process.env.REDIS_URL), sequential: true },
+          settings: {
+            basic_requests: BASIC_N,
+            pipeline_requests: PIPELINE_N,
+            redis: Boolean(process.env.REDIS_URL),
+            sequential: true,
+          },
           load_average_at_start: loadavg().map((v) => Math.round(v * 100) / 100),
           basic_ms: basic,
           pipeline_ms: pipeline,

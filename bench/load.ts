@@ -10,7 +10,19 @@
 import autocannon, { type RequestSpec } from 'autocannon';
 import { randomUUID } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
-import { DEFAULT_PG_URL, dropDatabase, percentile, prepareDatabase, runScript, signJwt, spawnService, stopService, waitForServer, withClient, withDatabase } from './standalone.js';
+import {
+  DEFAULT_PG_URL,
+  dropDatabase,
+  percentile,
+  prepareDatabase,
+  runScript,
+  signJwt,
+  spawnService,
+  stopService,
+  waitForServer,
+  withClient,
+  withDatabase,
+} from './standalone.js';
 
 const SECONDS = Number(process.env.LOAD_SECONDS ?? 60);
 const CONNECTIONS = Number(process.env.LOAD_CONNECTIONS ?? 100);
@@ -19,11 +31,23 @@ const PORT = Number(process.env.LOAD_PORT ?? 3919);
 const DB_NAME = 'tps_load';
 const JWT_SECRET = 'load-secret-0123456789-0123456789-0123456789';
 // argon2id of "password123" (as test/support/factories.ts): the admin row needs some hash.
-const PASSWORD_HASH = '$argon2id$v=19$m=19456,t=2,p=1$dGVzdHNhbHR0ZXN0c2FsdA$JUARRYmTDnb5MxEDrThqtHuvEwZy7dcfNb1Zy6+BoM8';
+const PASSWORD_HASH =
+  '$argon2id$v=19$m=19456,t=2,p=1$dGVzdHNhbHR0ZXN0c2FsdA$JUARRYmTDnb5MxEDrThqtHuvEwZy7dcfNb1Zy6+BoM8';
 
 type Kind = 'list' | 'detail' | 'history' | 'status_write' | 'ingest';
 /** Share of each kind in every 10 requests. */
-const MIX: Kind[] = ['list', 'list', 'detail', 'detail', 'history', 'history', 'status_write', 'ingest', 'ingest', 'list'];
+const MIX: Kind[] = [
+  'list',
+  'list',
+  'detail',
+  'detail',
+  'history',
+  'history',
+  'status_write',
+  'ingest',
+  'ingest',
+  'list',
+];
 
 function serverUrl(database: string): string {
   return withDatabase(process.env.BENCH_PG_URL ?? process.env.DATABASE_URL ?? DEFAULT_PG_URL, database);
@@ -86,7 +110,11 @@ async function main(): Promise<void> {
     databaseUrl: url,
     jwtSecret: JWT_SECRET,
     logLevel: 'warn',
-    env: { ADMIN_EMAIL: 'first-admin@example.com', ADMIN_PASSWORD: 'first-admin-password', CACHE_PREFIX: `load-${randomUUID()}` },
+    env: {
+      ADMIN_EMAIL: 'first-admin@example.com',
+      ADMIN_PASSWORD: 'first-admin-password',
+      CACHE_PREFIX: `load-${randomUUID()}`,
+    },
   });
   const base = `http://127.0.0.1:${PORT}`;
   try {
@@ -102,13 +130,22 @@ async function main(): Promise<void> {
       const json = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
       switch (kind) {
         case 'list':
-          return { method: 'GET', path: `/api/v1/trackers?limit=50&skip=${Math.floor(Math.random() * (TRACKERS - 50))}`, headers: json };
+          return {
+            method: 'GET',
+            path: `/api/v1/trackers?limit=50&skip=${Math.floor(Math.random() * (TRACKERS - 50))}`,
+            headers: json,
+          };
         case 'detail':
           return { method: 'GET', path: `/api/v1/trackers/${tracker()}`, headers: json };
         case 'history':
           return { method: 'GET', path: `/api/v1/trackers/${tracker()}/location-history`, headers: json };
         case 'status_write':
-          return { method: 'POST', path: `/api/v1/trackers/${tracker()}/status`, headers: json, body: JSON.stringify({ status: 'IN_TRANSIT' }) };
+          return {
+            method: 'POST',
+            path: `/api/v1/trackers/${tracker()}/status`,
+            headers: json,
+            body: JSON.stringify({ status: 'IN_TRANSIT' }),
+          };
         case 'ingest': {
           const id = tracker();
           const start = Date.now() - 3_600_000;
@@ -120,7 +157,12 @@ async function main(): Promise<void> {
             longitude: 8.5,
             confidence: k === 0 ? 1 : 3,
           }));
-          return { method: 'POST', path: '/api/v1/locations/reports', headers: json, body: JSON.stringify({ reports }) };
+          return {
+            method: 'POST',
+            path: '/api/v1/locations/reports',
+            headers: json,
+            body: JSON.stringify({ reports }),
+          };
         }
       }
     };
@@ -139,14 +181,27 @@ async function main(): Promise<void> {
       },
     } as RequestSpec;
 
-    console.log(`load: ${SECONDS} s, ${CONNECTIONS} connections, ${TRACKERS} trackers, mix ${MIX.join(',')}; ${cpus().length} CPUs, load ${loadavg()[0].toFixed(2)}`);
-    const result = await autocannon({ url: base, connections: CONNECTIONS, duration: SECONDS, requests: [spec], timeout: 10 });
+    console.log(
+      `load: ${SECONDS} s, ${CONNECTIONS} connections, ${TRACKERS} trackers, mix ${MIX.join(',')}; ${cpus().length} CPUs, load ${loadavg()[0].toFixed(2)}`,
+    );
+    const result = await autocannon({
+      url: base,
+      connections: CONNECTIONS,
+      duration: SECONDS,
+      requests: [spec],
+      timeout: 10,
+    });
     const scrape = await fetch(`${base}/metrics`).then((r) => r.text());
     const refused = /^db_pool_refused_total\{reason="exhausted"\} (\d+)/m.exec(scrape)?.[1] ?? '0';
 
     const rows = (Object.keys(latencies) as Kind[]).map((kind) => {
       const sorted = latencies[kind].sort((a, b) => a - b);
-      return { kind, requests: sorted.length, p50_ms: Math.round(percentile(sorted, 50)), p99_ms: Math.round(percentile(sorted, 99)) };
+      return {
+        kind,
+        requests: sorted.length,
+        p50_ms: Math.round(percentile(sorted, 50)),
+        p99_ms: Math.round(percentile(sorted, 99)),
+      };
     });
     console.table(rows);
     const summary = {

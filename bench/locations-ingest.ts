@@ -51,7 +51,10 @@ class CpuMeter {
     const rows = await this.db.query<{ pid: number }>(
       `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
     );
-    return { server: processCpuMs(this.serverPid), postgres: rows.rows.reduce((sum, r) => sum + processCpuMs(r.pid), 0) };
+    return {
+      server: processCpuMs(this.serverPid),
+      postgres: rows.rows.reduce((sum, r) => sum + processCpuMs(r.pid), 0),
+    };
   }
 }
 
@@ -97,7 +100,8 @@ async function ingestScenario(token: string, batchSize: number, bodies: string[]
   const seconds = (performance.now() - started) / 1000;
   const cpuAfter = await meter?.sample();
   latencies.sort((a, b) => a - b);
-  const perThousand = (before?: number, after?: number) => (before === undefined || after === undefined ? null : +(((after - before) * 1000) / reports).toFixed(2));
+  const perThousand = (before?: number, after?: number) =>
+    before === undefined || after === undefined ? null : +(((after - before) * 1000) / reports).toFixed(2);
   const serverMs = perThousand(cpuBefore?.server, cpuAfter?.server);
   const postgresMs = perThousand(cpuBefore?.postgres, cpuAfter?.postgres);
   return {
@@ -113,11 +117,18 @@ async function ingestScenario(token: string, batchSize: number, bodies: string[]
     bodies_exhausted: nextBody >= bodies.length,
     cpu_ms_per_1000_reports: { service: serverMs, postgres_backends: postgresMs },
     // What two cores doing nothing else would sustain at this CPU cost (service + its PostgreSQL backends).
-    cpu_bound_reports_per_second_on_2_cores: serverMs !== null && postgresMs !== null ? Math.round((2 * 1_000_000) / (serverMs + postgresMs)) : null,
+    cpu_bound_reports_per_second_on_2_cores:
+      serverMs !== null && postgresMs !== null ? Math.round((2 * 1_000_000) / (serverMs + postgresMs)) : null,
   };
 }
 
-async function historyScenario(token: string, trackerId: number, query: string, requests = 2000, path = `/trackers/${trackerId}/location-history`) {
+async function historyScenario(
+  token: string,
+  trackerId: number,
+  query: string,
+  requests = 2000,
+  path = `/trackers/${trackerId}/location-history`,
+) {
   const url = `${BASE}${path}${query}`;
   const latencies: number[] = [];
   let total = 0;
@@ -130,7 +141,14 @@ async function historyScenario(token: string, trackerId: number, query: string, 
     total = json.total;
   }
   latencies.sort((a, b) => a - b);
-  return { path, query: query || '(default)', total, requests, ms_p50: +percentile(latencies, 50).toFixed(2), ms_p99: +percentile(latencies, 99).toFixed(2) };
+  return {
+    path,
+    query: query || '(default)',
+    total,
+    requests,
+    ms_p50: +percentile(latencies, 50).toFixed(2),
+    ms_p99: +percentile(latencies, 99).toFixed(2),
+  };
 }
 
 async function main(): Promise<void> {
@@ -157,8 +175,20 @@ async function main(): Promise<void> {
     const adminToken = signJwt(admin_id, BENCH_SECRET);
 
     const results: Record<string, unknown> = {
-      machine: { load_average_at_start: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '), cpus: cpus().length, cpu_model: cpus()[0]?.model, memory_gb: Math.round(totalmem() / 2 ** 30), postgres: pgVersion, node: process.version },
-      settings: { seconds_per_scenario: SECONDS, concurrency: CONCURRENCY, service_log_level: process.env.BENCH_LOG_LEVEL ?? 'info', redis: Boolean(process.env.REDIS_URL) },
+      machine: {
+        load_average_at_start: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
+        cpus: cpus().length,
+        cpu_model: cpus()[0]?.model,
+        memory_gb: Math.round(totalmem() / 2 ** 30),
+        postgres: pgVersion,
+        node: process.version,
+      },
+      settings: {
+        seconds_per_scenario: SECONDS,
+        concurrency: CONCURRENCY,
+        service_log_level: process.env.BENCH_LOG_LEVEL ?? 'info',
+        redis: Boolean(process.env.REDIS_URL),
+      },
       ingest: [] as unknown[],
     };
     const meter = new CpuMeter(db, child.pid as number);
@@ -198,11 +228,18 @@ async function main(): Promise<void> {
     const weekAgo = new Date(Date.now() - 7 * 86_400_000).toISOString();
     results.history = [
       // Baseline: the cheapest authenticated route (JWT check + user row), to separate the request pipeline from the history query.
-      await historyScenario(adminToken, historyTracker, '', 2000, '/users/me').catch((error: unknown) => ({ path: '/users/me', skipped: String(error) })),
+      await historyScenario(adminToken, historyTracker, '', 2000, '/users/me').catch((error: unknown) => ({
+        path: '/users/me',
+        skipped: String(error),
+      })),
       await historyScenario(adminToken, historyTracker, ''),
       await historyScenario(adminToken, historyTracker, '?granularity=hourly'),
       await historyScenario(adminToken, historyTracker, '?granularity=hourly&order=asc&limit=1000'),
-      await historyScenario(adminToken, historyTracker, `?granularity=hourly&start_date=${monthAgo}&end_date=${weekAgo}&order=asc`),
+      await historyScenario(
+        adminToken,
+        historyTracker,
+        `?granularity=hourly&start_date=${monthAgo}&end_date=${weekAgo}&order=asc`,
+      ),
       await historyScenario(adminToken, historyTracker, '?granularity=hourly&skip=15000&limit=100'),
       await historyScenario(adminToken, historyTracker, '?granularity=daily&limit=100'),
     ];

@@ -26,24 +26,37 @@ async function main(): Promise<void> {
   log(`scale ${options.scale}${options.only ? `, only ${[...options.only].join(',')}` : ''}`);
 
   const db = await prepareBenchDatabase(options.scale, options.sizes, options.fresh, log);
-  const postgres = await withClient(db.url, async (c) => (await c.query<{ v: string }>(`SELECT split_part(version(), ' on ', 1) AS v`)).rows[0].v);
-  const postgresSettings = await withClient(db.url, async (c) =>
-    (await c.query<{ s: string }>(
-      `SELECT string_agg(name || '=' || current_setting(name), ', ' ORDER BY name) AS s FROM pg_settings
+  const postgres = await withClient(
+    db.url,
+    async (c) => (await c.query<{ v: string }>(`SELECT split_part(version(), ' on ', 1) AS v`)).rows[0].v,
+  );
+  const postgresSettings = await withClient(
+    db.url,
+    async (c) =>
+      (
+        await c.query<{ s: string }>(
+          `SELECT string_agg(name || '=' || current_setting(name), ', ' ORDER BY name) AS s FROM pg_settings
         WHERE name IN ('shared_buffers', 'max_wal_size', 'checkpoint_timeout', 'wal_compression', 'synchronous_commit')`,
-    )).rows[0].s);
+        )
+      ).rows[0].s,
+  );
   const dataDir = mkdtempSync(join(tmpdir(), 'tps-bench-'));
   log('starting the service');
-  const app = await startServer('app', APP_PORT, {
-    NODE_ENV: 'production',
-    DATABASE_URL: db.url,
-    REDIS_URL: process.env.REDIS_URL,
-    JWT_SECRET: BENCH_JWT_SECRET,
-    LOG_LEVEL: options.logLevel,
-    DATA_DIR: dataDir,
-    CACHE_PREFIX: `tps-bench-${options.scale}-${Date.now().toString(36)}`,
-    BENCH_ADMIN_USER_ID: String(db.data.adminUserId),
-  }, options.profile ? ['--cpu-prof', '--cpu-prof-dir', 'data/bench-profiles'] : []);
+  const app = await startServer(
+    'app',
+    APP_PORT,
+    {
+      NODE_ENV: 'production',
+      DATABASE_URL: db.url,
+      REDIS_URL: process.env.REDIS_URL,
+      JWT_SECRET: BENCH_JWT_SECRET,
+      LOG_LEVEL: options.logLevel,
+      DATA_DIR: dataDir,
+      CACHE_PREFIX: `tps-bench-${options.scale}-${Date.now().toString(36)}`,
+      BENCH_ADMIN_USER_ID: String(db.data.adminUserId),
+    },
+    options.profile ? ['--cpu-prof', '--cpu-prof-dir', 'data/bench-profiles'] : [],
+  );
   await new Promise((r) => setTimeout(r, 2000));
   const afterStart = await app.memory();
   const idle = !options.only || options.only.has('memory') ? await settledIdleMemory(app, afterStart, log) : afterStart;
@@ -74,7 +87,13 @@ async function main(): Promise<void> {
         const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : '';
         const reason = (error instanceof Error ? error.message : String(error)) + cause;
         log(`  ${skipped ? 'skipped' : 'FAILED'}: ${reason}`);
-        outcomes.push({ name, status: skipped ? 'skipped' : 'failed', reason: skipped ? `skipped: ${reason}` : reason, seconds: (performance.now() - t0) / 1000, figures: [] });
+        outcomes.push({
+          name,
+          status: skipped ? 'skipped' : 'failed',
+          reason: skipped ? `skipped: ${reason}` : reason,
+          seconds: (performance.now() - t0) / 1000,
+          figures: [],
+        });
       }
     }
   } finally {
@@ -89,10 +108,29 @@ async function main(): Promise<void> {
   const d = db.data.sizes;
   const dataset = `${db.data.trackerCount.toLocaleString('en')} trackers, ${db.data.rawReports.toLocaleString('en')} raw reports, analytics run ${d.analyticsRunTrackers.toLocaleString('en')} trackers, CSV run ${d.csvRunTrackers.toLocaleString('en')} trackers`;
   printTable(outcomes);
-  writeJson('bench/results/latest.json', { startedAt, totalSeconds, command, options: { ...options, only: options.only ? [...options.only] : null }, machine, dataset, generatedSeconds: db.generatedSeconds, outcomes });
+  writeJson('bench/results/latest.json', {
+    startedAt,
+    totalSeconds,
+    command,
+    options: { ...options, only: options.only ? [...options.only] : null },
+    machine,
+    dataset,
+    generatedSeconds: db.generatedSeconds,
+    outcomes,
+  });
   // A partial run (--only) must not replace the full figures in the docs.
   if (options.only) log('partial run (--only): docs/performance.md left as it was');
-  else writeMarkdown('docs/performance.md', { options, machine, command, startedAt, totalSeconds, generatedSeconds: db.generatedSeconds, outcomes, dataset });
+  else
+    writeMarkdown('docs/performance.md', {
+      options,
+      machine,
+      command,
+      startedAt,
+      totalSeconds,
+      generatedSeconds: db.generatedSeconds,
+      outcomes,
+      dataset,
+    });
   if (options.profile) log('CPU profile of the service: data/bench-profiles/*.cpuprofile (open in Chrome DevTools)');
   log(`done in ${totalSeconds.toFixed(0)} s`);
 }
@@ -100,7 +138,9 @@ async function main(): Promise<void> {
 /** The environment that shaped the run, for the report (passwords in URLs are masked). */
 function benchEnvironment(): string {
   const shown = ['BENCH_PG_URL', 'DATABASE_URL', 'REDIS_URL'].filter((name) => process.env[name]);
-  return shown.map((name) => `${name}=${String(process.env[name]).replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@')} `).join('');
+  return shown
+    .map((name) => `${name}=${String(process.env[name]).replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@')} `)
+    .join('');
 }
 
 main().catch((error: unknown) => {

@@ -60,7 +60,15 @@ export function signJwt(userId: number, secret: string): string {
   const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
   const now = Math.floor(Date.now() / 1000);
   const head = b64({ alg: 'HS256', typ: 'JWT' });
-  const body = b64({ sub: String(userId), iat: now, exp: now + 3600, iss: 'tracker-pipeline', aud: 'tracker-pipeline-api', jti: randomUUID(), token_type: 'access' });
+  const body = b64({
+    sub: String(userId),
+    iat: now,
+    exp: now + 3600,
+    iss: 'tracker-pipeline',
+    aud: 'tracker-pipeline-api',
+    jti: randomUUID(),
+    token_type: 'access',
+  });
   return `${head}.${body}.${createHmac('sha256', secret).update(`${head}.${body}`).digest('base64url')}`;
 }
 
@@ -135,7 +143,11 @@ export function isListening(port: number, path = '/openapi.json'): Promise<boole
 }
 
 /** Polls `path` every 200 ms until it answers 2xx; fails when the service exits or after `attempts` polls. */
-export async function waitForServer(child: ChildProcess, port: number, { path = '/openapi.json', attempts = 600 } = {}): Promise<void> {
+export async function waitForServer(
+  child: ChildProcess,
+  port: number,
+  { path = '/openapi.json', attempts = 600 } = {},
+): Promise<void> {
   for (let i = 0; i < attempts; i++) {
     if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
     try {
@@ -175,7 +187,12 @@ export function percentile(sorted: number[], p: number): number {
  * Pre-serialised ingest bodies of `batchSize` reports each: `report(n)` builds report number n of a
  * sequence `seq` carries across calls (so later bodies continue earlier ones).
  */
-export function reportBodies(batchSize: number, count: number, seq: { next: number }, report: (n: number) => object): string[] {
+export function reportBodies(
+  batchSize: number,
+  count: number,
+  seq: { next: number },
+  report: (n: number) => object,
+): string[] {
   const bodies: string[] = [];
   for (let b = 0; b < count; b++) {
     const reports = new Array(batchSize);
@@ -187,7 +204,13 @@ export function reportBodies(batchSize: number, count: number, seq: { next: numb
 
 /** The machine a result was measured on. */
 export function machineInfo(pgVersion: string) {
-  return { cpus: cpus().length, cpu: cpus()[0]?.model, memory_gb: Math.round(totalmem() / 2 ** 30), node: process.version, postgres: pgVersion };
+  return {
+    cpus: cpus().length,
+    cpu: cpus()[0]?.model,
+    memory_gb: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    postgres: pgVersion,
+  };
 }
 
 /** Runs a script's main(); an error is printed and ends the process with exit code 1. */

@@ -19,7 +19,6 @@ import { requestIdMiddleware } from './infrastructure/http/request-id.middleware
 import { requestLogMiddleware } from './infrastructure/logging/logging.module.js';
 import { verifyUtf8Json } from './common/http/text-input.js';
 
-
 /**
  * Everything about the HTTP app that is not a module: prefix, pipes, security headers, CORS,
  * cookies and OpenAPI. Shared by main.ts and the test harness so tests run the real thing.
@@ -41,20 +40,22 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
   app.useGlobalPipes(createValidationPipe());
   // helmet's headers depend only on the config: recorded once, set per response in one step.
   app.use(
-    fixedHeaders(helmet({
-      contentSecurityPolicy: {
-        directives: {
-          // Swagger UI needs inline styles; images set their own stricter CSP.
-          'script-src': ["'self'"],
-          'style-src': ["'self'", "'unsafe-inline'"],
-          // Only when https is the way in: over plain http the browser would rewrite every asset
-          // of /docs to https and load none of them.
-          'upgrade-insecure-requests': config.behindTls ? [] : null,
+    fixedHeaders(
+      helmet({
+        contentSecurityPolicy: {
+          directives: {
+            // Swagger UI needs inline styles; images set their own stricter CSP.
+            'script-src': ["'self'"],
+            'style-src': ["'self'", "'unsafe-inline'"],
+            // Only when https is the way in: over plain http the browser would rewrite every asset
+            // of /docs to https and load none of them.
+            'upgrade-insecure-requests': config.behindTls ? [] : null,
+          },
         },
-      },
-      // HSTS pins the host to https for a year; only a service reached over TLS may ask for that.
-      strictTransportSecurity: config.behindTls ? { maxAge: 31_536_000, includeSubDomains: true } : false,
-    })),
+        // HSTS pins the host to https for a year; only a service reached over TLS may ask for that.
+        strictTransportSecurity: config.behindTls ? { maxAge: 31_536_000, includeSubDomains: true } : false,
+      }),
+    ),
   );
   app.use(cookieParser());
   app.enableCors({

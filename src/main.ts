@@ -31,7 +31,9 @@ async function main(): Promise<void> {
   const { config } = runtime;
   embedded = runtime.embedded;
   if (shuttingDown) return;
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), new ExpressHttpAdapter(), { bufferLogs: true });
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), new ExpressHttpAdapter(), {
+    bufferLogs: true,
+  });
   configureApp(app, config);
 
   const shutdown = async (signal: string) => {
@@ -71,15 +73,27 @@ async function main(): Promise<void> {
     await app.listen(config.port, '0.0.0.0');
   } catch (error) {
     const code = errnoCode(error);
-    if (code === 'EADDRINUSE') throw new StartupError(`port ${config.port} is already in use: stop the program using it, or set PORT to a free port`);
-    if (code === 'EACCES') throw new StartupError(`port ${config.port} needs privileges this user lacks: set PORT to 1024 or above`);
+    if (code === 'EADDRINUSE')
+      throw new StartupError(
+        `port ${config.port} is already in use: stop the program using it, or set PORT to a free port`,
+      );
+    if (code === 'EACCES')
+      throw new StartupError(`port ${config.port} needs privileges this user lacks: set PORT to 1024 or above`);
     throw error;
   }
   const base = `http://localhost:${config.port}`;
-  const lines = [`Tracker Pipeline Service ready in ${Date.now() - started} ms`, `  API docs:  ${base}/docs`, `  OpenAPI:   ${base}/openapi.json`];
+  const lines = [
+    `Tracker Pipeline Service ready in ${Date.now() - started} ms`,
+    `  API docs:  ${base}/docs`,
+    `  OpenAPI:   ${base}/openapi.json`,
+  ];
   if (firstStart.adminCreated) {
     lines.push(`  Admin:     ${firstStart.adminEmail}`);
-    lines.push(firstStart.generatedPassword ? `  Password:  ${firstStart.generatedPassword}   (generated; shown only this once)` : '  Password:  from ADMIN_PASSWORD');
+    lines.push(
+      firstStart.generatedPassword
+        ? `  Password:  ${firstStart.generatedPassword}   (generated; shown only this once)`
+        : '  Password:  from ADMIN_PASSWORD',
+    );
     if (firstStart.demoData) lines.push('  Demo data: created (SEED_DEMO_DATA=false to skip)');
   }
   console.log(lines.join('\n'));

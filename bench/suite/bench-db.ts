@@ -40,20 +40,36 @@ async function serverUrl(log: (m: string) => void): Promise<{ adminUrl: string; 
   const configured = process.env.BENCH_PG_URL ?? process.env.DATABASE_URL;
   if (configured) return { adminUrl: withDatabase(configured, 'postgres'), embedded: null };
   log(`no BENCH_PG_URL/DATABASE_URL: starting embedded PostgreSQL on 127.0.0.1:${EMBEDDED_BENCH_PORT}`);
-  const embedded = await startEmbeddedPostgres({ dataDir: 'data', name: 'bench-postgres', port: EMBEDDED_BENCH_PORT, runtimeDir: process.env.EMBEDDED_PG_RUNTIME_DIR, log });
+  const embedded = await startEmbeddedPostgres({
+    dataDir: 'data',
+    name: 'bench-postgres',
+    port: EMBEDDED_BENCH_PORT,
+    runtimeDir: process.env.EMBEDDED_PG_RUNTIME_DIR,
+    log,
+  });
   return { adminUrl: embedded.url, embedded };
 }
 
 /** Reuses `tps_bench_<scale>` when it was generated with the same sizes, else (re)creates it. */
-export async function prepareBenchDatabase(scale: Scale, sizes: ScaleSizes, fresh: boolean, log: (m: string) => void): Promise<BenchDatabase> {
+export async function prepareBenchDatabase(
+  scale: Scale,
+  sizes: ScaleSizes,
+  fresh: boolean,
+  log: (m: string) => void,
+): Promise<BenchDatabase> {
   const { adminUrl, embedded } = await serverUrl(log);
   // BENCH_DB: another name, so a branch's schema does not touch a bench database others reuse.
   const name = process.env.BENCH_DB ?? `tps_bench_${scale}`;
   const url = withDatabase(adminUrl, name);
-  const exists = await withClient(adminUrl, async (c) => (await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1);
+  const exists = await withClient(
+    adminUrl,
+    async (c) => (await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1,
+  );
   if (exists && !fresh) {
     const kept = await withClient(url, async (c) => {
-      const rows = await c.query<{ value: BenchData }>(`SELECT value FROM bench_meta WHERE key = 'data'`).catch(() => ({ rows: [] }));
+      const rows = await c
+        .query<{ value: BenchData }>(`SELECT value FROM bench_meta WHERE key = 'data'`)
+        .catch(() => ({ rows: [] }));
       return rows.rows[0]?.value ?? null;
     });
     if (kept && dataShape(kept.sizes) === dataShape(sizes)) {
@@ -101,7 +117,14 @@ async function migrate(url: string): Promise<void> {
 
 /** The sizes that decide the data set (durations and the import file do not). */
 function dataShape(s: ScaleSizes): string {
-  return JSON.stringify([s.trackers, s.analyticsRunTrackers, s.csvRunTrackers, s.reports, s.historyHours, ...(s.reportDays ? [s.reportDays] : [])]);
+  return JSON.stringify([
+    s.trackers,
+    s.analyticsRunTrackers,
+    s.csvRunTrackers,
+    s.reports,
+    s.historyHours,
+    ...(s.reportDays ? [s.reportDays] : []),
+  ]);
 }
 
 const REPORT_CHUNK = 500_000;
@@ -112,7 +135,8 @@ const REPORT_CHUNK = 500_000;
  * contract's rule (eligible report with the greatest (timestamp, id) per bucket).
  */
 async function generate(c: pg.Client, sizes: ScaleSizes, log: (m: string) => void): Promise<BenchData> {
-  const q = async <T extends pg.QueryResultRow = Record<string, number>>(sql: string, params: unknown[] = []) => (await c.query<T>(sql, params)).rows;
+  const q = async <T extends pg.QueryResultRow = Record<string, number>>(sql: string, params: unknown[] = []) =>
+    (await c.query<T>(sql, params)).rows;
   await q('SET synchronous_commit = off');
   await q(`SET maintenance_work_mem = '256MB'`);
   await q(`SET work_mem = '64MB'`);
@@ -120,9 +144,15 @@ async function generate(c: pg.Client, sizes: ScaleSizes, log: (m: string) => voi
 
   log('reference data');
   await q(`INSERT INTO clients (name) SELECT 'Bench client ' || n FROM generate_series(1, 3) n`);
-  await q(`INSERT INTO brands (name, client_id) SELECT 'Brand ' || n, c.id FROM clients c CROSS JOIN generate_series(1, 2) n`);
-  await q(`INSERT INTO storage_locations (name, latitude, longitude) SELECT 'Bench storage ' || n, 50 + n, 5 + n FROM generate_series(1, 5) n`);
-  await q(`INSERT INTO delivery_locations (name, latitude, longitude) SELECT 'Bench delivery ' || n, 40 + n, -3 + n FROM generate_series(1, 5) n`);
+  await q(
+    `INSERT INTO brands (name, client_id) SELECT 'Brand ' || n, c.id FROM clients c CROSS JOIN generate_series(1, 2) n`,
+  );
+  await q(
+    `INSERT INTO storage_locations (name, latitude, longitude) SELECT 'Bench storage ' || n, 50 + n, 5 + n FROM generate_series(1, 5) n`,
+  );
+  await q(
+    `INSERT INTO delivery_locations (name, latitude, longitude) SELECT 'Bench delivery ' || n, 40 + n, -3 + n FROM generate_series(1, 5) n`,
+  );
   const run = async (description: string) =>
     (
       await q<{ id: number }>(
@@ -155,7 +185,9 @@ async function generate(c: pg.Client, sizes: ScaleSizes, log: (m: string) => voi
      FROM plan ORDER BY n`,
     [sizes.csvRunTrackers, sizes.analyticsRunTrackers, csvRunId, analyticsRunId, sizes.trackers],
   );
-  const [{ first, count }] = await q<{ first: number; count: number }>('SELECT min(id) AS first, count(*)::int AS count FROM trackers');
+  const [{ first, count }] = await q<{ first: number; count: number }>(
+    'SELECT min(id) AS first, count(*)::int AS count FROM trackers',
+  );
   await q(
     `INSERT INTO tracker_status_history (tracker_id, status, timestamp, storage_location_id, delivery_location_id)
      SELECT t.id, (ARRAY['CREATED','IN_TRANSIT','IN_STORAGE','DELIVERED'])[1 + s],
@@ -168,7 +200,10 @@ async function generate(c: pg.Client, sizes: ScaleSizes, log: (m: string) => voi
     `INSERT INTO trackers (name, production_run_id, status) VALUES ('History tracker', $1, 'IN_TRANSIT') RETURNING id`,
     [historyRunId],
   );
-  await q(`INSERT INTO tracker_status_history (tracker_id, status, timestamp) VALUES ($1, 'IN_TRANSIT', now() - interval '2 years')`, [historyTrackerId]);
+  await q(
+    `INSERT INTO tracker_status_history (tracker_id, status, timestamp) VALUES ($1, 'IN_TRANSIT', now() - interval '2 years')`,
+    [historyTrackerId],
+  );
 
   // Raw reports: report g belongs to tracker first + g % count, (g / count) steps back from now; a
   // step is an hour (every tracker-hour holds one report) or, with reportDays, the tracker's share
@@ -182,7 +217,10 @@ async function generate(c: pg.Client, sizes: ScaleSizes, log: (m: string) => voi
                             (now() AT TIME ZONE 'UTC')::date::timestamp, interval '1 day') d`,
     [perTracker * stepSeconds + 3600],
   );
-  const bar = new cliProgress.SingleBar({ format: '  raw reports [{bar}] {percentage}% {value}/{total}', hideCursor: true }, cliProgress.Presets.shades_classic);
+  const bar = new cliProgress.SingleBar(
+    { format: '  raw reports [{bar}] {percentage}% {value}/{total}', hideCursor: true },
+    cliProgress.Presets.shades_classic,
+  );
   bar.start(sizes.reports, 0);
   for (let from = 0; from < sizes.reports; from += REPORT_CHUNK) {
     const to = Math.min(sizes.reports, from + REPORT_CHUNK) - 1;
@@ -264,12 +302,20 @@ export async function cleanImported(url: string, importRunId: number): Promise<v
  */
 /** The server's current WAL insert position (an LSN). */
 export async function walPosition(url: string): Promise<string> {
-  return withClient(url, async (c) => (await c.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0].lsn);
+  return withClient(
+    url,
+    async (c) => (await c.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0].lsn,
+  );
 }
 
 /** WAL bytes written since `lsn`. */
 export async function walBytesSince(url: string, lsn: string): Promise<number> {
-  return withClient(url, async (c) => Number((await c.query<{ bytes: string }>('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn) AS bytes', [lsn])).rows[0].bytes));
+  return withClient(url, async (c) =>
+    Number(
+      (await c.query<{ bytes: string }>('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn) AS bytes', [lsn]))
+        .rows[0].bytes,
+    ),
+  );
 }
 
 /**
@@ -294,7 +340,10 @@ async function settleGeofences(c: pg.Client): Promise<void> {
  * scenario queued, so the next scenario does not share the cores with it; answers the seconds waited
  * and whether the queue emptied.
  */
-export async function geofenceQueueDrained(url: string, maxMs = 180_000): Promise<{ seconds: number; drained: boolean }> {
+export async function geofenceQueueDrained(
+  url: string,
+  maxMs = 180_000,
+): Promise<{ seconds: number; drained: boolean }> {
   const started = performance.now();
   return withClient(url, async (c) => {
     for (;;) {

@@ -99,7 +99,8 @@ export async function ingestOverHttp(
 }
 
 const CEILING_TABLE = 'bench_ingest_ceiling';
-const CEILING_COLUMNS = '(tracker_id int, timestamp timestamptz, latitude double precision, longitude double precision, confidence int)';
+const CEILING_COLUMNS =
+  '(tracker_id int, timestamp timestamptz, latitude double precision, longitude double precision, confidence int)';
 
 async function freshCeilingTable(url: string): Promise<void> {
   const c = new pg.Client({ connectionString: url });
@@ -114,9 +115,13 @@ async function freshCeilingTable(url: string): Promise<void> {
  */
 export async function copyCeiling(url: string, data: BenchData, rows: number): Promise<number> {
   await freshCeilingTable(url);
-  const psql = spawn('psql', [url, '-v', 'ON_ERROR_STOP=1', '-q', '-c', `COPY ${CEILING_TABLE} FROM STDIN (FORMAT csv)`], {
-    stdio: ['pipe', 'ignore', 'inherit'],
-  });
+  const psql = spawn(
+    'psql',
+    [url, '-v', 'ON_ERROR_STOP=1', '-q', '-c', `COPY ${CEILING_TABLE} FROM STDIN (FORMAT csv)`],
+    {
+      stdio: ['pipe', 'ignore', 'inherit'],
+    },
+  );
   const done = new Promise<void>((resolve, reject) => {
     psql.on('error', reject);
     psql.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`psql COPY exited with ${code}`))));
@@ -140,12 +145,23 @@ export async function copyCeiling(url: string, data: BenchData, rows: number): P
 }
 
 /** The same rows as INSERT … SELECT unnest(arrays) in 10 000-row batches, `concurrency` connections. */
-export async function unnestCeiling(url: string, data: BenchData, seconds: number, concurrency: number): Promise<number> {
+export async function unnestCeiling(
+  url: string,
+  data: BenchData,
+  seconds: number,
+  concurrency: number,
+): Promise<number> {
   await freshCeilingTable(url);
   const pool = new pg.Pool({ connectionString: url, max: concurrency });
   const batches = Array.from({ length: Math.max(4, Math.ceil((seconds * 150_000) / 10_000)) }, () => {
     const r = makeReports(data, 10_000);
-    return [r.map((x) => x.tracker_id), r.map((x) => x.timestamp), r.map((x) => x.latitude), r.map((x) => x.longitude), r.map((x) => x.confidence)];
+    return [
+      r.map((x) => x.tracker_id),
+      r.map((x) => x.timestamp),
+      r.map((x) => x.latitude),
+      r.map((x) => x.longitude),
+      r.map((x) => x.confidence),
+    ];
   });
   let next = 0;
   let inserted = 0;

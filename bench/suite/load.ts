@@ -41,7 +41,10 @@ export async function cannon(
 }
 
 /** Sequential timed calls (one at a time): latency percentiles of a heavy request. */
-export async function timed(count: number, call: (i: number) => Promise<void>): Promise<{ p50: number; p99: number; mean: number; samples: number }> {
+export async function timed(
+  count: number,
+  call: (i: number) => Promise<void>,
+): Promise<{ p50: number; p99: number; mean: number; samples: number }> {
   const times: number[] = [];
   for (let i = 0; i < count; i++) {
     const started = performance.now();
@@ -74,7 +77,10 @@ export async function probe(base: string, path: string, init: RequestInit = {}):
   if (response.status === 501 || (response.status === 404 && (await response.clone().text()).includes('"Not Found"'))) {
     throw new RouteMissing(`${init.method ?? 'GET'} ${path.split('?')[0]} answered ${response.status}`);
   }
-  if (!response.ok) throw new Error(`${init.method ?? 'GET'} ${path} answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+  if (!response.ok)
+    throw new Error(
+      `${init.method ?? 'GET'} ${path} answered ${response.status}: ${(await response.text()).slice(0, 300)}`,
+    );
   return response;
 }
 
@@ -103,11 +109,20 @@ export function getWhole(url: string, headers: Record<string, string>): Promise<
  * generator: fetch cost the client a quarter of a core sending 1 MB bodies — CPU taken from the
  * PostgreSQL it shares the machine with.
  */
-export function postJson<T>(url: string, headers: Record<string, string>, body: Buffer, agent: http.Agent): Promise<{ status: number; json: T }> {
+export function postJson<T>(
+  url: string,
+  headers: Record<string, string>,
+  body: Buffer,
+  agent: http.Agent,
+): Promise<{ status: number; json: T }> {
   return new Promise((resolve, reject) => {
     const req = http.request(
       url,
-      { method: 'POST', agent, headers: { ...headers, 'content-type': 'application/json', 'content-length': String(body.length) } },
+      {
+        method: 'POST',
+        agent,
+        headers: { ...headers, 'content-type': 'application/json', 'content-length': String(body.length) },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -25,9 +25,33 @@ export interface ScaleSizes {
  * analytics run, 10 million raw reports. `small` keeps a whole run under three minutes.
  */
 export const SCALES: Record<Scale, ScaleSizes> = {
-  small: { trackers: 12_000, analyticsRunTrackers: 2_000, csvRunTrackers: 5_000, reports: 300_000, historyHours: 17_520, importRows: 100_000, seconds: 3 },
-  medium: { trackers: 40_000, analyticsRunTrackers: 10_000, csvRunTrackers: 20_000, reports: 2_000_000, historyHours: 17_520, importRows: 100_000, seconds: 8 },
-  large: { trackers: 110_000, analyticsRunTrackers: 10_000, csvRunTrackers: 100_000, reports: 10_000_000, historyHours: 17_520, importRows: 100_000, seconds: 10 },
+  small: {
+    trackers: 12_000,
+    analyticsRunTrackers: 2_000,
+    csvRunTrackers: 5_000,
+    reports: 300_000,
+    historyHours: 17_520,
+    importRows: 100_000,
+    seconds: 3,
+  },
+  medium: {
+    trackers: 40_000,
+    analyticsRunTrackers: 10_000,
+    csvRunTrackers: 20_000,
+    reports: 2_000_000,
+    historyHours: 17_520,
+    importRows: 100_000,
+    seconds: 8,
+  },
+  large: {
+    trackers: 110_000,
+    analyticsRunTrackers: 10_000,
+    csvRunTrackers: 100_000,
+    reports: 10_000_000,
+    historyHours: 17_520,
+    importRows: 100_000,
+    seconds: 10,
+  },
   // A million trackers; raw reports over 35 daily partitions. BENCH_XL_REPORTS lowers the report
   // count when the machine's disk or time does not allow 50 million (docs/capacity.md says which ran).
   xl: {
@@ -89,9 +113,12 @@ export function parseOptions(argv: string[]): BenchOptions {
       if (!(s in SCALES)) throw new Error(`--scale must be one of ${Object.keys(SCALES).join(', ')}`);
       scale = s as Scale;
     } else if (arg === '--only') {
-      const names = value().split(',').map((n) => n.trim());
+      const names = value()
+        .split(',')
+        .map((n) => n.trim());
       for (const name of names) {
-        if (!(SCENARIOS as readonly string[]).includes(name)) throw new Error(`unknown scenario '${name}' (known: ${SCENARIOS.join(', ')})`);
+        if (!(SCENARIOS as readonly string[]).includes(name))
+          throw new Error(`unknown scenario '${name}' (known: ${SCENARIOS.join(', ')})`);
       }
       only = new Set(names as ScenarioName[]);
     } else if (arg === '--fresh') {
@@ -101,7 +128,9 @@ export function parseOptions(argv: string[]): BenchOptions {
     } else if (arg === '--log-level') {
       logLevel = value();
     } else if (arg === '--help' || arg === '-h') {
-      console.log(`npm run bench -- [--scale small|medium|large|xl] [--only ${SCENARIOS.join('|')}[,...]] [--fresh] [--log-level info] [--profile]`);
+      console.log(
+        `npm run bench -- [--scale small|medium|large|xl] [--only ${SCENARIOS.join('|')}[,...]] [--fresh] [--log-level info] [--profile]`,
+      );
       process.exit(0);
     } else {
       throw new Error(`unknown argument '${arg}'`);

@@ -40,7 +40,10 @@ async function serve(c: pg.Client, table: 'plain' | 'partitioned'): Promise<void
   await c.query('COMMIT');
 }
 
-async function timedSql(url: string, statements: (c: pg.Client) => Promise<number>): Promise<{ ms: number; wal: number; rows: number }> {
+async function timedSql(
+  url: string,
+  statements: (c: pg.Client) => Promise<number>,
+): Promise<{ ms: number; wal: number; rows: number }> {
   const lsn = await walPosition(url);
   const started = performance.now();
   const rows = await withClient(url, statements);
@@ -70,9 +73,20 @@ export const partitionsScenario: Scenario = async (ctx: BenchContext) => {
         try {
           const bodies = prepareBodies(ctx.db.data, 10_000, seconds);
           // Untimed warm-up on the table about to be measured (its hot index pages into the cache).
-          if (round === 1) await ingestOverHttp(ingestUrl, ctx.auth, ctx.db.data, { batch: 10_000, seconds: 2, concurrency: 4, bodies: [] });
+          if (round === 1)
+            await ingestOverHttp(ingestUrl, ctx.auth, ctx.db.data, {
+              batch: 10_000,
+              seconds: 2,
+              concurrency: 4,
+              bodies: [],
+            });
           const lsn = await walPosition(url);
-          const r = await ingestOverHttp(ingestUrl, ctx.auth, ctx.db.data, { batch: 10_000, seconds, concurrency: 4, bodies });
+          const r = await ingestOverHttp(ingestUrl, ctx.auth, ctx.db.data, {
+            batch: 10_000,
+            seconds,
+            concurrency: 4,
+            bodies,
+          });
           wal[table] += (await walBytesSince(url, lsn)) / r.accepted / 2;
           rates[table].push(r.reportsPerSecond);
         } finally {
@@ -82,7 +96,10 @@ export const partitionsScenario: Scenario = async (ctx: BenchContext) => {
     }
     await checkpoint(url);
     const retention = await oneDayRetention(url);
-    const deleteWholeDayMs = retention.delete.stopped && retention.delete.rows > 0 ? (retention.delete.ms * retention.rows) / retention.delete.rows : retention.delete.ms;
+    const deleteWholeDayMs =
+      retention.delete.stopped && retention.delete.rows > 0
+        ? (retention.delete.ms * retention.rows) / retention.delete.rows
+        : retention.delete.ms;
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     const ratio = mean(rates.partitioned) / mean(rates.plain);
     const figures: Figure[] = [
@@ -142,7 +159,9 @@ async function fullestPastDay(url: string): Promise<{ name: string; from: string
 
 async function oneDayRetention(url: string) {
   const day = await fullestPastDay(url);
-  const rows = await withClient(url, async (c) => Number((await c.query(`SELECT count(*) AS n FROM ${day.name}`)).rows[0].n));
+  const rows = await withClient(url, async (c) =>
+    Number((await c.query(`SELECT count(*) AS n FROM ${day.name}`)).rows[0].n),
+  );
   const drop = await timedSql(url, async (c) => {
     await c.query(`DROP TABLE ${day.name}`);
     return 0;
@@ -150,7 +169,10 @@ async function oneDayRetention(url: string) {
   // Restore the day from the plain copy (untimed), so a kept bench database stays whole.
   await withClient(url, async (c) => {
     await c.query(`SELECT location_reports_add_partition(($1::timestamptz AT TIME ZONE 'UTC')::date)`, [day.from]);
-    await c.query(`INSERT INTO location_reports SELECT * FROM ${PLAIN} WHERE timestamp >= $1 AND timestamp < $2`, [day.from, day.to]);
+    await c.query(`INSERT INTO location_reports SELECT * FROM ${PLAIN} WHERE timestamp >= $1 AND timestamp < $2`, [
+      day.from,
+      day.to,
+    ]);
     await c.query(`VACUUM ANALYZE ${day.name}`);
   });
   await checkpoint(url);

@@ -47,7 +47,10 @@ async function underLoad<T>(ctx: BenchContext, work: () => Promise<T>): Promise<
 }
 
 /** A load run with the server's CPU time per request (robust to other load on the machine, unlike req/s). */
-async function cpuMeasured(server: ServerHandle, load: () => Promise<LoadResult>): Promise<LoadResult & { cpuUs: number }> {
+async function cpuMeasured(
+  server: ServerHandle,
+  load: () => Promise<LoadResult>,
+): Promise<LoadResult & { cpuUs: number }> {
   const before = server.cpuMs();
   const r = await load();
   return { ...r, cpuUs: r.requests ? ((server.cpuMs() - before) * 1000) / r.requests : 0 };
@@ -63,13 +66,29 @@ async function cpuMeasured(server: ServerHandle, load: () => Promise<LoadResult>
 const ingest: Scenario = async (ctx) => {
   const { data } = ctx.db;
   const url = `${ctx.app.base}${API}/locations/reports`;
-  const one = { reports: [{ tracker_id: data.firstTrackerId, timestamp: new Date(Date.now() - 3_600_000).toISOString(), latitude: 48.1, longitude: 11.5, confidence: 3 }] };
-  await probe(ctx.app.base, `${API}/locations/reports`, { method: 'POST', headers: { ...ctx.auth, 'content-type': 'application/json' }, body: JSON.stringify(one) });
+  const one = {
+    reports: [
+      {
+        tracker_id: data.firstTrackerId,
+        timestamp: new Date(Date.now() - 3_600_000).toISOString(),
+        latitude: 48.1,
+        longitude: 11.5,
+        confidence: 3,
+      },
+    ],
+  };
+  await probe(ctx.app.base, `${API}/locations/reports`, {
+    method: 'POST',
+    headers: { ...ctx.auth, 'content-type': 'application/json' },
+    body: JSON.stringify(one),
+  });
   const seconds = ctx.options.sizes.seconds;
   const run = async (batch: number, runSeconds: number) => {
     const bodies = prepareBodies(data, batch, runSeconds);
     const walBefore = await walPosition(ctx.db.url);
-    const result = await underLoad(ctx, () => ingestOverHttp(url, ctx.auth, data, { batch, seconds: runSeconds, concurrency: 4, bodies }));
+    const result = await underLoad(ctx, () =>
+      ingestOverHttp(url, ctx.auth, data, { batch, seconds: runSeconds, concurrency: 4, bodies }),
+    );
     const walBytes = await walBytesSince(ctx.db.url, walBefore);
     return { ...result, walPerReport: result.accepted ? walBytes / result.accepted : 0 };
   };
@@ -82,7 +101,10 @@ const ingest: Scenario = async (ctx) => {
       note: `${r.requests} requests, p50 ${r.p50.toFixed(0)} ms, p99 ${r.p99.toFixed(0)} ms, ${r.aggregated.toLocaleString('en')} of ${r.accepted.toLocaleString('en')} aggregated${r.rejected ? `, ${r.rejected} rejected` : ''}, ${r.walPerReport.toFixed(0)} B of WAL per report`,
       ratio: share === null ? undefined : { to: 'COPY ceiling', value: share },
       goal: withGoal
-        ? { text: '≥ 50 000 reports/s and ≥ 25 % of the COPY ceiling', met: r.reportsPerSecond >= 50_000 && (share === null || share >= 0.25) }
+        ? {
+            text: '≥ 50 000 reports/s and ≥ 25 % of the COPY ceiling',
+            met: r.reportsPerSecond >= 50_000 && (share === null || share >= 0.25),
+          }
         : undefined,
     };
   };
@@ -92,7 +114,13 @@ const ingest: Scenario = async (ctx) => {
   await run(10_000, 2 * seconds);
   const figures = [figure(`HTTP batches of 10,000, 4 in flight, first ${seconds} s after a checkpoint`, cold, false)];
   for (const batch of [10_000, 1_000]) {
-    figures.push(figure(`HTTP batches of ${batch.toLocaleString('en')}, 4 in flight, between checkpoints`, await run(batch, seconds), true));
+    figures.push(
+      figure(
+        `HTTP batches of ${batch.toLocaleString('en')}, 4 in flight, between checkpoints`,
+        await run(batch, seconds),
+        true,
+      ),
+    );
   }
   // Untimed, like the checkpoint: the geofence worker replays what the ingest queued, and later
   // scenarios should not share the cores with it; they read the aggregates, and index-only scans of
@@ -108,9 +136,16 @@ const frameworkCeiling: Scenario = async (ctx) => {
   try {
     const figures: Figure[] = [];
     for (const connections of [10, 1]) {
-      const r = await cpuMeasured(server, () => cannon(server.base, '/ping', { seconds: Math.max(2, ctx.options.sizes.seconds / 2), connections }));
+      const r = await cpuMeasured(server, () =>
+        cannon(server.base, '/ping', { seconds: Math.max(2, ctx.options.sizes.seconds / 2), connections }),
+      );
       ctx.frameworkRps.set(connections, r.rps);
-      figures.push({ label: `GET trivial route, ${connections} conn.`, value: r.rps, unit: 'req/s', note: `p50 ${r.p50} ms, p99 ${r.p99} ms, server CPU ${r.cpuUs.toFixed(0)} µs/request` });
+      figures.push({
+        label: `GET trivial route, ${connections} conn.`,
+        value: r.rps,
+        unit: 'req/s',
+        note: `p50 ${r.p50} ms, p99 ${r.p99} ms, server CPU ${r.cpuUs.toFixed(0)} µs/request`,
+      });
     }
     return figures;
   } finally {
@@ -125,7 +160,11 @@ const copyCeilingScenario: Scenario = async (ctx) => {
   const unnest = await unnestCeiling(ctx.db.url, ctx.db.data, Math.max(2, ctx.options.sizes.seconds / 2), 4);
   await checkpoint(ctx.db.url);
   return [
-    { label: `COPY FROM STDIN into an unindexed UNLOGGED table (${rows.toLocaleString('en')} rows)`, value: copy, unit: 'rows/s' },
+    {
+      label: `COPY FROM STDIN into an unindexed UNLOGGED table (${rows.toLocaleString('en')} rows)`,
+      value: copy,
+      unit: 'rows/s',
+    },
     { label: 'INSERT … unnest(), 10 000-row batches, 4 connections, same table', value: unnest, unit: 'rows/s' },
   ];
 };
@@ -137,7 +176,15 @@ const copyCeilingScenario: Scenario = async (ctx) => {
  */
 const authBaseline: Scenario = async (ctx) => {
   await probe(ctx.app.base, `${API}/users/me`, { headers: ctx.auth });
-  const r = await underLoad(ctx, () => cpuMeasured(ctx.app, () => cannon(ctx.app.base, `${API}/users/me`, { seconds: ctx.options.sizes.seconds, connections: 10, headers: ctx.auth })));
+  const r = await underLoad(ctx, () =>
+    cpuMeasured(ctx.app, () =>
+      cannon(ctx.app.base, `${API}/users/me`, {
+        seconds: ctx.options.sizes.seconds,
+        connections: 10,
+        headers: ctx.auth,
+      }),
+    ),
+  );
   const ratio = frameworkRatio(ctx, r.rps, 10);
   return [
     {
@@ -161,7 +208,9 @@ const trackerList: Scenario = async (ctx) => {
   for (const include of [false, true]) {
     const path = `${API}/trackers?include_latest_location=${include}`;
     await fetch(`${ctx.app.base}${path}`, { headers }); // prime the cache
-    const cached = await underLoad(ctx, () => cpuMeasured(ctx.app, () => cannon(ctx.app.base, path, { seconds, connections: 10, headers })));
+    const cached = await underLoad(ctx, () =>
+      cpuMeasured(ctx.app, () => cannon(ctx.app.base, path, { seconds, connections: 10, headers })),
+    );
     const ratio = frameworkRatio(ctx, cached.rps, 10);
     figures.push({
       label: `cached, include_latest_location=${include}, 10 conn.`,
@@ -180,7 +229,8 @@ const trackerList: Scenario = async (ctx) => {
         connections: 1,
         headers,
         // A new skip per request: every request misses the cache (offsets stay within the data set).
-        vary: (n) => `${API}/trackers?include_latest_location=${include}&skip=${(n * 7 + 1) % Math.max(1, trackers - 50)}`,
+        vary: (n) =>
+          `${API}/trackers?include_latest_location=${include}&skip=${(n * 7 + 1) % Math.max(1, trackers - 50)}`,
       }),
     );
     figures.push({
@@ -189,7 +239,10 @@ const trackerList: Scenario = async (ctx) => {
       unit: 'ms p99',
       note: `p50 ${uncached.p50} ms, ${uncached.rps.toFixed(0)} req/s, ${trackers.toLocaleString('en')} trackers${uncached.non2xx ? `, ${uncached.non2xx} non-2xx` : ''}`,
       ratio: frameworkRatio(ctx, uncached.rps, 1),
-      goal: { text: `p99 < 20 ms at 100 000 trackers${trackers < 100_000 ? ` (this scale: ${trackers.toLocaleString('en')})` : ''}`, met: uncached.p99 < 20 },
+      goal: {
+        text: `p99 < 20 ms at 100 000 trackers${trackers < 100_000 ? ` (this scale: ${trackers.toLocaleString('en')})` : ''}`,
+        met: uncached.p99 < 20,
+      },
     });
   }
   return figures;
@@ -203,7 +256,9 @@ const history: Scenario = async (ctx) => {
     await probe(ctx.app.base, path, { headers: ctx.auth });
     // Untimed warm-up: the first seconds of a new route run half-compiled code (V8 tiers it up).
     await cannon(ctx.app.base, path, { seconds: 2, connections: 1, headers: ctx.auth });
-    const r = await underLoad(ctx, () => cannon(ctx.app.base, path, { seconds: ctx.options.sizes.seconds, connections: 1, headers: ctx.auth }));
+    const r = await underLoad(ctx, () =>
+      cannon(ctx.app.base, path, { seconds: ctx.options.sizes.seconds, connections: 1, headers: ctx.auth }),
+    );
     figures.push({
       label: `first page${query ? ', granularity=hourly' : ' (auto)'}, ${ctx.options.sizes.historyHours.toLocaleString('en')} hourly points, 1 conn.`,
       value: r.p99,
@@ -247,10 +302,23 @@ const analytics: Scenario = async (ctx) => {
       unit: 'ms p50',
       note: `max of ${uncached.samples}: ${uncached.p99.toFixed(0)} ms`,
       ratio: frameworkRatio(ctx, 1000 / uncached.mean, 1),
-      goal: { text: `≤ 75 ms for 10 000 trackers${sizes.analyticsRunTrackers !== 10_000 ? ` (this scale: ${sizes.analyticsRunTrackers.toLocaleString('en')})` : ''}`, met: uncached.p50 <= 75 },
+      goal: {
+        text: `≤ 75 ms for 10 000 trackers${sizes.analyticsRunTrackers !== 10_000 ? ` (this scale: ${sizes.analyticsRunTrackers.toLocaleString('en')})` : ''}`,
+        met: uncached.p50 <= 75,
+      },
     },
-    { label: 'JSON, computed, as_of a week back (trackers with later entries read theirs)', value: past.p50, unit: 'ms p50', note: `max of ${past.samples}: ${past.p99.toFixed(0)} ms` },
-    { label: 'JSON, repeated (cache when the module caches)', value: cached.p50, unit: 'ms p50', ratio: frameworkRatio(ctx, 1000 / cached.mean, 1) },
+    {
+      label: 'JSON, computed, as_of a week back (trackers with later entries read theirs)',
+      value: past.p50,
+      unit: 'ms p50',
+      note: `max of ${past.samples}: ${past.p99.toFixed(0)} ms`,
+    },
+    {
+      label: 'JSON, repeated (cache when the module caches)',
+      value: cached.p50,
+      unit: 'ms p50',
+      ratio: frameworkRatio(ctx, 1000 / cached.mean, 1),
+    },
     ...(await largeRunJson(ctx, base)),
   ];
 };
@@ -274,7 +342,10 @@ async function largeRunJson(ctx: BenchContext, base: number): Promise<Figure[]> 
   };
   await get(base - 3_600_000); // warm-up: the run's pages and this path's code
   const before = await ctx.app.rss();
-  const { result: times, peakRss } = await ctx.app.sampleRss(() => timed(LARGE_JSON_REQUESTS, (i) => get(base - 3_600_000 - (i + 1) * 1000)), 50);
+  const { result: times, peakRss } = await ctx.app.sampleRss(
+    () => timed(LARGE_JSON_REQUESTS, (i) => get(base - 3_600_000 - (i + 1) * 1000)),
+    50,
+  );
   ctx.underLoadRss = Math.max(ctx.underLoadRss, peakRss);
   const scale = trackers !== 100_000 ? ` (this scale: ${trackers.toLocaleString('en')})` : '';
   return [
@@ -363,7 +434,9 @@ const importCsv: Scenario = async (ctx) => {
   form.append('file', new Blob([csv], { type: 'text/csv' }), 'trackers.csv');
   try {
     const started = performance.now();
-    const res = await underLoad(ctx, () => probe(ctx.app.base, `${API}/trackers/import-csv`, { method: 'POST', headers: ctx.auth, body: form }));
+    const res = await underLoad(ctx, () =>
+      probe(ctx.app.base, `${API}/trackers/import-csv`, { method: 'POST', headers: ctx.auth, body: form }),
+    );
     const body = (await res.json()) as { imported?: number };
     const seconds = (performance.now() - started) / 1000;
     return [
@@ -384,7 +457,13 @@ const importCsv: Scenario = async (ctx) => {
 const health: Scenario = async (ctx) => {
   const figures: Figure[] = [];
   await probe(ctx.app.base, `${API}/health/basic`, { headers: ctx.auth });
-  const basic = await underLoad(ctx, () => cannon(ctx.app.base, `${API}/health/basic`, { seconds: Math.max(2, ctx.options.sizes.seconds / 2), connections: 1, headers: ctx.auth }));
+  const basic = await underLoad(ctx, () =>
+    cannon(ctx.app.base, `${API}/health/basic`, {
+      seconds: Math.max(2, ctx.options.sizes.seconds / 2),
+      connections: 1,
+      headers: ctx.auth,
+    }),
+  );
   figures.push({
     label: 'basic, 1 conn.',
     value: basic.p50,
@@ -407,7 +486,10 @@ const health: Scenario = async (ctx) => {
     unit: 'ms p50',
     note: `max of ${pipeline.samples}: ${pipeline.p99.toFixed(0)} ms`,
     ratio: frameworkRatio(ctx, 1000 / pipeline.mean, 1),
-    goal: { text: `p50 < 100 ms on 10 million reports${reports < 10_000_000 ? ' (this scale is smaller)' : ''}`, met: pipeline.p50 < 100 },
+    goal: {
+      text: `p50 < 100 ms on 10 million reports${reports < 10_000_000 ? ' (this scale is smaller)' : ''}`,
+      met: pipeline.p50 < 100,
+    },
   });
   return figures;
 };
@@ -421,7 +503,11 @@ const memory: Scenario = async (ctx) => [
     note: `V8 heap in use ${mb(ctx.idleHeap).toFixed(0)} MB; the rest is code, native modules and allocator reserve`,
     goal: { text: '< 150 MB', met: mb(ctx.idleRss) < 150 },
   },
-  { label: 'peak RSS under load (all scenarios of this run)', value: mb(Math.max(ctx.underLoadRss, ctx.startRss)), unit: 'MB' },
+  {
+    label: 'peak RSS under load (all scenarios of this run)',
+    value: mb(Math.max(ctx.underLoadRss, ctx.startRss)),
+    unit: 'MB',
+  },
 ];
 
 const startup: Scenario = async (ctx) => [

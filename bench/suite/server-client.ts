@@ -36,7 +36,8 @@ export async function startServer(
     execArgv,
   });
   // Requests waiting for a message type; an exit or error of the child fails all of them.
-  const pending: { type: ServerMessage['type']; resolve: (m: ServerMessage) => void; reject: (e: Error) => void }[] = [];
+  const pending: { type: ServerMessage['type']; resolve: (m: ServerMessage) => void; reject: (e: Error) => void }[] =
+    [];
   const failAll = (error: Error) => pending.splice(0).forEach((p) => p.reject(error));
   child.on('message', (message: ServerMessage) => {
     if (message.type === 'error') return failAll(new Error(`server (${mode}) failed: ${message.message}`));

@@ -38,7 +38,9 @@ const send = (message: ServerMessage) => process.send?.(message);
 
 async function startApp(port: number): Promise<{ app: INestApplication; token: string }> {
   const config = loadConfig({ ...process.env, PORT: String(port), SEED_DEMO_DATA: 'false' });
-  const app = await NestFactory.create(AppModule.forRoot(config), new ExpressHttpAdapter(), { logger: ['error', 'warn'] });
+  const app = await NestFactory.create(AppModule.forRoot(config), new ExpressHttpAdapter(), {
+    logger: ['error', 'warn'],
+  });
   configureApp(app, config);
   await app.listen(port, '127.0.0.1');
   const token = app.get(TokenService).issue(Number(process.env.BENCH_ADMIN_USER_ID), 'access').token;

@@ -1,6 +1,18 @@
-import { csvCell, csvRow, fileTimestamp, formatCsvDate, safeFileNamePart, CSV_LINE_END, type CsvDateFormat } from '../common/csv/csv.js';
+import {
+  csvCell,
+  csvRow,
+  fileTimestamp,
+  formatCsvDate,
+  safeFileNamePart,
+  CSV_LINE_END,
+  type CsvDateFormat,
+} from '../common/csv/csv.js';
 import type { AggregatesRow, AnalyticsRunRow, TrackerAnalyticsTuple } from './analytics.repository.js';
-import { JOURNEY_COMPLETION_PERCENT, toAggregateMetricsResponse, toDeliveryPerformanceResponse } from './analytics.mapper.js';
+import {
+  JOURNEY_COMPLETION_PERCENT,
+  toAggregateMetricsResponse,
+  toDeliveryPerformanceResponse,
+} from './analytics.mapper.js';
 
 /** The analytics CSV layout (docs/api.md), as pure functions of the rows (the writer streams them). */
 
@@ -53,7 +65,12 @@ function title(text: string, first = false): string {
   return (first ? '' : CSV_LINE_END) + csvRow([text]);
 }
 
-export function runSection(run: AnalyticsRunRow, totalTrackers: number, generatedAt: Date, dateFormat: CsvDateFormat): string {
+export function runSection(
+  run: AnalyticsRunRow,
+  totalTrackers: number,
+  generatedAt: Date,
+  dateFormat: CsvDateFormat,
+): string {
   return (
     title('Production Run Analytics', true) +
     csvRow(['ID', run.id]) +
@@ -75,7 +92,9 @@ const COMPLETION_CELLS: ReadonlyMap<string, string> = new Map(
 );
 const UNKNOWN_COMPLETION_CELL = csvCell(`${(0).toFixed(1)}%`);
 /** The Current Status cell of each known status. */
-const STATUS_CELLS: ReadonlyMap<string, string> = new Map(Object.keys(JOURNEY_COMPLETION_PERCENT).map((status) => [status, csvCell(status)]));
+const STATUS_CELLS: ReadonlyMap<string, string> = new Map(
+  Object.keys(JOURNEY_COMPLETION_PERCENT).map((status) => [status, csvCell(status)]),
+);
 
 /**
  * csvCell(fixed2(value)) without the general checks: toFixed writes digits, '.', and at most a
@@ -121,7 +140,13 @@ export function deliveryPerformanceSection(aggregates: AggregatesRow): string {
     csvRow(DELIVERY_PERFORMANCE_HEADER) +
     rows
       .map((d) =>
-        csvRow([d.location_name, d.tracker_count, fixed2(d.average_duration_days), fixed2(d.min_duration_days), fixed2(d.max_duration_days)]),
+        csvRow([
+          d.location_name,
+          d.tracker_count,
+          fixed2(d.average_duration_days),
+          fixed2(d.min_duration_days),
+          fixed2(d.max_duration_days),
+        ]),
       )
       .join('')
   );

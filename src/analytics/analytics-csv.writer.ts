@@ -32,12 +32,17 @@ export interface AnalyticsCsvFile {
  * cursor. The source (cursor, transaction, connection) is closed when the stream ends, fails or
  * is destroyed — also when the client goes away midway.
  */
-export function analyticsCsvFile(source: AnalyticsExport<TrackerAnalyticsTuple>, options: AnalyticsCsvOptions): AnalyticsCsvFile {
+export function analyticsCsvFile(
+  source: AnalyticsExport<TrackerAnalyticsTuple>,
+  options: AnalyticsCsvOptions,
+): AnalyticsCsvFile {
   let started = false;
   async function* text(): AsyncGenerator<string> {
     started = true;
     try {
-      yield runSection(source.run, source.totalTrackers, options.generatedAt, options.dateFormat) + trackerSectionStart();
+      yield (
+        runSection(source.run, source.totalTrackers, options.generatedAt, options.dateFormat) + trackerSectionStart()
+      );
       const batches = source.batches(CSV_BATCH_SIZE);
       let step = await batches.next();
       for (; !step.done; step = await batches.next()) yield trackerCsvRows(step.value);

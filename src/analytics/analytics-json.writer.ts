@@ -56,7 +56,10 @@ function joinedItems(rows: readonly TrackerJsonItem[], first: boolean): Buffer {
  * stream ends, fails or is destroyed. A computed part no longer than `keepMaxLength` is collected
  * on the way and handed to `keep` once the last row was read.
  */
-export async function analyticsJsonStream(source: AnalyticsExport<TrackerJsonItem>, options: AnalyticsJsonOptions): Promise<Readable> {
+export async function analyticsJsonStream(
+  source: AnalyticsExport<TrackerJsonItem>,
+  options: AnalyticsJsonOptions,
+): Promise<Readable> {
   const batches = source.batches(JSON_BATCH_TRACKERS);
   let step: IteratorResult<TrackerJsonItem[], AggregatesRow>;
   try {
@@ -82,7 +85,8 @@ export async function analyticsJsonStream(source: AnalyticsExport<TrackerJsonIte
     try {
       yield Buffer.from(options.header);
       yield collect(Buffer.from(computedStart(source.totalTrackers)));
-      for (let first = true; !step.done; step = await batches.next(), first = false) yield collect(joinedItems(step.value, first));
+      for (let first = true; !step.done; step = await batches.next(), first = false)
+        yield collect(joinedItems(step.value, first));
       yield collect(Buffer.from(computedEnd(step.value)));
       if (kept) options.keep(Buffer.concat(kept, keptLength));
     } finally {

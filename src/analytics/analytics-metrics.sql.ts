@@ -94,7 +94,13 @@ export function lateTrackersCte(runId: number, asOf: Date): Sql {
  * its last entry: only the intervals still open then are computed here; a late tracker's figures
  * come from late_trackers.
  */
-export function trackerMetricsFrom(scope: AccessScope, runId: number, asOf: Date, withVisits: boolean, streamed = false): Sql {
+export function trackerMetricsFrom(
+  scope: AccessScope,
+  runId: number,
+  asOf: Date,
+  withVisits: boolean,
+  streamed = false,
+): Sql {
   const at = asOfParam(asOf);
   const facts = streamed
     ? sql`LEFT JOIN LATERAL (SELECT f0.* FROM tracker_journey_facts f0 WHERE f0.tracker_id = t.id OFFSET 0) f ON true`

@@ -1,10 +1,5 @@
 import { Controller, Get, Logger, Query, Res } from '@nestjs/common';
-import {
-  ApiOkResponse,
-  ApiOperation,
-  ApiProduces,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Response } from 'express';
@@ -54,7 +49,12 @@ export class AnalyticsController {
   })
   @ApiOkResponse({ type: ProductionRunAnalyticsResponse })
   @AnalyticsErrors()
-  async get(@CurrentScope() scope: AccessScope, @IdParam() id: number, @Query() query: AnalyticsQuery, @Res() res: Response): Promise<void> {
+  async get(
+    @CurrentScope() scope: AccessScope,
+    @IdParam() id: number,
+    @Query() query: AnalyticsQuery,
+    @Res() res: Response,
+  ): Promise<void> {
     // The body is serialized by the SQL and the service: a large run is tens of megabytes. A cached
     // result is written as bytes with its length; a computed one is streamed as it is read. No
     // ETag: hashing megabytes per request costs more than a conditional request could save.
@@ -72,7 +72,11 @@ export class AnalyticsController {
   @ApiOperation({ summary: 'Aggregate metrics of a production run' })
   @ApiOkResponse({ type: AggregateMetricsResponse })
   @AnalyticsErrors()
-  summary(@CurrentScope() scope: AccessScope, @IdParam() id: number, @Query() query: AnalyticsQuery): Promise<AggregateMetricsResponse> {
+  summary(
+    @CurrentScope() scope: AccessScope,
+    @IdParam() id: number,
+    @Query() query: AnalyticsQuery,
+  ): Promise<AggregateMetricsResponse> {
     return this.analytics.summary(scope, id, query.as_of);
   }
 
@@ -93,15 +97,21 @@ export class AnalyticsController {
     summary: 'Analytics as a streamed CSV download',
     description:
       'Sections Production Run Analytics, Tracker Analytics, Aggregate Summary and Delivery Location Performance (the last two per ' +
-      'the include_* flags), separated by one empty line. RFC 4180 quoting; text cells starting with = + - @, tab or CR get a leading `\'`.',
+      "the include_* flags), separated by one empty line. RFC 4180 quoting; text cells starting with = + - @, tab or CR get a leading `'`.",
   })
   @ApiProduces('text/csv')
   @ApiOkResponse({
-    description: 'CSV file (`Content-Disposition: attachment; filename="production_run_{id}_{description}_{YYYYMMDD_HHMMSS}.csv"`)',
+    description:
+      'CSV file (`Content-Disposition: attachment; filename="production_run_{id}_{description}_{YYYYMMDD_HHMMSS}.csv"`)',
     schema: { type: 'string', format: 'binary' },
   })
   @AnalyticsErrors()
-  async csv(@CurrentScope() scope: AccessScope, @IdParam() id: number, @Query() query: AnalyticsCsvQuery, @Res() res: Response): Promise<void> {
+  async csv(
+    @CurrentScope() scope: AccessScope,
+    @IdParam() id: number,
+    @Query() query: AnalyticsCsvQuery,
+    @Res() res: Response,
+  ): Promise<void> {
     const file = await this.analytics.csvExport(scope, id, query.as_of, {
       includeAggregateSummary: query.include_aggregate_summary,
       includeDeliveryPerformance: query.include_delivery_performance,

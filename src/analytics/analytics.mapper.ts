@@ -1,4 +1,8 @@
-import type { AggregateMetricsResponse, DeliveryLocationPerformanceResponse, StorageLocationPerformanceResponse } from './dto/analytics.response.js';
+import type {
+  AggregateMetricsResponse,
+  DeliveryLocationPerformanceResponse,
+  StorageLocationPerformanceResponse,
+} from './dto/analytics.response.js';
 import type { AggregatesRow, DeliveryPerformanceRow, StoragePerformanceRow } from './analytics.repository.js';
 
 /**

@@ -7,7 +7,14 @@ import type { AccessScope } from '../common/auth/access-scope.js';
 import { Db, type Sql } from '../infrastructure/database/db.js';
 import { ReadReplicas } from '../infrastructure/database/read-replicas.js';
 import { queryInSnapshot } from '../infrastructure/database/snapshot-companion.js';
-import { aggregatesQuery, ANALYTICS_SESSION_SETTINGS, exportRunQuery, jsonRowsQuery, runQuery, trackerRowsQuery } from './analytics.sql.js';
+import {
+  aggregatesQuery,
+  ANALYTICS_SESSION_SETTINGS,
+  exportRunQuery,
+  jsonRowsQuery,
+  runQuery,
+  trackerRowsQuery,
+} from './analytics.sql.js';
 
 const NOT_ON_REPLICA = Symbol('run not on the replica');
 
@@ -117,12 +124,22 @@ export class AnalyticsRepository {
   }
 
   /** The CSV export's rows (trackerRowsQuery), streamed: see openStreamed. */
-  openExport(scope: AccessScope, runId: number, asOf: Date, timeoutMs: number): Promise<AnalyticsExport<TrackerAnalyticsTuple> | null> {
+  openExport(
+    scope: AccessScope,
+    runId: number,
+    asOf: Date,
+    timeoutMs: number,
+  ): Promise<AnalyticsExport<TrackerAnalyticsTuple> | null> {
     return this.openStreamed<TrackerAnalyticsTuple>(trackerRowsQuery, scope, runId, asOf, timeoutMs);
   }
 
   /** The JSON result's tracker list as JSON text per tracker (jsonRowsQuery), streamed: see openStreamed. */
-  openJson(scope: AccessScope, runId: number, asOf: Date, timeoutMs: number): Promise<AnalyticsExport<TrackerJsonItem> | null> {
+  openJson(
+    scope: AccessScope,
+    runId: number,
+    asOf: Date,
+    timeoutMs: number,
+  ): Promise<AnalyticsExport<TrackerJsonItem> | null> {
     return this.openStreamed<TrackerJsonItem>(jsonRowsQuery, scope, runId, asOf, timeoutMs);
   }
 
@@ -143,7 +160,11 @@ export class AnalyticsRepository {
     timeoutMs: number,
   ): Promise<AnalyticsExport<Row> | null> {
     const onPrimary = () => this.openStreamedOn<Row>(this.dataSource, list, scope, runId, asOf, timeoutMs);
-    const opened = await this.replicas.route(async (replica) => (await this.openStreamedOn<Row>(replica, list, scope, runId, asOf, timeoutMs)) ?? NOT_ON_REPLICA, onPrimary);
+    const opened = await this.replicas.route(
+      async (replica) =>
+        (await this.openStreamedOn<Row>(replica, list, scope, runId, asOf, timeoutMs)) ?? NOT_ON_REPLICA,
+      onPrimary,
+    );
     return opened === NOT_ON_REPLICA ? onPrimary() : opened;
   }
 
@@ -155,7 +176,10 @@ export class AnalyticsRepository {
     asOf: Date,
     timeoutMs: number,
   ): Promise<AnalyticsExport<Row> | null> {
-    const [client, release] = (await (dataSource.driver as PostgresDriver).obtainMasterConnection()) as [PoolClient, (err?: unknown) => void];
+    const [client, release] = (await (dataSource.driver as PostgresDriver).obtainMasterConnection()) as [
+      PoolClient,
+      (err?: unknown) => void,
+    ];
     let cursor: Cursor<Row> | null = null;
     let closed = false;
     // pg-pool drops its own 'error' listener while a client is checked out: a connection lost
@@ -190,7 +214,9 @@ export class AnalyticsRepository {
       const settings = `SET LOCAL statement_timeout = ${Math.max(0, Math.floor(timeoutMs))}; ${ANALYTICS_SESSION_SETTINGS.text}`;
       await client.query(`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; ${settings}`);
       const runSql = exportRunQuery(scope, runId);
-      const found = (await client.query<AnalyticsRunRow & { total_trackers: number; snapshot: string }>(runSql.text, runSql.values)).rows[0];
+      const found = (
+        await client.query<AnalyticsRunRow & { total_trackers: number; snapshot: string }>(runSql.text, runSql.values)
+      ).rows[0];
       if (!found) {
         await close();
         return null;
@@ -226,9 +252,13 @@ export class AnalyticsRepository {
             trackers += batch.length;
             yield batch;
           }
-          const aggregates = (await beside)?.[0] ?? (await client.query<AggregatesRow>(aggregatesSql.text, aggregatesSql.values)).rows[0];
+          const aggregates =
+            (await beside)?.[0] ??
+            (await client.query<AggregatesRow>(aggregatesSql.text, aggregatesSql.values)).rows[0];
           if (trackers !== totalTrackers || aggregates.total_trackers !== totalTrackers) {
-            throw new Error(`analytics stream: ${trackers} tracker rows and ${aggregates.total_trackers} counted, ${totalTrackers} in the run`);
+            throw new Error(
+              `analytics stream: ${trackers} tracker rows and ${aggregates.total_trackers} counted, ${totalTrackers} in the run`,
+            );
           }
           return aggregates;
         },

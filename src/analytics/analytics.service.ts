@@ -14,7 +14,11 @@ import { analyticsCsvFile, type AnalyticsCsvFile, type AnalyticsCsvOptions } fro
 import { analyticsJsonStream } from './analytics-json.writer.js';
 import { toAggregateSections, type AggregateSections } from './analytics.mapper.js';
 import { AnalyticsRepository, type AnalyticsRunRow } from './analytics.repository.js';
-import type { AggregateMetricsResponse, DeliveryLocationPerformanceResponse, ProductionRunAnalyticsResponse } from './dto/analytics.response.js';
+import type {
+  AggregateMetricsResponse,
+  DeliveryLocationPerformanceResponse,
+  ProductionRunAnalyticsResponse,
+} from './dto/analytics.response.js';
 
 /** A streamed export may run this long on its connection (a slow client reads a big run). */
 const EXPORT_STATEMENT_TIMEOUT_MS = 15 * 60_000;
@@ -36,7 +40,9 @@ type ResultKind = 'full-bytes' | 'aggregates';
 export function toAnalyticsError(error: unknown, logger?: Logger): unknown {
   if (error instanceof HttpException || error instanceof DomainError) return error;
   if (isDatabaseUnavailable(error)) return error;
-  const code = (error as { code?: string; driverError?: { code?: string } } | null)?.code ?? (error as { driverError?: { code?: string } })?.driverError?.code;
+  const code =
+    (error as { code?: string; driverError?: { code?: string } } | null)?.code ??
+    (error as { driverError?: { code?: string } })?.driverError?.code;
   if (code === '57014') return new DomainError(ERRORS.unavailable);
   logger?.error({ err: error }, 'analytics calculation failed');
   return new DomainError(ERRORS.analyticsFailed);
@@ -68,7 +74,8 @@ export class AnalyticsService {
     return this.calculating(async () => {
       const key = await this.cacheKey(scope, runId, asOf, 'full-bytes');
       const hit = await this.cache.getText(key);
-      if (hit !== undefined) return { cached: [Buffer.from(runHeaderJson(await this.requireRun(scope, runId))), Buffer.from(hit)] };
+      if (hit !== undefined)
+        return { cached: [Buffer.from(runHeaderJson(await this.requireRun(scope, runId))), Buffer.from(hit)] };
       // The usual statement timeout (503 when exceeded): each cursor fetch is timed on its own, so it
       // bounds the statement's work, not the time a client takes to read.
       const source = await this.repository.openJson(scope, runId, asOf ?? new Date(), this.config.dbStatementTimeoutMs);
@@ -87,7 +94,11 @@ export class AnalyticsService {
     return (await this.aggregateSections(scope, runId, asOf)).aggregate_metrics;
   }
 
-  async deliveryPerformance(scope: AccessScope, runId: number, asOf?: Date): Promise<DeliveryLocationPerformanceResponse[]> {
+  async deliveryPerformance(
+    scope: AccessScope,
+    runId: number,
+    asOf?: Date,
+  ): Promise<DeliveryLocationPerformanceResponse[]> {
     return (await this.aggregateSections(scope, runId, asOf)).delivery_location_performance;
   }
 
@@ -95,7 +106,12 @@ export class AnalyticsService {
    * The CSV export, read from a database cursor in one consistent snapshot as the caller consumes
    * the stream. Never cached. Errors before the stream is returned answer normally (404, 500, 503).
    */
-  async csvExport(scope: AccessScope, runId: number, asOf: Date | undefined, options: Omit<AnalyticsCsvOptions, 'generatedAt'>): Promise<AnalyticsCsvFile> {
+  async csvExport(
+    scope: AccessScope,
+    runId: number,
+    asOf: Date | undefined,
+    options: Omit<AnalyticsCsvOptions, 'generatedAt'>,
+  ): Promise<AnalyticsCsvFile> {
     const generatedAt = new Date();
     const source = await this.calculating(async () => {
       const opened = await this.repository.openExport(scope, runId, asOf ?? generatedAt, EXPORT_STATEMENT_TIMEOUT_MS);
@@ -108,7 +124,9 @@ export class AnalyticsService {
   private async aggregateSections(scope: AccessScope, runId: number, asOf?: Date): Promise<AggregateSections> {
     return this.calculating(async () => {
       await this.requireRun(scope, runId);
-      return this.cached(scope, runId, asOf, 'aggregates', async (at) => toAggregateSections(await this.repository.aggregates(scope, runId, at)));
+      return this.cached(scope, runId, asOf, 'aggregates', async (at) =>
+        toAggregateSections(await this.repository.aggregates(scope, runId, at)),
+      );
     });
   }
 
@@ -119,7 +137,13 @@ export class AnalyticsService {
   }
 
   /** Cache-aside under the run's area; results for "now" only briefly (see analytics-cache.ts). */
-  private async cached<T>(scope: AccessScope, runId: number, asOf: Date | undefined, kind: ResultKind, compute: (at: Date) => Promise<T>): Promise<T> {
+  private async cached<T>(
+    scope: AccessScope,
+    runId: number,
+    asOf: Date | undefined,
+    kind: ResultKind,
+    compute: (at: Date) => Promise<T>,
+  ): Promise<T> {
     const key = await this.cacheKey(scope, runId, asOf, kind);
     const hit = await this.cache.get<T>(key);
     if (hit !== undefined) return hit;
@@ -130,7 +154,12 @@ export class AnalyticsService {
   }
 
   private cacheKey(scope: AccessScope, runId: number, asOf: Date | undefined, kind: ResultKind): Promise<string> {
-    return this.cache.key('analytics', [CACHE_AREAS.runAnalytics(runId)], { scope: scope.cacheKey, runId, asOf: asOf?.toISOString() ?? null, kind });
+    return this.cache.key('analytics', [CACHE_AREAS.runAnalytics(runId)], {
+      scope: scope.cacheKey,
+      runId,
+      asOf: asOf?.toISOString() ?? null,
+      kind,
+    });
   }
 
   private ttl(asOf: Date | undefined): number {

@@ -91,7 +91,8 @@ function aggregateCtes(scope: AccessScope, runId: number, asOf: Date): Sql {
     )`;
 }
 
-const AGGREGATE_COLUMNS = raw(`m.total_trackers, m.completed_trackers, m.completion_rate_percent, m.average_delivery_location_duration_days,
+const AGGREGATE_COLUMNS =
+  raw(`m.total_trackers, m.completed_trackers, m.completion_rate_percent, m.average_delivery_location_duration_days,
            d.items AS delivery_location_performance, s.items AS storage_location_performance`);
 const AGGREGATE_FROM = raw('metrics m CROSS JOIN delivery d CROSS JOIN storage s');
 
@@ -102,7 +103,9 @@ export function aggregatesQuery(scope: AccessScope, runId: number, asOf: Date): 
 
 /** `journey_completion_percent` of a status (JOURNEY_COMPLETION_PERCENT) as JSON number text. */
 function completionPercentJson(statusColumn: string): Sql {
-  const cases = Object.entries(JOURNEY_COMPLETION_PERCENT).map(([status, percent]) => `WHEN '${status}' THEN '${JSON.stringify(percent)}'`);
+  const cases = Object.entries(JOURNEY_COMPLETION_PERCENT).map(
+    ([status, percent]) => `WHEN '${status}' THEN '${JSON.stringify(percent)}'`,
+  );
   return raw(`(CASE ${statusColumn} ${cases.join(' ')} ELSE '0' END)`);
 }
 
@@ -149,4 +152,3 @@ export function exportRunQuery(scope: AccessScope, runId: number): Sql {
                     pg_export_snapshot() AS snapshot
                FROM production_runs pr WHERE pr.id = ${runId} AND ${scope.visibleClient('pr.client_id')}`;
 }
-

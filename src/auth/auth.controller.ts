@@ -1,13 +1,6 @@
 import { Body, Controller, Get, Header, HttpCode, Inject, Post, Req, Res, UseInterceptors } from '@nestjs/common';
 import { NoFilesInterceptor } from '@nestjs/platform-express';
-import {
-  ApiBearerAuth,
-  ApiBody,
-  ApiConsumes,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Public } from '../common/auth/access.decorator.js';
 import { bearerToken } from '../common/auth/bearer.js';
@@ -21,7 +14,6 @@ import { AuthService } from './auth.service.js';
 import { LoginFormDto, LoginJsonDto, RefreshDto } from './dto/login.dto.js';
 import { DetailResponse, LoginJsonResponse, RefreshResponse, TokenResponse } from './dto/token.response.js';
 import { clearRefreshCookie, REFRESH_COOKIE, setRefreshCookie } from './refresh-cookie.js';
-
 
 /** Multipart login carries only text fields; small limits keep it from being an upload path. */
 const multipartFields = NoFilesInterceptor({ limits: { fields: 10, fieldSize: 8 * 1024, parts: 10 } });
@@ -43,9 +35,19 @@ export class AuthController {
   @ApiOperation({ summary: 'OAuth2 password login (username = e-mail); sets the refresh_token cookie' })
   @ApiConsumes('application/x-www-form-urlencoded', 'application/json', 'multipart/form-data')
   @ApiBody({ type: LoginFormDto })
-  @ApiOkResponse({ type: TokenResponse, description: 'Access token; the refresh token is set as the `refresh_token` cookie' })
-  @ApiErrors(ERRORS.incorrectLogin, ERRORS.tooManyLoginAttempts, { ...ERRORS.validationFailed, summary: 'username or password missing' })
-  async login(@Body() body: LoginFormDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<TokenResponse> {
+  @ApiOkResponse({
+    type: TokenResponse,
+    description: 'Access token; the refresh token is set as the `refresh_token` cookie',
+  })
+  @ApiErrors(ERRORS.incorrectLogin, ERRORS.tooManyLoginAttempts, {
+    ...ERRORS.validationFailed,
+    summary: 'username or password missing',
+  })
+  async login(
+    @Body() body: LoginFormDto,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<TokenResponse> {
     const result = await this.auth.login(body.username, body.password, clientIp(req));
     setRefreshCookie(res, result.refresh.token, this.config);
     return { access_token: result.access.token, token_type: 'bearer' };
@@ -56,8 +58,15 @@ export class AuthController {
   @HttpCode(200)
   @ApiOperation({ summary: 'JSON login; returns the user too and sets the refresh_token cookie' })
   @ApiOkResponse({ type: LoginJsonResponse })
-  @ApiErrors(ERRORS.incorrectLogin, ERRORS.tooManyLoginAttempts, { ...ERRORS.validationFailed, summary: 'email or password missing' })
-  async loginJson(@Body() body: LoginJsonDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<LoginJsonResponse> {
+  @ApiErrors(ERRORS.incorrectLogin, ERRORS.tooManyLoginAttempts, {
+    ...ERRORS.validationFailed,
+    summary: 'email or password missing',
+  })
+  async loginJson(
+    @Body() body: LoginJsonDto,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<LoginJsonResponse> {
     const result = await this.auth.login(body.email, body.password, clientIp(req));
     setRefreshCookie(res, result.refresh.token, this.config);
     return { access_token: result.access.token, token_type: 'bearer', user: toUserResponse(result.user) };
@@ -66,7 +75,9 @@ export class AuthController {
   @Post('refresh')
   @Header('Cache-Control', 'no-store')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Exchange a refresh token for a new pair (rotation: the old one is revoked); also sets the cookie' })
+  @ApiOperation({
+    summary: 'Exchange a refresh token for a new pair (rotation: the old one is revoked); also sets the cookie',
+  })
   @ApiOkResponse({ type: RefreshResponse })
   @ApiErrors(ERRORS.invalidRefreshToken)
   async refresh(@Body() body: RefreshDto, @Res({ passthrough: true }) res: Response): Promise<RefreshResponse> {
@@ -77,7 +88,10 @@ export class AuthController {
 
   @Get('refresh-cookie')
   @Header('Cache-Control', 'no-store')
-  @ApiOperation({ summary: 'New access token from the refresh_token cookie (sent by the browser; Path=/api/v1/auth); the cookie is rotated' })
+  @ApiOperation({
+    summary:
+      'New access token from the refresh_token cookie (sent by the browser; Path=/api/v1/auth); the cookie is rotated',
+  })
   @ApiOkResponse({ type: TokenResponse })
   @ApiErrors(ERRORS.refreshTokenMissing, ERRORS.invalidRefreshToken)
   async refreshCookie(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<TokenResponse> {

@@ -8,7 +8,6 @@ import { PasswordService } from '../users/password.service.js';
 import { RevocationService } from './revocation.service.js';
 import { issuedAfterEpoch, TokenService, type IssuedToken, type TokenClaims } from './token.service.js';
 
-
 export interface TokenPair {
   access: IssuedToken;
   refresh: IssuedToken;
@@ -33,7 +32,9 @@ export class AuthService {
     await this.throttle.begin(email, ip);
     // An e-mail that is not acceptable text (NUL, control characters) cannot belong to a user.
     const user = textProblem(email) ? null : await this.users.findByEmailWithHash(email.trim());
-    const passwordOk = user ? await this.passwords.verify(user.password_hash, password) : await this.passwords.dummyVerify(password);
+    const passwordOk = user
+      ? await this.passwords.verify(user.password_hash, password)
+      : await this.passwords.dummyVerify(password);
     if (!user || !passwordOk || !user.is_active) {
       await this.throttle.failed(ip);
       throw new DomainError(ERRORS.incorrectLogin);
@@ -52,7 +53,8 @@ export class AuthService {
     const claims = refreshToken ? this.tokens.verify(refreshToken, 'refresh') : null;
     if (!claims) throw new DomainError(ERRORS.invalidRefreshToken);
     const user = await this.users.findActiveById(Number(claims.sub));
-    if (!user || !issuedAfterEpoch(claims, user.tokens_valid_after_us)) throw new DomainError(ERRORS.invalidRefreshToken);
+    if (!user || !issuedAfterEpoch(claims, user.tokens_valid_after_us))
+      throw new DomainError(ERRORS.invalidRefreshToken);
     if (!(await this.revocations.revokeOnce(claims.jti, expiry(claims)))) {
       throw new DomainError(ERRORS.invalidRefreshToken);
     }

@@ -69,7 +69,10 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     const user = this.users.cached(Number(claims.sub));
     const revoked = this.revocations.cachedIsRevoked(claims.jti);
     if (user === undefined || revoked === undefined) {
-      this.check(claims).then((u) => this.success(u), (e: unknown) => this.error(e));
+      this.check(claims).then(
+        (u) => this.success(u),
+        (e: unknown) => this.error(e),
+      );
       return;
     }
     try {
@@ -113,13 +116,17 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
 
   private async check(claims: TokenClaims): Promise<AuthUser> {
     // Independent reads (in-process tier, else cache and database): in parallel.
-    const [revoked, user] = await Promise.all([this.revocations.isRevoked(claims.jti), this.users.get(Number(claims.sub))]);
+    const [revoked, user] = await Promise.all([
+      this.revocations.isRevoked(claims.jti),
+      this.users.get(Number(claims.sub)),
+    ]);
     return authUser(claims, accepted(claims, revoked, user));
   }
 }
 
 function accepted(claims: TokenClaims, revoked: boolean, user: ActiveUserRow | null): ActiveUserRow {
-  if (revoked || !user || !issuedAfterEpoch(claims, user.tokens_valid_after_us)) throw new DomainError(ERRORS.invalidCredentials);
+  if (revoked || !user || !issuedAfterEpoch(claims, user.tokens_valid_after_us))
+    throw new DomainError(ERRORS.invalidCredentials);
   return user;
 }
 

@@ -34,13 +34,17 @@ export class RevocationService {
   }
 
   async revoke(jti: string, expiresAt: Date): Promise<void> {
-    await this.db.execute(sql`INSERT INTO revoked_tokens (jti, expires_at) VALUES (${jti}, ${expiresAt}) ON CONFLICT (jti) DO NOTHING`);
+    await this.db.execute(
+      sql`INSERT INTO revoked_tokens (jti, expires_at) VALUES (${jti}, ${expiresAt}) ON CONFLICT (jti) DO NOTHING`,
+    );
     await this.remember(jti, expiresAt);
   }
 
   /** Atomically revokes; false when it was already revoked (refresh-token reuse). */
   async revokeOnce(jti: string, expiresAt: Date): Promise<boolean> {
-    const rows = await this.db.rows(sql`INSERT INTO revoked_tokens (jti, expires_at) VALUES (${jti}, ${expiresAt}) ON CONFLICT (jti) DO NOTHING RETURNING jti`);
+    const rows = await this.db.rows(
+      sql`INSERT INTO revoked_tokens (jti, expires_at) VALUES (${jti}, ${expiresAt}) ON CONFLICT (jti) DO NOTHING RETURNING jti`,
+    );
     await this.remember(jti, expiresAt);
     return rows.length === 1;
   }

@@ -15,7 +15,10 @@ export class BrandsController extends crudController({
   routes: {
     list: { summary: 'List visible brands (a user sees the brands of the clients in their client_list)' },
     get: { summary: 'Get a brand', errors: [ERRORS.brandNotFound] },
-    create: { summary: 'Create a brand (admin)', errors: [ERRORS.brandExists(), ERRORS.validationFailed, UNKNOWN_CLIENT] },
+    create: {
+      summary: 'Create a brand (admin)',
+      errors: [ERRORS.brandExists(), ERRORS.validationFailed, UNKNOWN_CLIENT],
+    },
     update: {
       summary: 'Update a brand (admin; partial body allowed; a new client_id moves its runs and trackers)',
       errors: [ERRORS.brandNotFound, ERRORS.brandExists(), ERRORS.validationFailed, UNKNOWN_CLIENT],

@@ -12,11 +12,18 @@ const BRAND_COLUMNS = raw('b.id, b.name, b.client_id, b.created_at, b.updated_at
 export class BrandsRepository {
   constructor(private readonly db: Db) {}
 
-  list(scope: AccessScope, filter: { clientId?: number; name?: string }, page: { skip: number; limit: number }): Promise<PagedRows<BrandRow>> {
+  list(
+    scope: AccessScope,
+    filter: { clientId?: number; name?: string },
+    page: { skip: number; limit: number },
+  ): Promise<PagedRows<BrandRow>> {
     const where: Sql[] = [scope.visibleClient('b.client_id')];
     if (filter.clientId !== undefined) where.push(sql`b.client_id = ${filter.clientId}`);
     if (filter.name !== undefined) where.push(sql`strpos(lower(b.name), lower(${filter.name})) > 0`);
-    return this.db.replica.page<BrandRow>({ columns: BRAND_COLUMNS, from: sql`brands b`, where, orderBy: sql`b.id` }, page);
+    return this.db.replica.page<BrandRow>(
+      { columns: BRAND_COLUMNS, from: sql`brands b`, where, orderBy: sql`b.id` },
+      page,
+    );
   }
 
   /** The visible brand, optionally locked for an update/delete in the caller's transaction. */
@@ -47,7 +54,9 @@ export class BrandsRepository {
 
   /** Writes are admin-only (the controller guards them), so inserts need no scope condition. */
   insert(values: { name: string; clientId: number }): Promise<BrandRow> {
-    return this.db.one<BrandRow>(sql`INSERT INTO brands AS b (name, client_id) VALUES (${values.name}, ${values.clientId}) RETURNING ${BRAND_COLUMNS}`);
+    return this.db.one<BrandRow>(
+      sql`INSERT INTO brands AS b (name, client_id) VALUES (${values.name}, ${values.clientId}) RETURNING ${BRAND_COLUMNS}`,
+    );
   }
 
   /** A changed client_id is propagated to the brand's runs by the brands_propagate_client trigger. */
@@ -60,16 +69,22 @@ export class BrandsRepository {
 
   /** Ids of the brand's production runs (whose cached analytics a client move invalidates). */
   async runIds(scope: AccessScope, id: number): Promise<number[]> {
-    const rows = await this.db.rows<{ id: number }>(sql`SELECT pr.id FROM production_runs pr WHERE pr.brand_id = ${id} AND ${scope.visibleClient('pr.client_id')}`);
+    const rows = await this.db.rows<{ id: number }>(
+      sql`SELECT pr.id FROM production_runs pr WHERE pr.brand_id = ${id} AND ${scope.visibleClient('pr.client_id')}`,
+    );
     return rows.map((r) => r.id);
   }
 
   async references(id: number): Promise<{ productionRuns: boolean }> {
-    const row = await this.db.one<{ production_runs: boolean }>(sql`SELECT EXISTS (SELECT 1 FROM production_runs WHERE brand_id = ${id}) AS production_runs`);
+    const row = await this.db.one<{ production_runs: boolean }>(
+      sql`SELECT EXISTS (SELECT 1 FROM production_runs WHERE brand_id = ${id}) AS production_runs`,
+    );
     return { productionRuns: row.production_runs };
   }
 
   delete(scope: AccessScope, id: number): Promise<BrandRow | null> {
-    return this.db.first<BrandRow>(sql`DELETE FROM brands AS b WHERE b.id = ${id} AND ${scope.visibleClient('b.client_id')} RETURNING ${BRAND_COLUMNS}`);
+    return this.db.first<BrandRow>(
+      sql`DELETE FROM brands AS b WHERE b.id = ${id} AND ${scope.visibleClient('b.client_id')} RETURNING ${BRAND_COLUMNS}`,
+    );
   }
 }

@@ -10,7 +10,6 @@ import { BrandsRepository } from './brands.repository.js';
 import type { CreateBrandDto, ListBrandsQuery, UpdateBrandDto } from './dto/brand.dto.js';
 import { toBrandResponse, type BrandResponse } from './dto/brand.response.js';
 
-
 /** Brands: admin writes, reads scoped to the caller's clients. */
 @Injectable()
 export class BrandsService {
@@ -49,7 +48,8 @@ export class BrandsService {
       const name = body.name ?? current.name;
       const moved = clientId !== current.client_id;
       if (moved && !(await this.brands.clientExists(scope, clientId))) throw unknownClient();
-      if ((moved || body.name !== undefined) && (await this.brands.nameTaken(clientId, name, id))) throw duplicateName(name, clientId);
+      if ((moved || body.name !== undefined) && (await this.brands.nameTaken(clientId, name, id)))
+        throw duplicateName(name, clientId);
       const runIds = moved ? await this.brands.runIds(scope, id) : [];
       const updated = await this.brands.update(scope, id, { name: body.name, clientId: body.client_id });
       return { row: updated!, movedRunIds: moved ? runIds : null };

@@ -55,7 +55,10 @@ export async function runTrackerJob(
   job: (trackerId: number | undefined, progress: TrackerProgress) => Promise<number>,
 ): Promise<void> {
   const trackerId = optionalId(args, 'tracker');
-  const bar = new cliProgress.SingleBar({ format: `${text.bar} |{bar}| {value}/{total} trackers | {duration_formatted}` }, cliProgress.Presets.shades_classic);
+  const bar = new cliProgress.SingleBar(
+    { format: `${text.bar} |{bar}| {value}/{total} trackers | {duration_formatted}` },
+    cliProgress.Presets.shades_classic,
+  );
   const started = Date.now();
   const count = await job(trackerId, { start: (total) => bar.start(total, 0), advance: (done) => bar.update(done) });
   bar.stop();

@@ -14,7 +14,10 @@ export class ClientsController extends crudController({
     list: { summary: 'List visible clients (a user sees the clients in their client_list)' },
     get: { summary: 'Get a client', errors: [ERRORS.clientNotFound] },
     create: { summary: 'Create a client (admin)', errors: [ERRORS.clientExists()] },
-    update: { summary: 'Update a client (admin; partial body allowed)', errors: [ERRORS.clientNotFound, ERRORS.clientExists()] },
+    update: {
+      summary: 'Update a client (admin; partial body allowed)',
+      errors: [ERRORS.clientNotFound, ERRORS.clientExists()],
+    },
     delete: {
       summary: 'Delete a client (admin); answers the deleted client',
       errors: [ERRORS.clientNotFound, ERRORS.stillReferencedBy('Client', 'brands')],

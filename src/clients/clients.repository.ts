@@ -16,10 +16,17 @@ const CLIENT_COLUMNS = raw('c.id, c.name, c.created_at, c.updated_at');
 export class ClientsRepository {
   constructor(private readonly db: Db) {}
 
-  list(scope: AccessScope, filter: { name?: string }, page: { skip: number; limit: number }): Promise<PagedRows<ClientRow>> {
+  list(
+    scope: AccessScope,
+    filter: { name?: string },
+    page: { skip: number; limit: number },
+  ): Promise<PagedRows<ClientRow>> {
     const where: Sql[] = [scope.visibleClient('c.id')];
     if (filter.name !== undefined) where.push(sql`strpos(lower(c.name), lower(${filter.name})) > 0`);
-    return this.db.replica.page<ClientRow>({ columns: CLIENT_COLUMNS, from: sql`clients c`, where, orderBy: sql`c.id` }, page);
+    return this.db.replica.page<ClientRow>(
+      { columns: CLIENT_COLUMNS, from: sql`clients c`, where, orderBy: sql`c.id` },
+      page,
+    );
   }
 
   /** The visible client, optionally locked for an update/delete in the caller's transaction. */
@@ -42,7 +49,9 @@ export class ClientsRepository {
 
   /** Writes are admin-only (the controller guards them), so inserts need no scope condition. */
   insert(values: { name: string }): Promise<ClientRow> {
-    return this.db.one<ClientRow>(sql`INSERT INTO clients AS c (name) VALUES (${values.name}) RETURNING ${CLIENT_COLUMNS}`);
+    return this.db.one<ClientRow>(
+      sql`INSERT INTO clients AS c (name) VALUES (${values.name}) RETURNING ${CLIENT_COLUMNS}`,
+    );
   }
 
   update(scope: AccessScope, id: number, values: { name?: string }): Promise<ClientRow | null> {
@@ -54,10 +63,14 @@ export class ClientsRepository {
 
   /** What still references the client (brands; runs always come through a brand). */
   async references(id: number): Promise<{ brands: boolean }> {
-    return this.db.one<{ brands: boolean }>(sql`SELECT EXISTS (SELECT 1 FROM brands WHERE client_id = ${id}) AS brands`);
+    return this.db.one<{ brands: boolean }>(
+      sql`SELECT EXISTS (SELECT 1 FROM brands WHERE client_id = ${id}) AS brands`,
+    );
   }
 
   delete(scope: AccessScope, id: number): Promise<ClientRow | null> {
-    return this.db.first<ClientRow>(sql`DELETE FROM clients AS c WHERE c.id = ${id} AND ${scope.visibleClient('c.id')} RETURNING ${CLIENT_COLUMNS}`);
+    return this.db.first<ClientRow>(
+      sql`DELETE FROM clients AS c WHERE c.id = ${id} AND ${scope.visibleClient('c.id')} RETURNING ${CLIENT_COLUMNS}`,
+    );
   }
 }

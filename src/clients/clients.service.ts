@@ -8,7 +8,6 @@ import { ClientsRepository } from './clients.repository.js';
 import type { CreateClientDto, ListClientsQuery, UpdateClientDto } from './dto/client.dto.js';
 import { toClientResponse, type ClientResponse } from './dto/client.response.js';
 
-
 /**
  * Clients. No write here changes a tracker list or analytics result (a client's
  * name is shown by neither, and only an unreferenced client can be deleted), so nothing is

@@ -44,7 +44,13 @@ export class GeofenceGrid {
     const east = fence.longitude + lonReach;
     const [lat0, lat1, lon0, lon1] = [cellOf(south), cellOf(north), cellOf(west), cellOf(east)];
     // Boxes crossing the antimeridian or a pole, or too large to list, are simply checked everywhere.
-    if (west < -180 || east > 180 || south < -90 || north > 90 || (lat1 - lat0 + 1) * (lon1 - lon0 + 1) > MAX_CELLS_PER_FENCE) {
+    if (
+      west < -180 ||
+      east > 180 ||
+      south < -90 ||
+      north > 90 ||
+      (lat1 - lat0 + 1) * (lon1 - lon0 + 1) > MAX_CELLS_PER_FENCE
+    ) {
       this.everywhere.push(fence);
       return;
     }

@@ -47,7 +47,13 @@ export class GeofenceInbox {
    * number of distinct reports) the ids match the eligible distinct reports in that order. Otherwise
    * nothing is held. Answers whether the reports are held.
    */
-  carry(rowId: string, batch: BatchReports, known: ReadonlySet<number>, accepted: number, ids: readonly number[]): boolean {
+  carry(
+    rowId: string,
+    batch: BatchReports,
+    known: ReadonlySet<number>,
+    accepted: number,
+    ids: readonly number[],
+  ): boolean {
     const order: number[] = [];
     for (let i = 0; i < batch.trackerId.length; i++) if (known.has(batch.trackerId[i])) order.push(i);
     const { trackerId: t, epochMs: ms, latitude: la, longitude: lo } = batch;
@@ -58,7 +64,9 @@ export class GeofenceInbox {
       if (p === undefined || t[p] !== t[i] || ms[p] !== ms[i] || la[p] !== la[i] || lo[p] !== lo[i]) stored.push(i);
     }
     if (stored.length !== accepted) return false;
-    const eligible = stored.filter((i) => isEligible({ latitude: la[i], longitude: lo[i], confidence: batch.confidence[i] }));
+    const eligible = stored.filter((i) =>
+      isEligible({ latitude: la[i], longitude: lo[i], confidence: batch.confidence[i] }),
+    );
     if (eligible.length !== ids.length) return false;
     const reports = new Float64Array(eligible.length * WIDTH);
     for (let k = 0, o = 0; k < eligible.length; k++, o += WIDTH) {
@@ -94,7 +102,14 @@ export class GeofenceInbox {
       for (let k = 0; k < r.length; k += WIDTH) {
         const trackerId = r[k + 1];
         const accuracy = r[k + 5];
-        const row: ReportRow = { tracker_id: trackerId, id: r[k], ts: r[k + 2], latitude: r[k + 3], longitude: r[k + 4], accuracy_m: Number.isNaN(accuracy) ? null : accuracy };
+        const row: ReportRow = {
+          tracker_id: trackerId,
+          id: r[k],
+          ts: r[k + 2],
+          latitude: r[k + 3],
+          longitude: r[k + 4],
+          accuracy_m: Number.isNaN(accuracy) ? null : accuracy,
+        };
         const list = out.get(trackerId);
         if (list) list.push(row);
         else out.set(trackerId, [row]);

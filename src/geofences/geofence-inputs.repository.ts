@@ -6,7 +6,8 @@ import type { TrackerStatus } from '../trackers/entities/tracker-status.js';
 /** Microseconds since the epoch, exact (a bigint as text; it fits a double below 2^53). */
 export const micros = (column: string): Sql => raw(`(extract(epoch FROM ${column}) * 1000000)::bigint::text`);
 /** A timestamptz from microseconds since the epoch; NULL → -infinity. */
-export const fromMicros = (column: string): Sql => raw(`coalesce(timestamptz 'epoch' + ${column} * interval '1 microsecond', '-infinity')`);
+export const fromMicros = (column: string): Sql =>
+  raw(`coalesce(timestamptz 'epoch' + ${column} * interval '1 microsecond', '-infinity')`);
 
 /** A stored visit as [id, storage id, delivery id, entered µs, last seen µs, exited µs, report count, confirmed]. */
 export type VisitJson = [string, number | null, number | null, string, string, string | null, number, boolean];
@@ -119,7 +120,11 @@ export class GeofenceInputsRepository {
    * row, the current status before the cut (a manual entry before an automatic one of the same
    * time, as the replay takes them) and the latest manual entry's time. A null cut: every entry.
    */
-  entries(ids: readonly number[], cutUs: readonly (string | null)[], inclusive: readonly boolean[]): Promise<EntryRow[]> {
+  entries(
+    ids: readonly number[],
+    cutUs: readonly (string | null)[],
+    inclusive: readonly boolean[],
+  ): Promise<EntryRow[]> {
     return this.db.rows<EntryRow>(
       sql`WITH k AS (
             SELECT c.tracker_id, ${fromMicros('c.cut_us')} AS cut, c.incl FROM unnest(${intArray(ids)}, ${nullableBigintArray(cutUs)}, ${booleanArray(inclusive)}) AS c(tracker_id, cut_us, incl)

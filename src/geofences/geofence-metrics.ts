@@ -17,10 +17,26 @@ export class GeofenceMetrics {
 
   constructor(metrics: MetricsService) {
     const registers = [metrics.registry];
-    this.replays = new Counter({ name: 'geofence_replays_total', help: 'Tracker replays of geofence automation', registers });
-    this.visitsOpened = new Counter({ name: 'geofence_visits_opened_total', help: 'Visits added by geofence replays', registers });
-    this.visitsConfirmed = new Counter({ name: 'geofence_visits_confirmed_total', help: 'Confirmed visits added by geofence replays', registers });
-    this.automaticEntries = new Counter({ name: 'geofence_automatic_entries_total', help: 'Automatic status entries added by geofence replays', registers });
+    this.replays = new Counter({
+      name: 'geofence_replays_total',
+      help: 'Tracker replays of geofence automation',
+      registers,
+    });
+    this.visitsOpened = new Counter({
+      name: 'geofence_visits_opened_total',
+      help: 'Visits added by geofence replays',
+      registers,
+    });
+    this.visitsConfirmed = new Counter({
+      name: 'geofence_visits_confirmed_total',
+      help: 'Confirmed visits added by geofence replays',
+      registers,
+    });
+    this.automaticEntries = new Counter({
+      name: 'geofence_automatic_entries_total',
+      help: 'Automatic status entries added by geofence replays',
+      registers,
+    });
     this.lag = new Histogram({
       name: 'geofence_processing_lag_seconds',
       help: 'Time from the write that marked a tracker (reports, manual entry) to the end of its replay',

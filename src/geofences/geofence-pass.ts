@@ -1,7 +1,16 @@
 import type { Counts } from './geofence-metrics.js';
 import type { EntryRow, ReportRow, StartRow, VisitJson } from './geofence-inputs.repository.js';
 import { GeofenceGrid } from './geofence-grid.js';
-import { INITIAL_STATE, replay, type AutomaticEntry, type Geofence, type ManualEntry, type ReplayReport, type ReplayState, type Visit } from './geofence-replay.js';
+import {
+  INITIAL_STATE,
+  replay,
+  type AutomaticEntry,
+  type Geofence,
+  type ManualEntry,
+  type ReplayReport,
+  type ReplayState,
+  type Visit,
+} from './geofence-replay.js';
 
 /**
  * How one tracker's replay starts, decided from what the previous replays left (StartRow):
@@ -35,14 +44,31 @@ export function planStart(row: StartRow): TrackerStart {
   const base = { trackerId: row.tracker_id };
   if (row.resume) {
     const open = row.latest && row.latest[5] === null ? row.latest : null;
-    return { ...base, mode: 'resume', lowUs: row.last_us, lowId: row.last_report_id ?? '0', cutUs: row.last_us, inclusive: true, open };
+    return {
+      ...base,
+      mode: 'resume',
+      lowUs: row.last_us,
+      lowId: row.last_report_id ?? '0',
+      cutUs: row.last_us,
+      inclusive: true,
+      open,
+    };
   }
   if (row.cut_us !== null) {
     const cut = Number(row.cut_us);
     const w = row.before;
     const exited = w && w[5] !== null ? Number(w[5]) : null;
     const safe = w === null || (exited !== null && (exited < cut || (exited === cut && Number(w[4]) < cut)));
-    if (safe) return { ...base, mode: 'rewind', lowUs: row.cut_us, lowId: '0', cutUs: row.cut_us, inclusive: false, open: exited === cut ? w : null };
+    if (safe)
+      return {
+        ...base,
+        mode: 'rewind',
+        lowUs: row.cut_us,
+        lowId: '0',
+        cutUs: row.cut_us,
+        inclusive: false,
+        open: exited === cut ? w : null,
+      };
   }
   return { ...base, mode: 'full', lowUs: null, lowId: '0', cutUs: null, inclusive: false, open: null };
 }
@@ -89,7 +115,12 @@ export function signature(entries: readonly AutomaticEntry[]): string {
 }
 
 /** Runs the replay of every tracker of a pass over the rows read for it. */
-export function replayPass(starts: readonly TrackerStart[], entryRows: readonly EntryRow[], reportRows: readonly ReportRow[], inputs: PassInputs): TrackerResult[] {
+export function replayPass(
+  starts: readonly TrackerStart[],
+  entryRows: readonly EntryRow[],
+  reportRows: readonly ReportRow[],
+  inputs: PassInputs,
+): TrackerResult[] {
   const grid = new GeofenceGrid(inputs.fences);
   const reportsOf = groupBy(reportRows);
   const entriesOf = groupBy(entryRows);
@@ -103,14 +134,27 @@ export function replayPass(starts: readonly TrackerStart[], entryRows: readonly 
       .map((e) => ({ timestamp: Number(e.ts), status: e.status!, storageLocationId: e.storage_location_id }));
     const stored: AutomaticEntry[] = after
       .filter((e) => e.source === 'geofence')
-      .map((e) => ({ status: e.status!, timestamp: Number(e.ts), storageLocationId: e.storage_location_id, deliveryLocationId: e.delivery_location_id }));
-    const open = start.open && toVisit(start.open, inputs.dwell.get(`${start.open[1] !== null ? 's' : 'd'}:${start.open[1] ?? start.open[2]}`) ?? inputs.defaultDwellMinutes);
+      .map((e) => ({
+        status: e.status!,
+        timestamp: Number(e.ts),
+        storageLocationId: e.storage_location_id,
+        deliveryLocationId: e.delivery_location_id,
+      }));
+    const open =
+      start.open &&
+      toVisit(
+        start.open,
+        inputs.dwell.get(`${start.open[1] !== null ? 's' : 'd'}:${start.open[1] ?? start.open[2]}`) ??
+          inputs.defaultDwellMinutes,
+      );
     const state: ReplayState =
       start.mode === 'full'
         ? INITIAL_STATE
         : {
             open,
-            status: stateRow?.status ? { status: stateRow.status, storageLocationId: stateRow.storage_location_id } : null,
+            status: stateRow?.status
+              ? { status: stateRow.status, storageLocationId: stateRow.storage_location_id }
+              : null,
             latestManual: stateRow?.manual_us ? Number(stateRow.manual_us) : -Infinity,
           };
     const input: ReplayReport[] = reports.map((r) => ({
@@ -122,7 +166,8 @@ export function replayPass(starts: readonly TrackerStart[], entryRows: readonly 
     }));
     const result = replay(input, manual, state);
     const continued = open ? result.visits[0] : null;
-    const entriesChanged = start.mode === 'resume' ? result.entries.length > 0 : signature(result.entries) !== signature(stored);
+    const entriesChanged =
+      start.mode === 'resume' ? result.entries.length > 0 : signature(result.entries) !== signature(stored);
     const lastRow = reports.at(-1);
     return {
       trackerId: start.trackerId,
@@ -132,8 +177,16 @@ export function replayPass(starts: readonly TrackerStart[], entryRows: readonly 
       entries: result.entries,
       entriesChanged,
       last: lastRow ? { ts: String(lastRow.ts), reportId: String(lastRow.id) } : null,
-      before: { visits: open ? 1 : 0, confirmed: open?.confirmed ? 1 : 0, entries: start.mode === 'resume' ? 0 : stored.length },
-      after: { visits: result.visits.length, confirmed: result.visits.filter((v) => v.confirmed).length, entries: result.entries.length },
+      before: {
+        visits: open ? 1 : 0,
+        confirmed: open?.confirmed ? 1 : 0,
+        entries: start.mode === 'resume' ? 0 : stored.length,
+      },
+      after: {
+        visits: result.visits.length,
+        confirmed: result.visits.filter((v) => v.confirmed).length,
+        entries: result.entries.length,
+      },
     };
   });
 }

@@ -71,7 +71,9 @@ export class GeofencePendingRepository {
 
   /** The available rows of one tracker's own marks (after `explode`, all of its marks). */
   async rowsOf(trackerId: number): Promise<QueueRow[]> {
-    return this.db.rows<QueueRow>(sql`SELECT id::text AS id, ARRAY[tracker_id] AS trackers FROM geofence_pending WHERE tracker_id = ${trackerId} AND ${AVAILABLE}`);
+    return this.db.rows<QueueRow>(
+      sql`SELECT id::text AS id, ARRAY[tracker_id] AS trackers FROM geofence_pending WHERE tracker_id = ${trackerId} AND ${AVAILABLE}`,
+    );
   }
 
   /** Locks the rows no other pass holds (a pass's first step); answers their ids. */
@@ -133,7 +135,9 @@ export class GeofencePendingRepository {
 
   /** Holds a tracker's own marks back for RETRY_SECONDS after its replay failed. */
   async holdBack(trackerId: number): Promise<void> {
-    await this.db.execute(sql`UPDATE geofence_pending SET claimed_until = now() + make_interval(secs => ${RETRY_SECONDS}) WHERE tracker_id = ${trackerId}`);
+    await this.db.execute(
+      sql`UPDATE geofence_pending SET claimed_until = now() + make_interval(secs => ${RETRY_SECONDS}) WHERE tracker_id = ${trackerId}`,
+    );
   }
 
   /**

@@ -60,12 +60,16 @@ export class GeofenceProcessor {
    */
   async rebuild(options: { trackerId?: number; progress?: RebuildProgress } = {}): Promise<number> {
     const rows = await this.db.rows<{ id: number }>(
-      options.trackerId === undefined ? sql`SELECT id FROM trackers ORDER BY id` : sql`SELECT id FROM trackers WHERE id = ${options.trackerId}`,
+      options.trackerId === undefined
+        ? sql`SELECT id FROM trackers ORDER BY id`
+        : sql`SELECT id FROM trackers WHERE id = ${options.trackerId}`,
     );
     options.progress?.start?.(rows.length);
     for (let i = 0; i < rows.length; i += REBUILD_CHUNK) {
       const requests = rows.slice(i, i + REBUILD_CHUNK).map((r) => ({ trackerId: r.id, fromUs: null }));
-      const outcome = await this.db.transaction(async () => this.replayLocked(requests, await this.inputs.lockTrackers(requests.map((r) => r.trackerId))));
+      const outcome = await this.db.transaction(async () =>
+        this.replayLocked(requests, await this.inputs.lockTrackers(requests.map((r) => r.trackerId))),
+      );
       await this.after(outcome);
       options.progress?.advance?.(Math.min(rows.length, i + REBUILD_CHUNK));
     }
@@ -90,11 +94,19 @@ export class GeofenceProcessor {
       if (rows.length === 0) return null;
       const carried = this.inbox.take(rows, (id) => trackersOf.get(id) ?? []);
       const marks = await this.pending.marks(rows);
-      const locked = await this.inputs.lockTrackers(marks.map((m) => m.tracker_id), true);
+      const locked = await this.inputs.lockTrackers(
+        marks.map((m) => m.tracker_id),
+        true,
+      );
       const held = new Set(locked.map((t) => t.id));
-      await this.pending.settle(rows, marks.filter((m) => !held.has(m.tracker_id)).map((m) => m.tracker_id));
+      await this.pending.settle(
+        rows,
+        marks.filter((m) => !held.has(m.tracker_id)).map((m) => m.tracker_id),
+      );
       const replayed = await this.replayLocked(
-        marks.filter((m) => held.has(m.tracker_id)).map((m) => ({ trackerId: m.tracker_id, fromUs: m.from_us, markedAt: m.marked_at })),
+        marks
+          .filter((m) => held.has(m.tracker_id))
+          .map((m) => ({ trackerId: m.tracker_id, fromUs: m.from_us, markedAt: m.marked_at })),
         locked,
         carried,
       );
@@ -122,27 +134,48 @@ export class GeofenceProcessor {
     const wanted = requests.filter((r) => found.has(r.trackerId));
     if (wanted.length === 0) return { found, results: [], markedAt: new Map() };
     const ids = wanted.map((r) => r.trackerId);
-    const starts = (await this.inputs.starts(ids, wanted.map((r) => r.fromUs))).map(planStart);
+    const starts = (
+      await this.inputs.starts(
+        ids,
+        wanted.map((r) => r.fromUs),
+      )
+    ).map(planStart);
     tick('starts');
     const locations = await this.passInputs();
     tick('locations');
-    const entryRows = await this.inputs.entries(ids, starts.map((s) => s.cutUs), starts.map((s) => s.inclusive));
+    const entryRows = await this.inputs.entries(
+      ids,
+      starts.map((s) => s.cutUs),
+      starts.map((s) => s.inclusive),
+    );
     tick('entries');
     const read = starts.filter((s) => !(s.mode === 'resume' && carried.has(s.trackerId)));
-    const reportRows = read.length > 0 ? await this.inputs.reports(read.map((s) => s.trackerId), read.map((s) => s.lowUs), read.map((s) => s.lowId)) : [];
-    for (const s of starts) if (s.mode === 'resume') for (const r of after(carried.get(s.trackerId) ?? [], s)) reportRows.push(r);
+    const reportRows =
+      read.length > 0
+        ? await this.inputs.reports(
+            read.map((s) => s.trackerId),
+            read.map((s) => s.lowUs),
+            read.map((s) => s.lowId),
+          )
+        : [];
+    for (const s of starts)
+      if (s.mode === 'resume') for (const r of after(carried.get(s.trackerId) ?? [], s)) reportRows.push(r);
     tick('reports');
     const results = replayPass(starts, entryRows, reportRows, locations);
     tick('compute');
 
     const recomputed = results.filter((r) => r.start.mode !== 'resume');
-    const dropped = await this.writes.dropFrom(recomputed.map((r) => ({ trackerId: r.trackerId, cutUs: r.start.cutUs, entries: r.entriesChanged })));
+    const dropped = await this.writes.dropFrom(
+      recomputed.map((r) => ({ trackerId: r.trackerId, cutUs: r.start.cutUs, entries: r.entriesChanged })),
+    );
     await this.writes.updateVisits(results.flatMap((r) => (r.continued ? [r.continued] : [])));
     tick('drop-update');
     await this.writes.insertVisits(results.flatMap((r) => r.added.map((visit) => ({ trackerId: r.trackerId, visit }))));
     tick('visits');
     const changed = results.filter((r) => r.entriesChanged);
-    await this.writes.insertEntries(changed.flatMap((r) => r.entries.map((entry) => ({ trackerId: r.trackerId, entry }))));
+    await this.writes.insertEntries(
+      changed.flatMap((r) => r.entries.map((entry) => ({ trackerId: r.trackerId, entry }))),
+    );
     await this.writes.syncTrackers(changed.map((r) => r.trackerId));
     tick('entries-trackers');
     await this.writes.saveProgress(
@@ -152,10 +185,15 @@ export class GeofenceProcessor {
     );
     tick('progress');
     const modes = starts.reduce((m: Record<string, number>, s) => ((m[s.mode] = (m[s.mode] ?? 0) + 1), m), {});
-    this.logger.debug(`pass: ${ids.length} trackers ${JSON.stringify(modes)}, ${reportRows.length} reports; ms ${T.slice(1).map(([n, t], i) => `${n} ${(t - T[i][1]).toFixed(0)}`).join(', ')}`);
+    this.logger.debug(
+      `pass: ${ids.length} trackers ${JSON.stringify(modes)}, ${reportRows.length} reports; ms ${T.slice(1)
+        .map(([n, t], i) => `${n} ${(t - T[i][1]).toFixed(0)}`)
+        .join(', ')}`,
+    );
     for (const r of results) {
       const d = dropped.get(r.trackerId);
-      if (d) r.before = { ...r.before, visits: r.before.visits + d.visits, confirmed: r.before.confirmed + d.confirmed };
+      if (d)
+        r.before = { ...r.before, visits: r.before.visits + d.visits, confirmed: r.before.confirmed + d.confirmed };
     }
     return { found, results, markedAt: new Map(wanted.map((r) => [r.trackerId, r.markedAt])) };
   }
@@ -181,7 +219,14 @@ export class GeofenceProcessor {
       const dwellMinutes = r.dwell_minutes ?? defaultDwellMinutes;
       dwell.set(`${r.kind}:${r.id}`, dwellMinutes);
       if (r.latitude !== null && r.longitude !== null) {
-        fences.push({ type: r.kind === 's' ? 'storage' : 'delivery', id: r.id, latitude: r.latitude, longitude: r.longitude, radiusM: r.radius_m, dwellMinutes });
+        fences.push({
+          type: r.kind === 's' ? 'storage' : 'delivery',
+          id: r.id,
+          latitude: r.latitude,
+          longitude: r.longitude,
+          radiusM: r.radius_m,
+          dwellMinutes,
+        });
       }
     }
     return { fences, dwell, defaultDwellMinutes };

@@ -81,7 +81,12 @@ function judge(report: ReplayReport): Judged[] {
   return report.candidates.map((fence) => {
     const distance = haversineM(report.latitude, report.longitude, fence.latitude, fence.longitude);
     const a = Math.min(report.accuracyM ?? 0, fence.radiusM);
-    return { fence, distance, inside: distance <= fence.radiusM + a, outside: distance - a > EXIT_FACTOR * fence.radiusM };
+    return {
+      fence,
+      distance,
+      inside: distance <= fence.radiusM + a,
+      outside: distance - a > EXIT_FACTOR * fence.radiusM,
+    };
   });
 }
 
@@ -144,7 +149,16 @@ export function replay(
 
     let confirmedNow: Visit | null = null;
     const openAt = (fence: Geofence) => {
-      open = { type: fence.type, locationId: fence.id, enteredAt: t, lastSeenAt: t, exitedAt: null, reportCount: 1, confirmed: false, dwell: fence.dwellMinutes * MICROS_PER_MINUTE };
+      open = {
+        type: fence.type,
+        locationId: fence.id,
+        enteredAt: t,
+        lastSeenAt: t,
+        exitedAt: null,
+        reportCount: 1,
+        confirmed: false,
+        dwell: fence.dwellMinutes * MICROS_PER_MINUTE,
+      };
       visits.push(open);
     };
     const current = open as Visit | null;
@@ -175,9 +189,19 @@ export function replay(
       set({ status: 'IN_TRANSIT', timestamp: t, storageLocationId: null, deliveryLocationId: null });
     } else if (confirmedNow && confirmedNow.enteredAt >= latestManual && now.status !== 'DELIVERED') {
       if (confirmedNow.type === 'delivery') {
-        set({ status: 'DELIVERED', timestamp: confirmedNow.enteredAt, storageLocationId: null, deliveryLocationId: confirmedNow.locationId });
+        set({
+          status: 'DELIVERED',
+          timestamp: confirmedNow.enteredAt,
+          storageLocationId: null,
+          deliveryLocationId: confirmedNow.locationId,
+        });
       } else if (!(now.status === 'IN_STORAGE' && now.storageLocationId === confirmedNow.locationId)) {
-        set({ status: 'IN_STORAGE', timestamp: confirmedNow.enteredAt, storageLocationId: confirmedNow.locationId, deliveryLocationId: null });
+        set({
+          status: 'IN_STORAGE',
+          timestamp: confirmedNow.enteredAt,
+          storageLocationId: confirmedNow.locationId,
+          deliveryLocationId: null,
+        });
       }
     }
   }

@@ -31,7 +31,11 @@ const VACUUM_EVERY_MS = 2000;
 @Injectable()
 export class GeofenceWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(GeofenceWorker.name);
-  private readonly job = new PeriodicJob(() => this.pass(), { what: 'geofence pass', logger: this.logger, intervalMs: GEOFENCE_POLL_MS });
+  private readonly job = new PeriodicJob(() => this.pass(), {
+    what: 'geofence pass',
+    logger: this.logger,
+    intervalMs: GEOFENCE_POLL_MS,
+  });
   private vacuumedAt = 0;
 
   constructor(
@@ -65,7 +69,11 @@ export class GeofenceWorker implements OnApplicationBootstrap, OnModuleDestroy {
       replayed += done.replayed;
       if (done.replayed > 0 && Date.now() - this.vacuumedAt > VACUUM_EVERY_MS) {
         this.vacuumedAt = Date.now();
-        await this.pending.vacuum().catch((error: unknown) => this.logger.debug(`vacuum of the geofence queue skipped: ${(error as Error).message}`));
+        await this.pending
+          .vacuum()
+          .catch((error: unknown) =>
+            this.logger.debug(`vacuum of the geofence queue skipped: ${(error as Error).message}`),
+          );
       }
       // Nothing replayed: the queue is empty, or every waiting tracker is held by another transaction.
       if (done.replayed === 0) break;

@@ -1,6 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { Db, sql } from '../infrastructure/database/db.js';
-import { bigintArray, booleanArray, intArray, nullableBigintArray, nullableIntArray, nullableTextArrayParam } from '../infrastructure/database/pg-arrays.js';
+import {
+  bigintArray,
+  booleanArray,
+  intArray,
+  nullableBigintArray,
+  nullableIntArray,
+  nullableTextArrayParam,
+} from '../infrastructure/database/pg-arrays.js';
 import type { AutomaticEntry, Visit } from './geofence-replay.js';
 import { fromMicros } from './geofence-inputs.repository.js';
 
@@ -34,7 +41,9 @@ export class GeofenceWritesRepository {
    * Drops the visits entered at or after each tracker's cut (null: all of them), and with
    * `entries` its automatic entries from the cut on; answers the dropped visits per tracker.
    */
-  async dropFrom(cuts: readonly { trackerId: number; cutUs: string | null; entries: boolean }[]): Promise<Map<number, { visits: number; confirmed: number }>> {
+  async dropFrom(
+    cuts: readonly { trackerId: number; cutUs: string | null; entries: boolean }[],
+  ): Promise<Map<number, { visits: number; confirmed: number }>> {
     const dropped = new Map<number, { visits: number; confirmed: number }>();
     if (cuts.length === 0) return dropped;
     const rows = await this.db.rows<{ tracker_id: number; visits: number; confirmed: number }>(
@@ -76,13 +85,16 @@ export class GeofenceWritesRepository {
    */
   async insertVisits(rows: readonly TrackerVisit[]): Promise<void> {
     if (rows.length === 0) return;
-    const used = (type: Visit['type']) => [...new Set(rows.filter((r) => r.visit.type === type).map((r) => r.visit.locationId))];
+    const used = (type: Visit['type']) => [
+      ...new Set(rows.filter((r) => r.visit.type === type).map((r) => r.visit.locationId)),
+    ];
     const [storage, delivery] = [used('storage'), used('delivery')];
     const locked = await this.db.one<{ n: number }>(
       sql`SELECT (SELECT count(*) FROM (SELECT 1 FROM storage_locations WHERE id = ANY(${storage}::int[]) ORDER BY id FOR KEY SHARE) s)
                + (SELECT count(*) FROM (SELECT 1 FROM delivery_locations WHERE id = ANY(${delivery}::int[]) ORDER BY id FOR KEY SHARE) d) AS n`,
     );
-    if (Number(locked.n) !== storage.length + delivery.length) throw new Error('a location was deleted during the geofence pass');
+    if (Number(locked.n) !== storage.length + delivery.length)
+      throw new Error('a location was deleted during the geofence pass');
     const col = <T>(pick: (v: Visit) => T) => rows.map((r) => pick(r.visit));
     await this.db.execute(
       sql`INSERT INTO geofence_visits (tracker_id, storage_location_id, delivery_location_id, entered_at, last_seen_at, exited_at, report_count, confirmed)
@@ -142,6 +154,7 @@ export class GeofenceWritesRepository {
             ON CONFLICT (tracker_id) DO UPDATE SET last_ts = EXCLUDED.last_ts, last_report_id = EXCLUDED.last_report_id`,
       );
     }
-    if (none.length > 0) await this.db.execute(sql`DELETE FROM geofence_progress WHERE tracker_id = ANY(${none}::int[])`);
+    if (none.length > 0)
+      await this.db.execute(sql`DELETE FROM geofence_progress WHERE tracker_id = ANY(${none}::int[])`);
   }
 }

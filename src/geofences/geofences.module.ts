@@ -13,7 +13,17 @@ import { VisitsService } from './visits.service.js';
 /** Locations as geofences: the replay queue and worker, visits and their routes. */
 @Module({
   controllers: [VisitsController],
-  providers: [GeofenceInbox, GeofenceMetrics, GeofenceInputsRepository, GeofenceWritesRepository, GeofencePendingRepository, GeofenceProcessor, GeofenceWorker, VisitsRepository, VisitsService],
+  providers: [
+    GeofenceInbox,
+    GeofenceMetrics,
+    GeofenceInputsRepository,
+    GeofenceWritesRepository,
+    GeofencePendingRepository,
+    GeofenceProcessor,
+    GeofenceWorker,
+    VisitsRepository,
+    VisitsService,
+  ],
   exports: [GeofenceInbox, GeofenceProcessor, GeofencePendingRepository, GeofenceWorker],
 })
 export class GeofencesModule {}

@@ -30,10 +30,15 @@ export class VisitResponse {
   @ApiProperty() location_name: string;
   @ApiProperty({ description: 'Time of the first report inside' }) entered_at: string;
   @ApiProperty({ description: 'Time of the latest report inside' }) last_seen_at: string;
-  @ApiProperty({ type: String, nullable: true, description: 'Time of the report that ended the visit; null while open' }) exited_at: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Time of the report that ended the visit; null while open',
+  })
+  exited_at: string | null;
   @ApiProperty({ description: 'last_seen_at − entered_at in minutes, 2 decimals' }) duration_minutes: number;
   @ApiProperty(COUNT_SCHEMA) report_count: number;
-  @ApiProperty({ description: 'Seen inside for at least the location\'s dwell time' }) confirmed: boolean;
+  @ApiProperty({ description: "Seen inside for at least the location's dwell time" }) confirmed: boolean;
 }
 
 export function toVisitResponse(row: VisitRow): VisitResponse {

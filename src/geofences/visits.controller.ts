@@ -15,18 +15,48 @@ import { VisitsService } from './visits.service.js';
 export class VisitsController {
   constructor(private readonly visits: VisitsService) {}
 
-  @NestedList('trackers/:id/visits', "A tracker's visits to storage and delivery locations", VisitResponse, ERRORS.trackerNotFound, ERRORS.validationFailed)
-  ofTracker(@CurrentScope() scope: AccessScope, @IdParam() id: number, @Query() query: ListVisitsQuery): Promise<Page<VisitResponse>> {
+  @NestedList(
+    'trackers/:id/visits',
+    "A tracker's visits to storage and delivery locations",
+    VisitResponse,
+    ERRORS.trackerNotFound,
+    ERRORS.validationFailed,
+  )
+  ofTracker(
+    @CurrentScope() scope: AccessScope,
+    @IdParam() id: number,
+    @Query() query: ListVisitsQuery,
+  ): Promise<Page<VisitResponse>> {
     return this.visits.ofTracker(scope, id, query);
   }
 
-  @NestedList('storage-locations/:id/visits', 'Visits of visible trackers at this storage location', VisitResponse, ERRORS.storageLocationNotFound, ERRORS.validationFailed)
-  atStorage(@CurrentScope() scope: AccessScope, @IdParam() id: number, @Query() query: ListVisitsQuery): Promise<Page<VisitResponse>> {
+  @NestedList(
+    'storage-locations/:id/visits',
+    'Visits of visible trackers at this storage location',
+    VisitResponse,
+    ERRORS.storageLocationNotFound,
+    ERRORS.validationFailed,
+  )
+  atStorage(
+    @CurrentScope() scope: AccessScope,
+    @IdParam() id: number,
+    @Query() query: ListVisitsQuery,
+  ): Promise<Page<VisitResponse>> {
     return this.visits.atLocation(scope, 'storage', id, query);
   }
 
-  @NestedList('delivery-locations/:id/visits', 'Visits of visible trackers at this delivery location', VisitResponse, ERRORS.deliveryLocationNotFound, ERRORS.validationFailed)
-  atDelivery(@CurrentScope() scope: AccessScope, @IdParam() id: number, @Query() query: ListVisitsQuery): Promise<Page<VisitResponse>> {
+  @NestedList(
+    'delivery-locations/:id/visits',
+    'Visits of visible trackers at this delivery location',
+    VisitResponse,
+    ERRORS.deliveryLocationNotFound,
+    ERRORS.validationFailed,
+  )
+  atDelivery(
+    @CurrentScope() scope: AccessScope,
+    @IdParam() id: number,
+    @Query() query: ListVisitsQuery,
+  ): Promise<Page<VisitResponse>> {
     return this.visits.atLocation(scope, 'delivery', id, query);
   }
 }

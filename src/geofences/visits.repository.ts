@@ -3,7 +3,11 @@ import type { AccessScope } from '../common/auth/access-scope.js';
 import { Db, raw, sql, type PagedRows, type Sql } from '../infrastructure/database/db.js';
 import type { Tables } from '../infrastructure/database/schema.js';
 
-export type VisitRow = Omit<Tables['geofence_visits'], 'id'> & { id: string | number; location_name: string; duration_minutes: string };
+export type VisitRow = Omit<Tables['geofence_visits'], 'id'> & {
+  id: string | number;
+  location_name: string;
+  duration_minutes: string;
+};
 
 /** Whose visits: one tracker's, or those at one location. */
 export type VisitsOf = { trackerId: number } | { storageLocationId: number } | { deliveryLocationId: number };
@@ -29,7 +33,12 @@ export class VisitsRepository {
   constructor(private readonly db: Db) {}
 
   /** Visits of `of`, newest entered_at first. */
-  page(scope: AccessScope, of: VisitsOf, filter: VisitFilter, page: { skip: number; limit: number }): Promise<PagedRows<VisitRow>> {
+  page(
+    scope: AccessScope,
+    of: VisitsOf,
+    filter: VisitFilter,
+    page: { skip: number; limit: number },
+  ): Promise<PagedRows<VisitRow>> {
     const at =
       'trackerId' in of
         ? sql`v.tracker_id = ${of.trackerId}`
@@ -39,11 +48,18 @@ export class VisitsRepository {
     const where: Sql[] = [at, scope.visibleTracker('v.tracker_id')];
     if (filter.confirmed !== undefined) where.push(sql`v.confirmed = ${filter.confirmed}`);
     if (filter.open !== undefined) where.push(filter.open ? sql`v.exited_at IS NULL` : sql`v.exited_at IS NOT NULL`);
-    return this.db.replica.page<VisitRow>({ columns: VISIT_COLUMNS, from: VISITS_FROM, where, orderBy: sql`v.entered_at DESC, v.id DESC` }, page);
+    return this.db.replica.page<VisitRow>(
+      { columns: VISIT_COLUMNS, from: VISITS_FROM, where, orderBy: sql`v.entered_at DESC, v.id DESC` },
+      page,
+    );
   }
 
   async trackerVisible(scope: AccessScope, trackerId: number): Promise<boolean> {
-    return (await this.db.first(sql`SELECT 1 FROM trackers t WHERE t.id = ${trackerId} AND ${scope.visibleTracker('t.id')}`)) !== null;
+    return (
+      (await this.db.first(
+        sql`SELECT 1 FROM trackers t WHERE t.id = ${trackerId} AND ${scope.visibleTracker('t.id')}`,
+      )) !== null
+    );
   }
 
   /** Locations are shared reference data: every caller sees every one. */

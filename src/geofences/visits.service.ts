@@ -16,11 +16,20 @@ export class VisitsService {
     return this.page(scope, { trackerId }, query);
   }
 
-  async atLocation(scope: AccessScope, type: 'storage' | 'delivery', locationId: number, query: ListVisitsQuery): Promise<Page<VisitResponse>> {
+  async atLocation(
+    scope: AccessScope,
+    type: 'storage' | 'delivery',
+    locationId: number,
+    query: ListVisitsQuery,
+  ): Promise<Page<VisitResponse>> {
     if (!(await this.visits.locationExists(type, locationId))) {
       throw new DomainError(type === 'storage' ? ERRORS.storageLocationNotFound : ERRORS.deliveryLocationNotFound);
     }
-    return this.page(scope, type === 'storage' ? { storageLocationId: locationId } : { deliveryLocationId: locationId }, query);
+    return this.page(
+      scope,
+      type === 'storage' ? { storageLocationId: locationId } : { deliveryLocationId: locationId },
+      query,
+    );
   }
 
   private async page(scope: AccessScope, of: VisitsOf, query: ListVisitsQuery): Promise<Page<VisitResponse>> {

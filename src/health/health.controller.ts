@@ -5,7 +5,13 @@ import { ERRORS } from '../common/errors/error-catalogue.js';
 import { Access } from '../common/auth/access.decorator.js';
 import { CurrentScope } from '../common/auth/current-user.decorator.js';
 import type { AccessScope } from '../common/auth/access-scope.js';
-import { BasicHealthResponse, PipelineHealthResponse, PipelineStepResponse, SimpleStatusResponse, SystemHealthResponse } from './dto/health.response.js';
+import {
+  BasicHealthResponse,
+  PipelineHealthResponse,
+  PipelineStepResponse,
+  SimpleStatusResponse,
+  SystemHealthResponse,
+} from './dto/health.response.js';
 import { HealthService } from './health.service.js';
 
 @ApiTags('health')
@@ -20,7 +26,10 @@ export class HealthController {
 
   @Get('basic')
   @ApiOperation({ summary: 'Database and cache store checks (fast; for polling and load balancers)' })
-  @ApiOkResponse({ type: BasicHealthResponse, description: 'Always 200 when the check ran; failed components are `unhealthy` inside' })
+  @ApiOkResponse({
+    type: BasicHealthResponse,
+    description: 'Always 200 when the check ran; failed components are `unhealthy` inside',
+  })
   basic(): Promise<BasicHealthResponse> {
     return this.health.basic();
   }
@@ -33,7 +42,9 @@ export class HealthController {
   }
 
   @Get('pipeline')
-  @ApiOperation({ summary: 'Tracker data pipeline checks (schema, aggregation freshness and rules, cache, status consistency)' })
+  @ApiOperation({
+    summary: 'Tracker data pipeline checks (schema, aggregation freshness and rules, cache, status consistency)',
+  })
   @ApiOkResponse({ type: PipelineHealthResponse })
   pipeline(@CurrentScope() scope: AccessScope): Promise<PipelineHealthResponse> {
     return this.health.pipeline(scope);

@@ -110,7 +110,10 @@ export class HealthService {
   private async runBasic(): Promise<BasicHealthResponse> {
     const started = performance.now();
     const result = await this.terminusResult();
-    const components = { database: toComponent(result.details.database), cache_store: toComponent(result.details.cache_store) };
+    const components = {
+      database: toComponent(result.details.database),
+      cache_store: toComponent(result.details.cache_store),
+    };
     const healthy = COMPONENTS.every((key) => components[key].status === 'healthy');
     if (!healthy) this.warnThrottled(components);
     return {
@@ -170,7 +173,8 @@ export class HealthService {
 function toComponent(result: HealthIndicatorResult[string] | undefined): ComponentHealthResponse {
   if (!result) return { status: 'unhealthy', error: 'component was not checked' };
   if (result.status === 'up') return { status: 'healthy', error: null };
-  const message = typeof result.message === 'string' && result.message !== '' ? result.message : 'component check failed';
+  const message =
+    typeof result.message === 'string' && result.message !== '' ? result.message : 'component check failed';
   return { status: 'unhealthy', error: message };
 }
 

@@ -26,18 +26,27 @@ const SIGNATURES: Record<RasterType, (b: Buffer) => boolean> = {
   'image/jpeg': (b) => b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff,
   'image/png': (b) => b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])),
   'image/gif': (b) => ['GIF87a', 'GIF89a'].includes(b.subarray(0, 6).toString('latin1')),
-  'image/webp': (b) => b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP',
+  'image/webp': (b) =>
+    b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP',
 };
 
 /** sharp's name for each raster family. */
-const SHARP_FORMATS: Record<RasterType, string> = { 'image/jpeg': 'jpeg', 'image/png': 'png', 'image/gif': 'gif', 'image/webp': 'webp' };
+const SHARP_FORMATS: Record<RasterType, string> = {
+  'image/jpeg': 'jpeg',
+  'image/png': 'png',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+};
 
 /**
  * Accepts bytes only when the declared type is one of the five AND the content is that same
  * family, fully decodable, and at most 100 megapixels. Returns the type and the size as displayed,
  * or null for anything else (the caller answers 400 with the one detail for a bad file type).
  */
-export async function inspectImage(source: Buffer | string, declaredType: string | undefined): Promise<InspectedImage | null> {
+export async function inspectImage(
+  source: Buffer | string,
+  declaredType: string | undefined,
+): Promise<InspectedImage | null> {
   const mimeType = acceptedMimeType(declaredType);
   if (mimeType === null) return null;
   let size: { width: number; height: number } | null;
@@ -64,7 +73,10 @@ async function leadingBytes(source: Buffer | string): Promise<Buffer> {
 }
 
 /** A file is decoded by libvips straight from disk: its bytes never need to be in memory at once. */
-async function inspectRaster(source: Buffer | string, type: RasterType): Promise<{ width: number; height: number } | null> {
+async function inspectRaster(
+  source: Buffer | string,
+  type: RasterType,
+): Promise<{ width: number; height: number } | null> {
   const head = await leadingBytes(source);
   // The signature gate keeps other libvips loaders (SVG, PDF, TIFF, HEIF…) away from user bytes.
   if (!SIGNATURES[type](head)) return null;
@@ -80,7 +92,8 @@ async function inspectRaster(source: Buffer | string, type: RasterType): Promise
     await sharp(source, options).resize(16, 16, { fit: 'inside', kernel: 'nearest' }).raw().toBuffer();
     // EXIF orientations 5–8 are shown rotated by browsers: report the size people see.
     const shown = metadata.autoOrient ?? metadata;
-    if (type === 'image/gif') return gifCanvas(head, { width: shown.width, height: metadata.pageHeight ?? shown.height });
+    if (type === 'image/gif')
+      return gifCanvas(head, { width: shown.width, height: metadata.pageHeight ?? shown.height });
     return { width: shown.width, height: shown.height };
   } catch {
     return null; // undecodable, truncated, or over the pixel limit

@@ -45,7 +45,10 @@ export class ImageUploadInterceptor implements NestInterceptor {
     const options: multer.Options & { streamHandler: typeof pipeThroughHeaderSanitizer } = {
       storage: multer.diskStorage({
         destination: (_req, _file, callback) => {
-          mkdir(directory, { recursive: true }).then(() => callback(null, directory), (error: Error) => callback(error, directory));
+          mkdir(directory, { recursive: true }).then(
+            () => callback(null, directory),
+            (error: Error) => callback(error, directory),
+          );
         },
         filename: (_req, _file, callback) => callback(null, temporaryName()),
       }),
@@ -54,7 +57,14 @@ export class ImageUploadInterceptor implements NestInterceptor {
       // The full client name reaches sanitizeOriginalFilename, the one place that reduces it.
       preservePath: true,
       streamHandler: pipeThroughHeaderSanitizer,
-      limits: { fileSize: config.imageMaxBytes, files: 1, fields: 20, fieldSize: 64 * 1024, parts: 25, headerPairs: 100 },
+      limits: {
+        fileSize: config.imageMaxBytes,
+        files: 1,
+        fields: 20,
+        fieldSize: 64 * 1024,
+        parts: 25,
+        headerPairs: 100,
+      },
     };
     this.parse = multer(options).single(UPLOAD_FIELD);
     this.tooLarge = ERRORS.fileOverLimit(formatByteSize(config.imageMaxBytes));
@@ -64,14 +74,20 @@ export class ImageUploadInterceptor implements NestInterceptor {
     const http = context.switchToHttp();
     const request = http.getRequest<Request>();
     await new Promise<void>((done, reject) => {
-      this.parse(request, http.getResponse<Response>(), (error?: unknown) => (error ? reject(this.translate(error)) : done()));
+      this.parse(request, http.getResponse<Response>(), (error?: unknown) =>
+        error ? reject(this.translate(error)) : done(),
+      );
     });
     const temporary = (request.file as UploadedImageFile | undefined)?.path;
     if (temporary === undefined) return next.handle();
     // A stored upload was renamed away already; anything else leaves its temporary file behind.
-    return next.handle().pipe(
-      catchError((error: unknown) => from(unlink(temporary).catch(() => undefined)).pipe(mergeMap(() => throwError(() => error)))),
-    );
+    return next
+      .handle()
+      .pipe(
+        catchError((error: unknown) =>
+          from(unlink(temporary).catch(() => undefined)).pipe(mergeMap(() => throwError(() => error))),
+        ),
+      );
   }
 
   private translate(error: unknown): unknown {
@@ -82,13 +98,19 @@ export class ImageUploadInterceptor implements NestInterceptor {
         case 'LIMIT_FILE_COUNT':
           return RequestValidationException.field(UPLOAD_FIELD, 'exactly one file is accepted');
         case 'LIMIT_UNEXPECTED_FILE':
-          return RequestValidationException.field(error.field ?? 'body', `unexpected file field; send the image in the "${UPLOAD_FIELD}" field`);
+          return RequestValidationException.field(
+            error.field ?? 'body',
+            `unexpected file field; send the image in the "${UPLOAD_FIELD}" field`,
+          );
         default:
           return RequestValidationException.field('body', 'too many or too large multipart fields');
       }
     }
     // busboy's parse errors (no boundary, truncated body, bad part headers) are client errors.
-    if (error instanceof Error && /multipart|boundary|unexpected end of form|malformed part header/i.test(error.message)) {
+    if (
+      error instanceof Error &&
+      /multipart|boundary|unexpected end of form|malformed part header/i.test(error.message)
+    ) {
       return RequestValidationException.field('body', 'malformed multipart body');
     }
     // The client went away mid-upload: nobody reads the answer, but it is not a server failure.

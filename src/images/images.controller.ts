@@ -1,4 +1,18 @@
-import { Controller, Delete, Get, HttpCode, Logger, Next, Param, Post, Query, Req, Res, UploadedFile, UseInterceptors } from '@nestjs/common';
+import {
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Logger,
+  Next,
+  Param,
+  Post,
+  Query,
+  Req,
+  Res,
+  UploadedFile,
+  UseInterceptors,
+} from '@nestjs/common';
 import {
   ApiBody,
   ApiConsumes,
@@ -28,7 +42,6 @@ import { IMAGE_EXTENSIONS, IMAGE_TYPES, INVALID_FILE_TYPE_ERROR } from './image-
 import { ImageUploadInterceptor, UPLOAD_FIELD, type UploadedImageFile } from './image-upload.interceptor.js';
 import { ImagesService } from './images.service.js';
 
-
 @ApiTags('images')
 @Controller('images')
 export class ImagesController {
@@ -40,18 +53,35 @@ export class ImagesController {
   @HttpCode(201)
   @Access('admin', 'user')
   @UseInterceptors(ImageUploadInterceptor)
-  @ApiOperation({ summary: 'Upload an image', description: `Accepted when the declared part type is one of ${IMAGE_TYPES.join(', ')} and the content is that same format (decodable, at most 100 megapixels; SVG: well-formed XML with an <svg> root, no DOCTYPE/entities).` })
+  @ApiOperation({
+    summary: 'Upload an image',
+    description: `Accepted when the declared part type is one of ${IMAGE_TYPES.join(', ')} and the content is that same format (decodable, at most 100 megapixels; SVG: well-formed XML with an <svg> root, no DOCTYPE/entities).`,
+  })
   @ApiConsumes('multipart/form-data')
-  @ApiBody({ schema: { type: 'object', required: [UPLOAD_FIELD], properties: { [UPLOAD_FIELD]: { type: 'string', format: 'binary' } } } })
+  @ApiBody({
+    schema: {
+      type: 'object',
+      required: [UPLOAD_FIELD],
+      properties: { [UPLOAD_FIELD]: { type: 'string', format: 'binary' } },
+    },
+  })
   @ApiCreatedResponse({ type: ImageUploadResponse })
   @ApiErrors(
     INVALID_FILE_TYPE_ERROR,
     { ...ERRORS.fileOverLimit(), summary: 'Over IMAGE_MAX_BYTES' },
     { ...ERRORS.validationFailed, summary: 'No `file` part, more than one file, or a malformed multipart body' },
   )
-  upload(@CurrentScope() scope: AccessScope, @UploadedFile() file: UploadedImageFile | undefined): Promise<ImageUploadResponse> {
+  upload(
+    @CurrentScope() scope: AccessScope,
+    @UploadedFile() file: UploadedImageFile | undefined,
+  ): Promise<ImageUploadResponse> {
     if (!file) throw RequestValidationException.field(UPLOAD_FIELD, 'an image file is required');
-    return this.images.upload(scope, { path: file.path, size: file.size, declaredType: file.mimetype, originalName: file.originalname });
+    return this.images.upload(scope, {
+      path: file.path,
+      size: file.size,
+      declaredType: file.mimetype,
+      originalName: file.originalname,
+    });
   }
 
   @Get()
@@ -69,16 +99,34 @@ export class ImagesController {
    */
   @Get(':storage_filename')
   @Public()
-  @ApiOperation({ summary: 'Image bytes (public: the unguessable name is the capability)', description: 'The `url_path` of an image (`/api/v1/images/<storage_filename>`). Strong ETag, immutable caching, `If-None-Match` → 304, served under a sandbox CSP. An all-digit value is an image id (see the metadata route).' })
+  @ApiOperation({
+    summary: 'Image bytes (public: the unguessable name is the capability)',
+    description:
+      'The `url_path` of an image (`/api/v1/images/<storage_filename>`). Strong ETag, immutable caching, `If-None-Match` → 304, served under a sandbox CSP. An all-digit value is an image id (see the metadata route).',
+  })
   // Documented apart from `{image_id}`: a stored name is a UUID and an extension, an id is digits.
   @DocumentedPath('/api/v1/images/{storage_name}.{extension}')
-  @ApiParam({ name: 'storage_name', description: 'The UUID part of the storage file name', schema: { type: 'string', format: 'uuid' }, examples: { uuid: { value: '0b7c2a9e-5d6f-4e1a-9c3b-2f8d7e6a5b4c' } } })
-  @ApiParam({ name: 'extension', schema: { type: 'string', enum: [...new Set(Object.values(IMAGE_EXTENSIONS).flat())] }, examples: { png: { value: 'png' } } })
+  @ApiParam({
+    name: 'storage_name',
+    description: 'The UUID part of the storage file name',
+    schema: { type: 'string', format: 'uuid' },
+    examples: { uuid: { value: '0b7c2a9e-5d6f-4e1a-9c3b-2f8d7e6a5b4c' } },
+  })
+  @ApiParam({
+    name: 'extension',
+    schema: { type: 'string', enum: [...new Set(Object.values(IMAGE_EXTENSIONS).flat())] },
+    examples: { png: { value: 'png' } },
+  })
   @ApiProduces(...IMAGE_TYPES)
   @ApiOkResponse({ description: 'The stored bytes', schema: { type: 'string', format: 'binary' } })
   @ApiResponse({ status: 304, description: '`If-None-Match` matched the ETag: no body' })
   @ApiErrors(ERRORS.imageNotFound)
-  async serve(@Param('storage_filename') ref: string, @Req() req: Request, @Res() res: Response, @Next() next: NextFunction): Promise<void> {
+  async serve(
+    @Param('storage_filename') ref: string,
+    @Req() req: Request,
+    @Res() res: Response,
+    @Next() next: NextFunction,
+  ): Promise<void> {
     if (/^\d+$/.test(ref)) return next();
     const image = await this.images.findServable(ref);
     if (ifNoneMatchHits(req.headers['if-none-match'], image.etag)) {

@@ -15,7 +15,11 @@ import { LocalImageStorage } from './storage/local-image-storage.js';
     ImagesRepository,
     ImageUploadInterceptor,
     // The one place that picks the storage driver (an S3 driver would be chosen here from config).
-    { provide: ImageStorage, useFactory: (config: AppConfig) => new LocalImageStorage(config.uploadDir), inject: [APP_CONFIG] },
+    {
+      provide: ImageStorage,
+      useFactory: (config: AppConfig) => new LocalImageStorage(config.uploadDir),
+      inject: [APP_CONFIG],
+    },
   ],
 })
 export class ImagesModule {}

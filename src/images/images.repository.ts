@@ -5,7 +5,9 @@ import type { Tables } from '../infrastructure/database/schema.js';
 
 export type ImageRow = Tables['images'];
 
-const IMAGE_COLUMNS = raw('id, original_filename, storage_filename, mime_type, size, width, height, uploaded_by, uploaded_at');
+const IMAGE_COLUMNS = raw(
+  'id, original_filename, storage_filename, mime_type, size, width, height, uploaded_by, uploaded_at',
+);
 
 /**
  * SQL for images. Images belong to no client: every admin and user may read them all, so reads
@@ -18,7 +20,10 @@ export class ImagesRepository {
 
   /** Newest first. */
   list(page: { skip: number; limit: number }): Promise<PagedRows<ImageRow>> {
-    return this.db.replica.page<ImageRow>({ columns: IMAGE_COLUMNS, from: sql`images`, where: [], orderBy: sql`uploaded_at DESC, id DESC` }, page);
+    return this.db.replica.page<ImageRow>(
+      { columns: IMAGE_COLUMNS, from: sql`images`, where: [], orderBy: sql`uploaded_at DESC, id DESC` },
+      page,
+    );
   }
 
   findById(id: number): Promise<ImageRow | null> {
@@ -26,7 +31,9 @@ export class ImagesRepository {
   }
 
   findByStorageFilename(storageFilename: string): Promise<ImageRow | null> {
-    return this.db.first<ImageRow>(sql`SELECT ${IMAGE_COLUMNS} FROM images WHERE storage_filename = ${storageFilename}`);
+    return this.db.first<ImageRow>(
+      sql`SELECT ${IMAGE_COLUMNS} FROM images WHERE storage_filename = ${storageFilename}`,
+    );
   }
 
   insert(scope: AccessScope, image: Omit<ImageRow, 'id' | 'uploaded_by' | 'uploaded_at'>): Promise<ImageRow> {

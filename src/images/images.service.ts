@@ -4,7 +4,12 @@ import type { AccessScope } from '../common/auth/access-scope.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { ERRORS } from '../common/errors/error-catalogue.js';
 import { toPage, type Page } from '../common/http/pagination.js';
-import { toImageResponse, toImageUploadResponse, type ImageResponse, type ImageUploadResponse } from './dto/image.response.js';
+import {
+  toImageResponse,
+  toImageUploadResponse,
+  type ImageResponse,
+  type ImageUploadResponse,
+} from './dto/image.response.js';
 import { inspectImage } from './image-inspector.js';
 import { isStorageFilename, newStorageFilename, sanitizeOriginalFilename } from './image-names.js';
 import { INVALID_FILE_TYPE_ERROR } from './image-types.js';

@@ -105,7 +105,10 @@ function scanDocument(text: string): RootElement | null {
   return rootClosed && open.length === 0 ? root : null;
 }
 
-function readStartTag(text: string, start: number): { name: string; attributes: Map<string, string>; selfClosing: boolean; end: number } | null {
+function readStartTag(
+  text: string,
+  start: number,
+): { name: string; attributes: Map<string, string>; selfClosing: boolean; end: number } | null {
   const name = readName(text, start + 1);
   if (name === null) return null;
   const attributes = new Map<string, string>();
@@ -169,7 +172,18 @@ function safeCodePoint(code: number): string {
 }
 
 /** CSS px per unit (96 dpi); font-relative units assume the 16 px browser default. */
-const PX_PER_UNIT: Record<string, number> = { '': 1, px: 1, in: 96, cm: 96 / 2.54, mm: 96 / 25.4, q: 96 / 101.6, pt: 96 / 72, pc: 16, em: 16, ex: 8 };
+const PX_PER_UNIT: Record<string, number> = {
+  '': 1,
+  px: 1,
+  in: 96,
+  cm: 96 / 2.54,
+  mm: 96 / 25.4,
+  q: 96 / 101.6,
+  pt: 96 / 72,
+  pc: 16,
+  em: 16,
+  ex: 8,
+};
 const NUMBER = '[+-]?(?:\\d+\\.?\\d*|\\.\\d+)(?:[eE][+-]?\\d+)?';
 const LENGTH = new RegExp(`^\\s*(${NUMBER})\\s*(px|in|cm|mm|q|pt|pc|em|ex)?\\s*$`, 'i');
 const VIEW_BOX = new RegExp(`^\\s*(${NUMBER})[\\s,]+(${NUMBER})[\\s,]+(${NUMBER})[\\s,]+(${NUMBER})\\s*$`);

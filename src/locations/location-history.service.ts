@@ -8,7 +8,6 @@ import type { LocationHistoryQuery } from './dto/location-history.query.js';
 import { toLocationPoint, type LocationPoint } from './location-point.js';
 import { LocationsRepository } from './locations.repository.js';
 
-
 /** Reads of the aggregated history: pages for one tracker, latest locations for many. */
 @Injectable()
 export class LocationHistoryService {
@@ -34,7 +33,11 @@ export class LocationHistoryService {
    * `latest_location` of each visible tracker among `trackerIds`; trackers without an
    * eligible report are absent from the map. One query for the whole list.
    */
-  async latestLocations(scope: AccessScope, trackerIds: readonly number[], options: { tolerateLag?: boolean } = {}): Promise<Map<number, LocationPoint>> {
+  async latestLocations(
+    scope: AccessScope,
+    trackerIds: readonly number[],
+    options: { tolerateLag?: boolean } = {},
+  ): Promise<Map<number, LocationPoint>> {
     if (trackerIds.length === 0) return new Map();
     const rows = await this.repository.latestLocations(scope, trackerIds, options);
     return new Map([...rows].map(([id, row]) => [id, toLocationPoint(row)]));

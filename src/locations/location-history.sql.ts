@@ -45,7 +45,8 @@ function rows(input: HistorySqlInput, table: Sql, granularity: 'hourly' | 'daily
            ORDER BY b.bucket ${raw(input.direction)} LIMIT ${limit}`;
 }
 
-const count = (input: HistorySqlInput, table: Sql, extra: Sql[] = []): Sql => sql`(SELECT count(*) FROM ${table} b WHERE ${where(input, extra)})`;
+const count = (input: HistorySqlInput, table: Sql, extra: Sql[] = []): Sql =>
+  sql`(SELECT count(*) FROM ${table} b WHERE ${where(input, extra)})`;
 
 /** The page: bucket, latitude, longitude, confidence, reported_at, granularity — in the requested order. */
 export function historyPageSql(input: HistorySqlInput): Sql {
@@ -76,7 +77,8 @@ export function historyTotalSql(input: HistorySqlInput): Sql {
       if (input.start) days.push(sql`d.bucket >= ${dayOf(input.start)}`);
       if (input.end) days.push(sql`d.bucket <= ${dayOf(input.end)}`);
       const parts = [sql`(SELECT coalesce(sum(d.hourly_buckets), 0) FROM ${DAILY} d WHERE ${join(days, ' AND ')})`];
-      const hours = (range: Sql) => sql`(SELECT count(*) FROM ${HOURLY} h WHERE h.tracker_id = ${input.trackerId} AND ${range})`;
+      const hours = (range: Sql) =>
+        sql`(SELECT count(*) FROM ${HOURLY} h WHERE h.tracker_id = ${input.trackerId} AND ${range})`;
       if (input.start) parts.push(hours(sql`h.bucket >= ${dayOf(input.start)} AND h.bucket < ${ts(input.start)}`));
       if (input.end) parts.push(hours(sql`h.bucket > ${ts(input.end)} AND h.bucket < ${dayAfter(input.end)}`));
       return join(parts, ' - ');

@@ -46,19 +46,32 @@ export class LocationIngestionService {
     return result;
   }
 
-  private async judgeAndStore(scope: AccessScope, items: readonly unknown[], pathTrackerId?: number): Promise<IngestResult> {
+  private async judgeAndStore(
+    scope: AccessScope,
+    items: readonly unknown[],
+    pathTrackerId?: number,
+  ): Promise<IngestResult> {
     const reports = parseReports(items, { now: Date.now(), pathTrackerId });
     if (reports.index.length === 0) {
-      return { accepted: 0, duplicates: 0, rejected: reports.rejected, aggregated: 0, filtered_low_confidence: 0, filtered_manufacturing_region: 0 };
+      return {
+        accepted: 0,
+        duplicates: 0,
+        rejected: reports.rejected,
+        aggregated: 0,
+        filtered_low_confidence: 0,
+        filtered_manufacturing_region: 0,
+      };
     }
     const outcome = await this.insertWithRetry(scope, reports);
     if (outcome.aggregated > 0) this.invalidation.locationsChanged();
     const known = new Set(outcome.knownTrackerIds);
     // The replay pass that takes the batch's queue row finds its reports here instead of reading them back.
-    if (outcome.marked) this.geofenceInbox.carry(outcome.marked.rowId, reports, known, outcome.accepted, outcome.marked.ids);
+    if (outcome.marked)
+      this.geofenceInbox.carry(outcome.marked.rowId, reports, known, outcome.accepted, outcome.marked.ids);
     const unknownTracker: RejectedReport[] = [];
     for (let i = 0; i < reports.index.length; i++) {
-      if (!known.has(reports.trackerId[i])) unknownTracker.push({ index: reports.index[i], detail: UNKNOWN_TRACKER_DETAIL });
+      if (!known.has(reports.trackerId[i]))
+        unknownTracker.push({ index: reports.index[i], detail: UNKNOWN_TRACKER_DETAIL });
     }
     // Valid reports of known trackers are either newly stored or duplicates.
     const storable = reports.index.length - unknownTracker.length;

@@ -54,4 +54,3 @@ export function latestLocationLateral(trackerIdColumn: string): Sql {
            WHERE h.tracker_id = ${raw(trackerIdColumn)}
            ORDER BY h.bucket DESC LIMIT 1`;
 }
-

@@ -33,7 +33,10 @@ export class LocationRebuildService {
    * aggregates are the only history left: those rows are kept (`keepPrunedWinners`, default: whether
    * retention is on); everything that still has its raw report is recomputed.
    */
-  async rebuild(scope: AccessScope, options: { trackerId?: number; progress?: RebuildProgress; keepPrunedWinners?: boolean } = {}): Promise<number> {
+  async rebuild(
+    scope: AccessScope,
+    options: { trackerId?: number; progress?: RebuildProgress; keepPrunedWinners?: boolean } = {},
+  ): Promise<number> {
     const keepPrunedWinners = options.keepPrunedWinners ?? this.config.rawRetentionDays > 0;
     const ids = await this.repository.trackerIdsForRebuild(scope, options.trackerId);
     options.progress?.start?.(ids.length);

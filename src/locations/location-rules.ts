@@ -11,13 +11,23 @@ import { raw, sql, type Sql } from '../infrastructure/database/db.js';
 export const MIN_AGGREGATED_CONFIDENCE = 2;
 
 /** Manufacturing-region bounding box, inclusive on all four edges (rule 2). */
-export const MANUFACTURING_REGION = { minLongitude: 73.6, maxLongitude: 134.8, minLatitude: 18.2, maxLatitude: 53.5 } as const;
+export const MANUFACTURING_REGION = {
+  minLongitude: 73.6,
+  maxLongitude: 134.8,
+  minLatitude: 18.2,
+  maxLatitude: 53.5,
+} as const;
 
 export type FilterReason = 'low_confidence' | 'manufacturing_region';
 
 export function inManufacturingRegion(latitude: number, longitude: number): boolean {
   const box = MANUFACTURING_REGION;
-  return longitude >= box.minLongitude && longitude <= box.maxLongitude && latitude >= box.minLatitude && latitude <= box.maxLatitude;
+  return (
+    longitude >= box.minLongitude &&
+    longitude <= box.maxLongitude &&
+    latitude >= box.minLatitude &&
+    latitude <= box.maxLatitude
+  );
 }
 
 /** Why a report is not aggregated, or null when it is eligible. Low confidence wins when both apply. */

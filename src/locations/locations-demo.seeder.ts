@@ -80,7 +80,12 @@ export class LocationsDemoSeeder {
         lat += (next() - 0.5) * 0.05;
         lon += (next() - 0.5) * 0.05;
         // At least a minute into the hour, so the late report below is always older; never in the future.
-        onTime.push(report(Math.min(at + 60_000 + Math.floor(next() * (HOUR_MS - 60_000)), now.getTime()), 2 + Math.floor(next() * 3)));
+        onTime.push(
+          report(
+            Math.min(at + 60_000 + Math.floor(next() * (HOUR_MS - 60_000)), now.getTime()),
+            2 + Math.floor(next() * 3),
+          ),
+        );
       }
       // Low-confidence fixes (stored, never aggregated).
       onTime.push(report(end - 2 * HOUR_MS + 5 * 60_000, 1, 'cell'), report(end - 26 * HOUR_MS, 0, 'cell'));

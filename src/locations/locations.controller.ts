@@ -1,12 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
-import {
-  ApiBody,
-  ApiExtraModels,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-  getSchemaPath,
-} from '@nestjs/swagger';
+import { ApiBody, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { Access } from '../common/auth/access.decorator.js';
 import { AccessScope } from '../common/auth/access-scope.js';
 import type { AuthUser } from '../common/auth/auth-user.js';
@@ -19,7 +12,11 @@ import { IdParam } from '../common/http/parse-id.pipe.js';
 import { IngestResultResponse } from './dto/ingest-result.response.js';
 import { LocationHistoryQuery } from './dto/location-history.query.js';
 import { LocationPointResponse } from './dto/location-point.response.js';
-import { LocationReportBatchDto, TrackerLocationReportBatchDto, TrackerLocationReportDto } from './dto/location-report.dto.js';
+import {
+  LocationReportBatchDto,
+  TrackerLocationReportBatchDto,
+  TrackerLocationReportDto,
+} from './dto/location-report.dto.js';
 import { LocationHistoryService } from './location-history.service.js';
 import { LocationIngestionService, type IngestResult } from './location-ingestion.service.js';
 import type { LocationPoint } from './location-point.js';
@@ -70,13 +67,25 @@ export class LocationsController {
   @Access('admin', 'ingest')
   @ApiOperation({
     summary: "Ingest one tracker's location reports",
-    description: 'One report object, or `{"reports": [...]}`; the items carry no `tracker_id` (the path names the tracker). Same rules and response as POST /locations/reports.',
+    description:
+      'One report object, or `{"reports": [...]}`; the items carry no `tracker_id` (the path names the tracker). Same rules and response as POST /locations/reports.',
   })
   @ApiExtraModels(TrackerLocationReportDto, TrackerLocationReportBatchDto)
-  @ApiBody({ schema: { oneOf: [{ $ref: getSchemaPath(TrackerLocationReportDto) }, { $ref: getSchemaPath(TrackerLocationReportBatchDto) }] } })
+  @ApiBody({
+    schema: {
+      oneOf: [
+        { $ref: getSchemaPath(TrackerLocationReportDto) },
+        { $ref: getSchemaPath(TrackerLocationReportBatchDto) },
+      ],
+    },
+  })
   @ApiOkResponse({ type: IngestResultResponse })
   @ApiErrors(ERRORS.trackerNotFound, MALFORMED_BODY, ERRORS.invalidField('id', 'must be a positive integer'))
-  async ingestForTracker(@CurrentUser() user: AuthUser, @IdParam() id: number, @Body() body: unknown): Promise<IngestResult> {
+  async ingestForTracker(
+    @CurrentUser() user: AuthUser,
+    @IdParam() id: number,
+    @Body() body: unknown,
+  ): Promise<IngestResult> {
     const scope = ingestScope(user);
     const items = reportItems(body, true);
     if (!(await this.repository.trackerVisible(scope, id))) throw new DomainError(ERRORS.trackerNotFound);
@@ -91,8 +100,16 @@ export class LocationsController {
       'One point per UTC hour or day bucket: the eligible report with the latest (timestamp, id) in it. `timestamp` is the bucket start, `reported_at` the report time.',
   })
   @ApiOkResponse({ type: PageOf(LocationPointResponse) })
-  @ApiErrors(ERRORS.trackerNotFound, ERRORS.validationFailed, ERRORS.invalidField('start_date', 'must not be after end_date'))
-  historyPage(@CurrentScope() scope: AccessScope, @IdParam() id: number, @Query() query: LocationHistoryQuery): Promise<Page<LocationPoint>> {
+  @ApiErrors(
+    ERRORS.trackerNotFound,
+    ERRORS.validationFailed,
+    ERRORS.invalidField('start_date', 'must not be after end_date'),
+  )
+  historyPage(
+    @CurrentScope() scope: AccessScope,
+    @IdParam() id: number,
+    @Query() query: LocationHistoryQuery,
+  ): Promise<Page<LocationPoint>> {
     return this.history.page(scope, id, query);
   }
 }

@@ -14,7 +14,13 @@ import { LocationsRepository } from './locations.repository.js';
 @Module({
   imports: [GeofencesModule],
   controllers: [LocationsController],
-  providers: [LocationsRepository, LocationIngestionService, LocationHistoryService, LocationRebuildService, LocationsDemoSeeder],
+  providers: [
+    LocationsRepository,
+    LocationIngestionService,
+    LocationHistoryService,
+    LocationRebuildService,
+    LocationsDemoSeeder,
+  ],
   exports: [LocationIngestionService, LocationHistoryService, LocationRebuildService, LocationsDemoSeeder],
 })
 export class LocationsModule {}

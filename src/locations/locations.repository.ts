@@ -9,7 +9,13 @@ import { historyPageSql, historyTotalSql, type HistorySqlInput } from './locatio
 import { latestLocationLateral, locationPointColumns, type LocationPointRow } from './location-point.js';
 import { LOCATION_WRITES_LOCK_KEY } from './location-writes-lock.js';
 import { belowMinConfidenceSql, eligibleSql } from './location-rules.js';
-import { float8Array, intArray, nullableFloat8Array, nullableTextArrayParam, timestamptzArray } from '../infrastructure/database/pg-arrays.js';
+import {
+  float8Array,
+  intArray,
+  nullableFloat8Array,
+  nullableTextArrayParam,
+  timestamptzArray,
+} from '../infrastructure/database/pg-arrays.js';
 import type { ReportColumns } from './report-batch.js';
 
 export interface InsertOutcome {
@@ -42,7 +48,11 @@ export interface HistoryFilter {
  * a newer one, and concurrent batches end with the same winner as a serial run because the
  * condition is re-checked against the latest committed row version.
  */
-function aggregateUpsert(table: 'location_history_hourly' | 'location_history_daily', unit: 'hour' | 'day', from: Sql): Sql {
+function aggregateUpsert(
+  table: 'location_history_hourly' | 'location_history_daily',
+  unit: 'hour' | 'day',
+  from: Sql,
+): Sql {
   return sql`
     INSERT INTO ${raw(table)} AS cur (tracker_id, bucket, report_id, reported_at, latitude, longitude, confidence)
     SELECT DISTINCT ON (r.tracker_id, bucket)
@@ -139,7 +149,10 @@ export class LocationsRepository {
       // recounts wait for concurrent batches' day rows); dated again here, right before the commit,
       // the processing lag counts from the commit, not from the middle of the statement. By its
       // ctid: the queue has no index, and the row is this transaction's own (no one else can move it).
-      if (outcome.mark_ctid) await this.db.execute(sql`UPDATE geofence_pending SET marked_at = clock_timestamp() WHERE ctid = ${outcome.mark_ctid}::tid`);
+      if (outcome.mark_ctid)
+        await this.db.execute(
+          sql`UPDATE geofence_pending SET marked_at = clock_timestamp() WHERE ctid = ${outcome.mark_ctid}::tid`,
+        );
       return outcome;
     });
     return {
@@ -148,13 +161,18 @@ export class LocationsRepository {
       aggregated: row.aggregated,
       filteredLowConfidence: row.filtered_low_confidence,
       filteredManufacturingRegion: row.filtered_manufacturing_region,
-      marked: row.mark_id && row.marked_ids ? { rowId: row.mark_id, ids: row.marked_ids.slice(1, -1).split(',').map(Number) } : null,
+      marked:
+        row.mark_id && row.marked_ids
+          ? { rowId: row.mark_id, ids: row.marked_ids.slice(1, -1).split(',').map(Number) }
+          : null,
     };
   }
 
   /** Whether the tracker exists and is in scope (the tracker route answers 404 otherwise). */
   async trackerVisible(scope: AccessScope, trackerId: number): Promise<boolean> {
-    const row = await this.db.first(sql`SELECT 1 FROM trackers t WHERE t.id = ${trackerId} AND ${scope.visibleTracker('t.id')}`);
+    const row = await this.db.first(
+      sql`SELECT 1 FROM trackers t WHERE t.id = ${trackerId} AND ${scope.visibleTracker('t.id')}`,
+    );
     return row !== null;
   }
 
@@ -195,8 +213,14 @@ export class LocationsRepository {
   }
 
   /** Latest eligible location of each visible tracker among `trackerIds` (absent: none). */
-  async latestLocations(scope: AccessScope, trackerIds: readonly number[], options: { tolerateLag?: boolean } = {}): Promise<Map<number, LocationPointRow>> {
-    const rows = await (options.tolerateLag ? this.db.replica : this.db).rows<LocationPointRow & { tracker_id: number }>(
+  async latestLocations(
+    scope: AccessScope,
+    trackerIds: readonly number[],
+    options: { tolerateLag?: boolean } = {},
+  ): Promise<Map<number, LocationPointRow>> {
+    const rows = await (options.tolerateLag ? this.db.replica : this.db).rows<
+      LocationPointRow & { tracker_id: number }
+    >(
       sql`SELECT ids.id AS tracker_id, ll.*
          FROM (SELECT DISTINCT unnest(${intArray(trackerIds)}) AS id) ids
          JOIN LATERAL (${latestLocationLateral('ids.id')}) ll ON TRUE
@@ -209,7 +233,9 @@ export class LocationsRepository {
   async trackerIdsForRebuild(scope: AccessScope, trackerId?: number): Promise<number[]> {
     const conditions = [scope.visibleTracker('t.id')];
     if (trackerId !== undefined) conditions.push(sql`t.id = ${trackerId}`);
-    const rows = await this.db.rows<{ id: number }>(sql`SELECT t.id FROM trackers t WHERE ${join(conditions, ' AND ')} ORDER BY t.id`);
+    const rows = await this.db.rows<{ id: number }>(
+      sql`SELECT t.id FROM trackers t WHERE ${join(conditions, ' AND ')} ORDER BY t.id`,
+    );
     return rows.map((row) => row.id);
   }
 
@@ -225,10 +251,14 @@ export class LocationsRepository {
    */
   async rebuildTrackers(scope: AccessScope, trackerIds: readonly number[], keepPrunedWinners: boolean): Promise<void> {
     const ids = intArray(trackerIds);
-    await this.db.rows(sql`SELECT t.id FROM trackers t WHERE t.id = ANY(${ids}) AND ${scope.visibleTracker('t.id')} ORDER BY t.id FOR UPDATE OF t`);
+    await this.db.rows(
+      sql`SELECT t.id FROM trackers t WHERE t.id = ANY(${ids}) AND ${scope.visibleTracker('t.id')} ORDER BY t.id FOR UPDATE OF t`,
+    );
     await this.db.execute(sql`SELECT pg_advisory_xact_lock(${LOCATION_WRITES_LOCK_KEY})`);
     const eligible = eligibleSql('latitude', 'longitude', 'confidence');
-    await this.db.execute(sql`UPDATE location_reports SET eligible = ${eligible} WHERE tracker_id = ANY(${ids}) AND eligible IS DISTINCT FROM ${eligible}`);
+    await this.db.execute(
+      sql`UPDATE location_reports SET eligible = ${eligible} WHERE tracker_id = ANY(${ids}) AND eligible IS DISTINCT FROM ${eligible}`,
+    );
     // With raw retention on, a row whose winning report was pruned is the only record left of its
     // bucket: it stays, and the upsert below replaces it only with a newer report. The report's
     // timestamp (the row's reported_at) picks the one partition its id can be in.

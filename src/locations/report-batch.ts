@@ -40,7 +40,10 @@ export interface ReportColumns {
  */
 export function reportItems(body: unknown, singleAllowed: boolean): unknown[] {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw RequestValidationException.field('body', singleAllowed ? 'must be a report object or {"reports": [...]}' : 'must be an object {"reports": [...]}');
+    throw RequestValidationException.field(
+      'body',
+      singleAllowed ? 'must be a report object or {"reports": [...]}' : 'must be an object {"reports": [...]}',
+    );
   }
   const record = body as Record<string, unknown>;
   if (!('reports' in record)) {
@@ -66,7 +69,10 @@ export function reportItems(body: unknown, singleAllowed: boolean): unknown[] {
  *
  * `pathTrackerId`: the tracker route, where items carry no tracker_id (or the same one).
  */
-export function parseReports(items: readonly unknown[], options: { now: number; pathTrackerId?: number }): ReportColumns {
+export function parseReports(
+  items: readonly unknown[],
+  options: { now: number; pathTrackerId?: number },
+): ReportColumns {
   const out: ReportColumns = {
     index: [],
     trackerId: [],
@@ -95,7 +101,8 @@ export function parseReports(items: readonly unknown[], options: { now: number; 
 
     let trackerId = r.tracker_id;
     if (pathTrackerId === undefined) {
-      if (!isInt(trackerId) || trackerId < 1 || trackerId > MAX_INT4) problems.push('tracker_id: must be a positive integer');
+      if (!isInt(trackerId) || trackerId < 1 || trackerId > MAX_INT4)
+        problems.push('tracker_id: must be a positive integer');
     } else if (trackerId === undefined || trackerId === null) {
       trackerId = pathTrackerId;
     } else if (trackerId !== pathTrackerId) {
@@ -110,16 +117,23 @@ export function parseReports(items: readonly unknown[], options: { now: number; 
     else if (epochMs > latestAllowed) problems.push('timestamp: must not be more than 5 minutes in the future');
 
     const latitude = r.latitude;
-    if (!isFiniteNumber(latitude) || latitude < -90 || latitude > 90) problems.push('latitude: must be a number between -90 and 90');
+    if (!isFiniteNumber(latitude) || latitude < -90 || latitude > 90)
+      problems.push('latitude: must be a number between -90 and 90');
     const longitude = r.longitude;
-    if (!isFiniteNumber(longitude) || longitude < -180 || longitude > 180) problems.push('longitude: must be a number between -180 and 180');
+    if (!isFiniteNumber(longitude) || longitude < -180 || longitude > 180)
+      problems.push('longitude: must be a number between -180 and 180');
     const confidence = r.confidence;
-    if (!isInt(confidence) || confidence < 0 || confidence > MAX_INT4) problems.push('confidence: must be an integer >= 0');
+    if (!isInt(confidence) || confidence < 0 || confidence > MAX_INT4)
+      problems.push('confidence: must be an integer >= 0');
 
     const accuracy = r.accuracy_m ?? null;
-    if (accuracy !== null && (!isFiniteNumber(accuracy) || accuracy < 0)) problems.push('accuracy_m: must be a number >= 0');
+    if (accuracy !== null && (!isFiniteNumber(accuracy) || accuracy < 0))
+      problems.push('accuracy_m: must be a number >= 0');
     const source = r.source ?? null;
-    if (source !== null && (typeof source !== 'string' || source.length > MAX_SOURCE_LENGTH || source.includes('\u0000'))) {
+    if (
+      source !== null &&
+      (typeof source !== 'string' || source.length > MAX_SOURCE_LENGTH || source.includes('\u0000'))
+    ) {
       problems.push(`source: must be a string of at most ${MAX_SOURCE_LENGTH} characters`);
     }
 
@@ -141,7 +155,15 @@ export function parseReports(items: readonly unknown[], options: { now: number; 
   return out;
 }
 
-const KNOWN_FIELDS = new Set(['tracker_id', 'timestamp', 'latitude', 'longitude', 'confidence', 'accuracy_m', 'source']);
+const KNOWN_FIELDS = new Set([
+  'tracker_id',
+  'timestamp',
+  'latitude',
+  'longitude',
+  'confidence',
+  'accuracy_m',
+  'source',
+]);
 
 function isFiniteNumber(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value);

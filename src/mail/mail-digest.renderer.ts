@@ -46,7 +46,10 @@ export function renderDigest(lines: readonly DigestLine[]): RenderedDigest {
     '',
   ].join('\n');
   const rows = fields
-    .map((f) => `<tr><td>${escapeHtml(f.tracker)}</td><td>${escapeHtml(f.run)}</td><td>${escapeHtml(f.change)}</td><td>${escapeHtml(f.time)}</td><td>${escapeHtml(f.location)}</td></tr>`)
+    .map(
+      (f) =>
+        `<tr><td>${escapeHtml(f.tracker)}</td><td>${escapeHtml(f.run)}</td><td>${escapeHtml(f.change)}</td><td>${escapeHtml(f.time)}</td><td>${escapeHtml(f.location)}</td></tr>`,
+    )
     .join('\n');
   const html = `<!doctype html>
 <html><body>

@@ -23,7 +23,11 @@ export class MailMetrics {
       registers,
     });
     for (const reason of ['refused', 'expired', 'recipient_inactive']) this.failed.inc({ reason }, 0);
-    this.retried = new Counter({ name: 'mail_emails_retried_total', help: 'Send attempts that failed temporarily and were rescheduled', registers });
+    this.retried = new Counter({
+      name: 'mail_emails_retried_total',
+      help: 'Send attempts that failed temporarily and were rescheduled',
+      registers,
+    });
     scrapedGauge(registers, {
       name: 'mail_queue_oldest_age_seconds',
       help: 'Seconds since the window end of the oldest e-mail still waiting to be sent (0 when none)',

@@ -23,6 +23,7 @@ export class MailSettingsService implements OnModuleInit {
     const enabled = mail.smtpUrl !== undefined;
     await this.queue.writeRules({ enabled, statuses: mail.statuses, digestSeconds: mail.digestMinutes * 60 });
     if (!enabled) this.logger.log('E-mail notifications are off: SMTP_URL is not set');
-    else this.logger.log(`E-mail notifications on: ${mail.statuses.join(', ')}, digest window ${mail.digestMinutes} min`);
+    else
+      this.logger.log(`E-mail notifications on: ${mail.statuses.join(', ')}, digest window ${mail.digestMinutes} min`);
   }
 }

@@ -78,7 +78,13 @@ export class MailWorker implements OnApplicationBootstrap, OnModuleDestroy {
       for (const claim of claims) {
         // Claimed but not tried (stopping): the lease lapses and any instance sends it later.
         if (this.stopped) break;
-        if (await this.deliver(claim, lines.filter((line) => line.digest_id === claim.id))) accepted++;
+        if (
+          await this.deliver(
+            claim,
+            lines.filter((line) => line.digest_id === claim.id),
+          )
+        )
+          accepted++;
       }
     }
     return accepted;
@@ -116,7 +122,9 @@ export class MailWorker implements OnApplicationBootstrap, OnModuleDestroy {
       this.logger.warn(`e-mail ${claim.id} given up after the retry period: ${failure.reason}`);
     } else {
       this.metrics.recordRetry();
-      this.logger.warn(`e-mail ${claim.id} not sent (attempt ${claim.attempts + 1}), retrying in ${Math.round(delay / 1000)} s: ${failure.reason}`);
+      this.logger.warn(
+        `e-mail ${claim.id} not sent (attempt ${claim.attempts + 1}), retrying in ${Math.round(delay / 1000)} s: ${failure.reason}`,
+      );
     }
   }
 }

@@ -16,7 +16,9 @@ export class SmtpSender {
       host: url.hostname,
       port: url.port ? Number(url.port) : url.protocol === 'smtps:' ? 465 : 25,
       secure: url.protocol === 'smtps:',
-      auth: url.username ? { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } : undefined,
+      auth: url.username
+        ? { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) }
+        : undefined,
       connectionTimeout: config.smtpTimeoutMs,
       greetingTimeout: config.smtpTimeoutMs,
       socketTimeout: config.smtpTimeoutMs,
@@ -26,9 +28,16 @@ export class SmtpSender {
 
   /** Resolves once the server accepted the message; rejects with nodemailer's error otherwise. */
   async send(to: string, digest: RenderedDigest): Promise<void> {
-    const info = await this.transport.sendMail({ from: this.config.from, to, subject: digest.subject, text: digest.text, html: digest.html });
+    const info = await this.transport.sendMail({
+      from: this.config.from,
+      to,
+      subject: digest.subject,
+      text: digest.text,
+      html: digest.html,
+    });
     // One recipient: accepted unless it is listed as rejected (nodemailer rejects then anyway).
-    if ((info.rejected as unknown[]).length > 0) throw Object.assign(new Error(`Recipient rejected: ${info.response}`), { responseCode: 550 });
+    if ((info.rejected as unknown[]).length > 0)
+      throw Object.assign(new Error(`Recipient rejected: ${info.response}`), { responseCode: 550 });
   }
 
   close(): void {

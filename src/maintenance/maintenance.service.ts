@@ -70,7 +70,17 @@ export class MaintenanceService implements OnApplicationBootstrap, OnModuleDestr
     logger: this.logger,
     intervalMs: MAINTENANCE_INTERVAL_MS,
     onResult: (result) => {
-      if (result.ran && result.reportsDeleted + result.partitionsCreated + result.partitionsDropped + result.revokedTokensPurged + result.notificationsPurged + result.mailPurged > 0) this.logger.log(result);
+      if (
+        result.ran &&
+        result.reportsDeleted +
+          result.partitionsCreated +
+          result.partitionsDropped +
+          result.revokedTokensPurged +
+          result.notificationsPurged +
+          result.mailPurged >
+          0
+      )
+        this.logger.log(result);
     },
   });
 
@@ -106,23 +116,45 @@ export class MaintenanceService implements OnApplicationBootstrap, OnModuleDestr
     try {
       if (!(await this.repository.tryLock(runner, MAINTENANCE_LOCK_KEY))) return { ran: false };
       try {
-        let partitionsCreated = await this.addDays(runner, await this.partitions.missingDays(runner, PARTITION_AHEAD_DAYS));
+        let partitionsCreated = await this.addDays(
+          runner,
+          await this.partitions.missingDays(runner, PARTITION_AHEAD_DAYS),
+        );
         const days = this.config.rawRetentionDays;
-        const retention = days > 0 ? await this.applyRetention(runner, days, batchSize) : { reportsDeleted: 0, batches: 0, partitionsDropped: 0 };
-        if (!this.job.stopped) partitionsCreated += await this.addDays(runner, await this.partitions.crowdedDefaultDays(runner, SPLIT_MIN_ROWS, MAX_SPLITS_PER_RUN));
+        const retention =
+          days > 0
+            ? await this.applyRetention(runner, days, batchSize)
+            : { reportsDeleted: 0, batches: 0, partitionsDropped: 0 };
+        if (!this.job.stopped)
+          partitionsCreated += await this.addDays(
+            runner,
+            await this.partitions.crowdedDefaultDays(runner, SPLIT_MIN_ROWS, MAX_SPLITS_PER_RUN),
+          );
         const revokedTokensPurged = await this.revocations.purgeExpired();
         let notificationsPurged = 0;
         for (let round = 0; round < MAX_BATCHES_PER_RUN && !this.job.stopped; round++) {
-          const deleted = await this.repository.deleteNotificationsOlderThan(runner, this.config.notificationRetentionDays, batchSize);
+          const deleted = await this.repository.deleteNotificationsOlderThan(
+            runner,
+            this.config.notificationRetentionDays,
+            batchSize,
+          );
           notificationsPurged += deleted;
           if (deleted < batchSize) break;
         }
         let mailPurged = 0;
-        for (let deleted = batchSize; deleted === batchSize && !this.job.stopped; ) {
+        for (let deleted = batchSize; deleted === batchSize && !this.job.stopped;) {
           deleted = await this.repository.deleteFinishedMailOlderThan(runner, MAIL_RETENTION_DAYS, batchSize);
           mailPurged += deleted;
         }
-        return { ran: true, ...retention, partitionsCreated, revokedTokensPurged, notificationsPurged, mailPurged, durationMs: Date.now() - started };
+        return {
+          ran: true,
+          ...retention,
+          partitionsCreated,
+          revokedTokensPurged,
+          notificationsPurged,
+          mailPurged,
+          durationMs: Date.now() - started,
+        };
       } finally {
         await this.repository.unlock(runner, MAINTENANCE_LOCK_KEY);
       }

@@ -61,9 +61,9 @@ export class ReportPartitionsRepository {
 
   /** Creates the partition of one UTC day ('YYYY-MM-DD'); false when it existed or its locks were busy. */
   async addDay(session: QueryRunner, day: string): Promise<boolean> {
-    const [row] = await inLockTimedTransaction(session, () =>
+    const [row] = (await inLockTimedTransaction(session, () =>
       query<{ created: boolean }>(session, sql`SELECT location_reports_add_partition(${day}::date) AS created`),
-    ) ?? [{ created: false }];
+    )) ?? [{ created: false }];
     return row.created;
   }
 
@@ -81,7 +81,11 @@ export class ReportPartitionsRepository {
    * location_reports), it still holds no report received at or after `cutoff`: 'kept' when one
    * arrived meanwhile, 'busy' when the lock was not granted within LOCK_TIMEOUT.
    */
-  async dropIfAllReceivedBefore(session: QueryRunner, partition: string, cutoff: Date): Promise<'dropped' | 'kept' | 'busy'> {
+  async dropIfAllReceivedBefore(
+    session: QueryRunner,
+    partition: string,
+    cutoff: Date,
+  ): Promise<'dropped' | 'kept' | 'busy'> {
     const outcome = await inLockTimedTransaction(session, async () => {
       await query(session, sql`LOCK TABLE location_reports IN ACCESS EXCLUSIVE MODE`);
       const [row] = await query<{ kept: boolean }>(

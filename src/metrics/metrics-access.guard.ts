@@ -41,5 +41,6 @@ function checkScrapeToken(header: string | undefined, expected: string): void {
   if (credential.kind === 'none') throw new DomainError(ERRORS.notAuthenticated);
   const given = Buffer.from(credential.kind === 'token' ? credential.token : '');
   const wanted = Buffer.from(expected);
-  if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) throw new DomainError(ERRORS.invalidCredentials);
+  if (given.length !== wanted.length || !timingSafeEqual(given, wanted))
+    throw new DomainError(ERRORS.invalidCredentials);
 }

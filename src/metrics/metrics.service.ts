@@ -8,7 +8,13 @@ import { scrapedCounter, scrapedGauge } from './scraped-metric.js';
 import { CachedAnswers } from '../infrastructure/cache/cached-answers.js';
 
 /** What happened to location reports in an ingest batch. */
-export const INGEST_OUTCOMES = ['accepted', 'duplicate', 'filtered_low_confidence', 'filtered_manufacturing_region', 'rejected'] as const;
+export const INGEST_OUTCOMES = [
+  'accepted',
+  'duplicate',
+  'filtered_low_confidence',
+  'filtered_manufacturing_region',
+  'rejected',
+] as const;
 export type IngestOutcome = (typeof INGEST_OUTCOMES)[number];
 
 /** Latency buckets (seconds): fine below 100 ms where most requests are, coarse up to the 10 s limits. */
@@ -27,7 +33,13 @@ export class MetricsService {
   private readonly ingestReports: Counter<'outcome'>;
   private readonly inFlight: Gauge;
 
-  constructor(pool: DatabasePool, guard: DatabaseGuard, cache: CacheService, replicas: ReadReplicas, answers: CachedAnswers) {
+  constructor(
+    pool: DatabasePool,
+    guard: DatabaseGuard,
+    cache: CacheService,
+    replicas: ReadReplicas,
+    answers: CachedAnswers,
+  ) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
 
@@ -73,7 +85,13 @@ export class MetricsService {
       label: 'state',
       read: () => {
         const stats = pool.stats();
-        return { size: stats.size, open: stats.total, idle: stats.idle, in_use: stats.checkedOut, waiting: stats.waiting };
+        return {
+          size: stats.size,
+          open: stats.total,
+          idle: stats.idle,
+          in_use: stats.checkedOut,
+          waiting: stats.waiting,
+        };
       },
     });
     scrapedCounter(registers, {
@@ -86,7 +104,10 @@ export class MetricsService {
       name: 'db_lag_tolerant_reads_total',
       help: 'Reads that tolerate replica lag (lists, history, analytics, exports, pipeline health), by the server that answered: primary, or the replica (replica-1 is the first URL of DATABASE_READ_URL)',
       label: 'target',
-      read: () => ({ primary: replicas.reads.primary, ...Object.fromEntries(replicas.states().map((r) => [r.name, r.reads])) }),
+      read: () => ({
+        primary: replicas.reads.primary,
+        ...Object.fromEntries(replicas.states().map((r) => [r.name, r.reads])),
+      }),
     });
     scrapedCounter(registers, {
       name: 'db_replica_read_failovers_total',

@@ -58,12 +58,14 @@ function boundedReader(metric: ScrapedMetric): () => Promise<Series | null> {
   let last: Series | null = null;
   let pending: Promise<void> | null = null;
   return async () => {
-    pending ??= seriesOf(metric).then(
-      (series) => {
-        if (series) last = series;
-      },
-      () => undefined,
-    ).finally(() => (pending = null));
+    pending ??= seriesOf(metric)
+      .then(
+        (series) => {
+          if (series) last = series;
+        },
+        () => undefined,
+      )
+      .finally(() => (pending = null));
     let timer: NodeJS.Timeout | undefined;
     const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, SCRAPE_READ_WAIT_MS)));
     await Promise.race([pending, waited]);
@@ -76,5 +78,7 @@ function boundedReader(metric: ScrapedMetric): () => Promise<Series | null> {
 async function seriesOf({ label, read }: ScrapedMetric): Promise<Series | null> {
   const reading = await read();
   if (reading === null) return null;
-  return typeof reading === 'number' ? [[{}, reading]] : Object.entries(reading).map(([key, value]) => [{ [label!]: key }, value]);
+  return typeof reading === 'number'
+    ? [[{}, reading]]
+    : Object.entries(reading).map(([key, value]) => [{ [label!]: key }, value]);
 }

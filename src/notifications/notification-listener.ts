@@ -44,7 +44,12 @@ export class NotificationListener {
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.connectionString, application_name: 'tracker-pipeline-notifications', connectionTimeoutMillis: 3000, keepAlive: true });
+    const client = new pg.Client({
+      connectionString: this.connectionString,
+      application_name: 'tracker-pipeline-notifications',
+      connectionTimeoutMillis: 3000,
+      keepAlive: true,
+    });
     client.on('notification', () => this.onWake());
     client.on('error', (error) => this.lost(client, error));
     client.on('end', () => this.lost(client, null));

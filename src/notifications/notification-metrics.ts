@@ -36,8 +36,16 @@ export class NotificationMetrics {
       help: 'In-app notifications written, one per recipient of an event (database-wide, from the id sequence)',
       read: async () => (await totals())?.notifications ?? null,
     });
-    this.open = new Gauge({ name: 'notification_streams_open', help: 'Notification streams (SSE) open on this instance', registers });
-    this.delivered = new Counter({ name: 'notification_stream_deliveries_total', help: 'Notifications written to streams of this instance (replays included)', registers });
+    this.open = new Gauge({
+      name: 'notification_streams_open',
+      help: 'Notification streams (SSE) open on this instance',
+      registers,
+    });
+    this.delivered = new Counter({
+      name: 'notification_stream_deliveries_total',
+      help: 'Notifications written to streams of this instance (replays included)',
+      registers,
+    });
     this.latency = new Histogram({
       name: 'notification_stream_delivery_seconds',
       help: 'From the start of the transaction that made a notification to its live delivery on a stream',

@@ -49,7 +49,9 @@ export class NotificationStreams implements OnModuleDestroy {
     private readonly metrics: NotificationMetrics,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
-    this.listener = new NotificationListener((config.databaseListenUrl ?? config.databaseUrl) as string, () => this.wake());
+    this.listener = new NotificationListener((config.databaseListenUrl ?? config.databaseUrl) as string, () =>
+      this.wake(),
+    );
   }
 
   get openCount(): number {
@@ -69,7 +71,13 @@ export class NotificationStreams implements OnModuleDestroy {
     res.setHeader('Connection', 'close');
     res.flushHeaders();
     res.write(': stream open\n\n');
-    const stream: OpenStream = { identity, res, cursor: 0n, closed: false, expiry: setTimeout(() => this.close(stream), Math.max(0, identity.tokenExpiresAt - Date.now())) };
+    const stream: OpenStream = {
+      identity,
+      res,
+      cursor: 0n,
+      closed: false,
+      expiry: setTimeout(() => this.close(stream), Math.max(0, identity.tokenExpiresAt - Date.now())),
+    };
     stream.expiry.unref();
     res.on('close', () => this.close(stream, false));
     try {
@@ -171,7 +179,8 @@ export class NotificationStreams implements OnModuleDestroy {
     for (const stream of open) {
       const { userId, tokenId, tokenIssuedUs } = stream.identity;
       const epoch = epochs.get(userId);
-      if (epoch === undefined || revokedIds.has(tokenId) || (epoch !== null && tokenIssuedUs <= epoch)) this.close(stream);
+      if (epoch === undefined || revokedIds.has(tokenId) || (epoch !== null && tokenIssuedUs <= epoch))
+        this.close(stream);
     }
   }
 

@@ -1,5 +1,25 @@
-import { applyDecorators, Controller, Get, Headers, HttpCode, Post, Query, Req, Res, UseGuards, type Type } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import {
+  applyDecorators,
+  Controller,
+  Get,
+  Headers,
+  HttpCode,
+  Post,
+  Query,
+  Req,
+  Res,
+  UseGuards,
+  type Type,
+} from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiHeader,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProduces,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Access, Public } from '../common/auth/access.decorator.js';
 import type { AuthUser } from '../common/auth/auth-user.js';
@@ -10,7 +30,12 @@ import { RequestValidationException } from '../common/errors/validation.exceptio
 import { PageOf, type Page } from '../common/http/pagination.js';
 import { IdParam } from '../common/http/parse-id.pipe.js';
 import { ListNotificationsQuery } from './dto/list-notifications.query.js';
-import { NotificationResponse, ReadAllResponse, StreamTicketResponse, UnreadCountResponse } from './dto/notification.response.js';
+import {
+  NotificationResponse,
+  ReadAllResponse,
+  StreamTicketResponse,
+  UnreadCountResponse,
+} from './dto/notification.response.js';
 import { StreamQuery } from './dto/stream.query.js';
 import { NotificationStreams } from './notification-streams.service.js';
 import { NotificationsService } from './notifications.service.js';
@@ -20,7 +45,8 @@ import { bearerIssuedMicros, StreamTickets, TICKET_SECONDS, type StreamIdentity 
 const LAST_EVENT_ID = /^(0|[1-9][0-9]{0,17})$/;
 
 /** A route on the caller's own inbox: any signed-in user, one summary, one 200 answer. */
-const InboxRoute = (summary: string, type: Type) => applyDecorators(Access('admin', 'user'), ApiOperation({ summary }), ApiOkResponse({ type }));
+const InboxRoute = (summary: string, type: Type) =>
+  applyDecorators(Access('admin', 'user'), ApiOperation({ summary }), ApiOkResponse({ type }));
 
 @ApiTags('notifications')
 @Controller('notifications')
@@ -56,10 +82,14 @@ export class NotificationsController {
   @Access('admin', 'user')
   @ApiOperation({
     summary: 'A ticket to open the stream without an Authorization header (EventSource)',
-    description: 'Single use, valid for 60 s, bound to the caller and to the access token that asked for it: the stream it opens ends when that token expires or is revoked.',
+    description:
+      'Single use, valid for 60 s, bound to the caller and to the access token that asked for it: the stream it opens ends when that token expires or is revoked.',
   })
   @ApiCreatedResponse({ type: StreamTicketResponse })
-  streamTicket(@CurrentUser() user: AuthUser, @Headers('authorization') authorization: string | undefined): StreamTicketResponse {
+  streamTicket(
+    @CurrentUser() user: AuthUser,
+    @Headers('authorization') authorization: string | undefined,
+  ): StreamTicketResponse {
     const ticket = this.tickets.issue({
       userId: user.id,
       tokenId: user.tokenId,
@@ -81,18 +111,40 @@ export class NotificationsController {
       'Authenticate with the bearer header or `?ticket=`. The stream ends when the access token (for a ticket: the one that asked for it) expires or is revoked, the user is deactivated, or the service shuts down; reconnect with `Last-Event-ID`.',
     ].join('\n\n'),
   })
-  @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'The last notification id the client received', schema: { type: 'string', pattern: LAST_EVENT_ID.source } })
+  @ApiHeader({
+    name: 'Last-Event-ID',
+    required: false,
+    description: 'The last notification id the client received',
+    schema: { type: 'string', pattern: LAST_EVENT_ID.source },
+  })
   @ApiProduces('text/event-stream')
-  @ApiOkResponse({ description: 'An event stream', content: { 'text/event-stream': { schema: { type: 'string', example: 'id: 20431\nevent: notification\ndata: {"id":20431,"event":{...},"read":false,"created_at":"2026-11-21T10:04:05.123Z"}\n\n' } } } })
+  @ApiOkResponse({
+    description: 'An event stream',
+    content: {
+      'text/event-stream': {
+        schema: {
+          type: 'string',
+          example:
+            'id: 20431\nevent: notification\ndata: {"id":20431,"event":{...},"read":false,"created_at":"2026-11-21T10:04:05.123Z"}\n\n',
+        },
+      },
+    },
+  })
   @ApiErrors(
     ERRORS.notAuthenticated,
     { ...ERRORS.invalidCredentials, summary: 'Token invalid, expired or revoked; ticket bad, used or late' },
     ERRORS.notEnoughPermissions,
     { ...ERRORS.validationFailed, summary: 'Last-Event-ID or last_event_id not a notification id' },
   )
-  async stream(@Req() req: StreamRequest, @Res() res: Response, @Query() query: StreamQuery, @Headers('last-event-id') header: string | undefined): Promise<void> {
+  async stream(
+    @Req() req: StreamRequest,
+    @Res() res: Response,
+    @Query() query: StreamQuery,
+    @Headers('last-event-id') header: string | undefined,
+  ): Promise<void> {
     const lastEventId = header ?? query.last_event_id ?? null;
-    if (lastEventId !== null && !LAST_EVENT_ID.test(lastEventId)) throw RequestValidationException.field('Last-Event-ID', 'must be a notification id (digits)');
+    if (lastEventId !== null && !LAST_EVENT_ID.test(lastEventId))
+      throw RequestValidationException.field('Last-Event-ID', 'must be a notification id (digits)');
     await this.streams.open(res, req.streamIdentity as StreamIdentity, lastEventId);
   }
 

@@ -16,7 +16,14 @@ import { StreamTickets } from './stream-tickets.service.js';
 @Module({
   imports: [AuthModule],
   controllers: [NotificationsController],
-  providers: [NotificationsService, NotificationsRepository, NotificationStreams, NotificationMetrics, StreamTickets, StreamAuthGuard],
+  providers: [
+    NotificationsService,
+    NotificationsRepository,
+    NotificationStreams,
+    NotificationMetrics,
+    StreamTickets,
+    StreamAuthGuard,
+  ],
   exports: [NotificationStreams],
 })
 export class NotificationsModule {}

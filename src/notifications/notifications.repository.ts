@@ -3,7 +3,10 @@ import { Db, raw, sql, type PagedRows, type Sql } from '../infrastructure/databa
 import type { Tables } from '../infrastructure/database/schema.js';
 
 /** A `notification_events` row as the wire carries it (the trigger's xact_id stays in the database). */
-export type NotificationEventRow = Omit<Tables['notification_events'], 'type' | 'occurred_at' | 'created_at' | 'xact_id'> & {
+export type NotificationEventRow = Omit<
+  Tables['notification_events'],
+  'type' | 'occurred_at' | 'created_at' | 'xact_id'
+> & {
   type: 'tracker.status_changed';
   occurred_at: string;
   created_at: string;
@@ -37,28 +40,39 @@ export class NotificationsRepository {
   constructor(private readonly db: Db) {}
 
   /** The user's notifications newest first; `unread` true/false narrows to unread/read ones. */
-  list(userId: number, unread: boolean | undefined, page: { skip: number; limit: number }): Promise<PagedRows<NotificationRow>> {
+  list(
+    userId: number,
+    unread: boolean | undefined,
+    page: { skip: number; limit: number },
+  ): Promise<PagedRows<NotificationRow>> {
     const where: Sql[] = [sql`n.user_id = ${userId}`];
     if (unread === true) where.push(sql`n.read_at IS NULL`);
     if (unread === false) where.push(sql`n.read_at IS NOT NULL`);
     // The total counts notifications alone (index-only on the user's index): every notification has
     // its event, and joining them for the count made it read the heap row by row.
-    return this.db.page<NotificationRow>({ columns: COLUMNS, from: FROM, countFrom: sql`notifications n`, where, orderBy: sql`n.id DESC` }, page);
+    return this.db.page<NotificationRow>(
+      { columns: COLUMNS, from: FROM, countFrom: sql`notifications n`, where, orderBy: sql`n.id DESC` },
+      page,
+    );
   }
 
   async unreadCount(userId: number): Promise<number> {
-    const row = await this.db.one<{ n: number }>(sql`SELECT count(*)::int AS n FROM notifications WHERE user_id = ${userId} AND read_at IS NULL`);
+    const row = await this.db.one<{ n: number }>(
+      sql`SELECT count(*)::int AS n FROM notifications WHERE user_id = ${userId} AND read_at IS NULL`,
+    );
     return row.n;
   }
 
   /** Marks one of the user's notifications read (already read: unchanged); null when it is not the user's. */
   markRead(userId: number, id: number): Promise<NotificationRow | null> {
-    return this.db.first<NotificationRow>(
-      sql`WITH marked AS (
+    return this.db
+      .first<NotificationRow>(
+        sql`WITH marked AS (
             UPDATE notifications SET read_at = now() WHERE id = ${id} AND user_id = ${userId} AND read_at IS NULL RETURNING id
           )
           SELECT ${COLUMNS}, EXISTS (SELECT 1 FROM marked) AS marked FROM ${FROM} WHERE n.id = ${id} AND n.user_id = ${userId}`,
-    ).then((row) => (row ? { ...row, read: true } : null));
+      )
+      .then((row) => (row ? { ...row, read: true } : null));
   }
 
   markAllRead(userId: number): Promise<number> {
@@ -89,13 +103,18 @@ export class NotificationsRepository {
    * Of the given users and token ids: the users that are active, may use notifications and whose
    * token epoch (microseconds) is as returned, and the token ids that are revoked.
    */
-  async credentials(userIds: number[], tokenIds: string[]): Promise<{ users: { id: number; epoch_us: string | null }[]; revoked: string[] }> {
+  async credentials(
+    userIds: number[],
+    tokenIds: string[],
+  ): Promise<{ users: { id: number; epoch_us: string | null }[]; revoked: string[] }> {
     const [users, revoked] = await Promise.all([
       this.db.rows<{ id: number; epoch_us: string | null }>(
         sql`SELECT id, (extract(epoch FROM tokens_valid_after) * 1000000)::bigint::text AS epoch_us FROM users
              WHERE id = ANY(${userIds}::int[]) AND is_active AND roles && ARRAY['admin','user']::text[]`,
       ),
-      this.db.rows<{ jti: string }>(sql`SELECT jti::text AS jti FROM revoked_tokens WHERE jti = ANY(${tokenIds}::uuid[])`),
+      this.db.rows<{ jti: string }>(
+        sql`SELECT jti::text AS jti FROM revoked_tokens WHERE jti = ANY(${tokenIds}::uuid[])`,
+      ),
     ]);
     return { users, revoked: revoked.map((r) => r.jti) };
   }

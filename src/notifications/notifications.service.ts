@@ -12,7 +12,10 @@ import { NotificationsRepository } from './notifications.repository.js';
 export class NotificationsService {
   constructor(private readonly repository: NotificationsRepository) {}
 
-  async list(user: AuthUser, query: { skip: number; limit: number; unread?: boolean }): Promise<Page<NotificationResponse>> {
+  async list(
+    user: AuthUser,
+    query: { skip: number; limit: number; unread?: boolean },
+  ): Promise<Page<NotificationResponse>> {
     const { rows, total } = await this.repository.list(user.id, query.unread, query);
     return toPage(rows.map(toNotificationResponse), total, query);
   }

@@ -44,7 +44,9 @@ export class StreamTickets {
     private readonly revocations: RevocationService,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.key = createHmac('sha256', config.jwtSecret as string).update('notification-stream-ticket').digest();
+    this.key = createHmac('sha256', config.jwtSecret as string)
+      .update('notification-stream-ticket')
+      .digest();
   }
 
   issue(identity: StreamIdentity): string {
@@ -64,8 +66,10 @@ export class StreamTickets {
   /** The identity of a valid, unused, unexpired ticket, which is used up; else 401. */
   async redeem(ticket: string): Promise<StreamIdentity> {
     const claims = this.verify(ticket);
-    if (!claims || claims.e * 1000 <= Date.now() || claims.te <= Date.now()) throw new DomainError(ERRORS.invalidCredentials);
-    if (!(await this.revocations.revokeOnce(claims.j, new Date(claims.e * 1000)))) throw new DomainError(ERRORS.invalidCredentials);
+    if (!claims || claims.e * 1000 <= Date.now() || claims.te <= Date.now())
+      throw new DomainError(ERRORS.invalidCredentials);
+    if (!(await this.revocations.revokeOnce(claims.j, new Date(claims.e * 1000))))
+      throw new DomainError(ERRORS.invalidCredentials);
     return { userId: claims.u, tokenId: claims.tj, tokenExpiresAt: claims.te, tokenIssuedUs: claims.ti };
   }
 
@@ -78,8 +82,12 @@ export class StreamTickets {
     try {
       const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Partial<TicketClaims>;
       const ok =
-        Number.isSafeInteger(claims.u) && Number.isSafeInteger(claims.e) && Number.isSafeInteger(claims.te) && Number.isSafeInteger(claims.ti) &&
-        typeof claims.j === 'string' && typeof claims.tj === 'string';
+        Number.isSafeInteger(claims.u) &&
+        Number.isSafeInteger(claims.e) &&
+        Number.isSafeInteger(claims.te) &&
+        Number.isSafeInteger(claims.ti) &&
+        typeof claims.j === 'string' &&
+        typeof claims.tj === 'string';
       return ok ? (claims as TicketClaims) : null;
     } catch {
       return null;
@@ -95,7 +103,10 @@ export class StreamTickets {
 export function bearerIssuedMicros(authorization: string | undefined): number {
   const token = authorization?.split(' ')[1] ?? '';
   try {
-    const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { iat?: number; iat_us?: number };
+    const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as {
+      iat?: number;
+      iat_us?: number;
+    };
     return claims.iat_us ?? (claims.iat ?? 0) * 1_000_000;
   } catch {
     return 0;

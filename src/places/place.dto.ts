@@ -14,7 +14,14 @@ const FINITE = { allowNaN: false, allowInfinity: false };
 /** Geofence radius in metres, 10..100 000; may be left out but never null. */
 function RadiusField(doc: { default?: number } = {}): PropertyDecorator {
   return applyDecorators(
-    ApiPropertyOptional({ type: 'integer', minimum: 10, maximum: 100000, ...doc, description: 'Geofence radius in metres', example: 400 }),
+    ApiPropertyOptional({
+      type: 'integer',
+      minimum: 10,
+      maximum: 100000,
+      ...doc,
+      description: 'Geofence radius in metres',
+      example: 400,
+    }),
     ValidateIf((_: object, value: unknown) => value !== undefined),
     IsInt(),
     Min(10),

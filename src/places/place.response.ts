@@ -10,8 +10,16 @@ export class PlaceResponse extends TimestampedResponse {
   @ApiProperty({ type: String, nullable: true }) address: string | null;
   @ApiProperty({ type: Number, nullable: true }) latitude: number | null;
   @ApiProperty({ type: Number, nullable: true }) longitude: number | null;
-  @ApiProperty({ type: 'integer', minimum: 10, maximum: 100000, description: 'Geofence radius in metres' }) radius_m: number;
-  @ApiProperty({ type: 'integer', nullable: true, minimum: 0, maximum: 10080, description: 'Dwell before arrival counts; null: the configured default' }) dwell_minutes: number | null;
+  @ApiProperty({ type: 'integer', minimum: 10, maximum: 100000, description: 'Geofence radius in metres' })
+  radius_m: number;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    minimum: 0,
+    maximum: 10080,
+    description: 'Dwell before arrival counts; null: the configured default',
+  })
+  dwell_minutes: number | null;
 }
 
 export function toPlaceResponse(row: PlaceRow): PlaceResponse {

@@ -14,7 +14,12 @@ export interface PlaceKind {
   /** The kind's service (its resource name makes the 404/409 details). */
   service: Type<PlacesService>;
   /** The kind's named body, query and response classes, so OpenAPI shows its own schema names. */
-  dto: { create: Type<CreatePlaceDto>; update: Type<UpdatePlaceDto>; list: Type<ListPlacesQuery>; response: Type<PlaceResponse> };
+  dto: {
+    create: Type<CreatePlaceDto>;
+    update: Type<UpdatePlaceDto>;
+    list: Type<ListPlacesQuery>;
+    response: Type<PlaceResponse>;
+  };
 }
 
 /**
@@ -34,10 +39,17 @@ export function placesController(kind: PlaceKind): Type<object> {
       list: { summary: `List ${name}s` },
       get: { summary: `Get a ${name}`, errors: [notFound] },
       create: { summary: `Create a ${name} (admin)` },
-      update: { summary: `Update a ${name} (admin; partial body allowed; null clears address/latitude/longitude)`, errors: [notFound] },
+      update: {
+        summary: `Update a ${name} (admin; partial body allowed; null clears address/latitude/longitude)`,
+        errors: [notFound],
+      },
       delete: {
         summary: `Delete a ${name} (admin); answers the deleted location`,
-        errors: [notFound, ERRORS.stillReferencedBy(resource, 'trackers'), ERRORS.stillReferencedBy(resource, 'tracker status history')],
+        errors: [
+          notFound,
+          ERRORS.stillReferencedBy(resource, 'trackers'),
+          ERRORS.stillReferencedBy(resource, 'tracker status history'),
+        ],
       },
     },
   });

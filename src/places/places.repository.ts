@@ -20,7 +20,9 @@ export interface PlaceReference {
   table: 'trackers' | 'tracker_status_history' | 'geofence_visits';
 }
 
-const PLACE_COLUMNS = raw('p.id, p.name, p.address, p.latitude, p.longitude, p.radius_m, p.dwell_minutes, p.created_at, p.updated_at');
+const PLACE_COLUMNS = raw(
+  'p.id, p.name, p.address, p.latitude, p.longitude, p.radius_m, p.dwell_minutes, p.created_at, p.updated_at',
+);
 
 /** What must be gone before a place can be deleted, in the order the 409 reports it. */
 const REFERENCED_BY: readonly PlaceReference[] = [
@@ -54,12 +56,17 @@ export class PlacesRepository {
   list(filter: { name?: string }, page: { skip: number; limit: number }): Promise<PagedRows<PlaceRow>> {
     const where: Sql[] = [];
     if (filter.name !== undefined) where.push(sql`strpos(lower(p.name), lower(${filter.name})) > 0`);
-    return this.db.replica.page<PlaceRow>({ columns: PLACE_COLUMNS, from: sql`${this.table} p`, where, orderBy: sql`p.id` }, page);
+    return this.db.replica.page<PlaceRow>(
+      { columns: PLACE_COLUMNS, from: sql`${this.table} p`, where, orderBy: sql`p.id` },
+      page,
+    );
   }
 
   /** The place, optionally locked for an update/delete in the caller's transaction. */
   findById(id: number, lock = false): Promise<PlaceRow | null> {
-    return this.db.first<PlaceRow>(sql`SELECT ${PLACE_COLUMNS} FROM ${this.table} p WHERE p.id = ${id}${lock ? sql` FOR UPDATE` : empty}`);
+    return this.db.first<PlaceRow>(
+      sql`SELECT ${PLACE_COLUMNS} FROM ${this.table} p WHERE p.id = ${id}${lock ? sql` FOR UPDATE` : empty}`,
+    );
   }
 
   insert(values: PlaceChanges & { name: string }): Promise<PlaceRow> {
@@ -76,12 +83,17 @@ export class PlacesRepository {
     for (const column of ['name', 'address', 'latitude', 'longitude', 'radius_m', 'dwell_minutes'] as const) {
       if (changes[column] !== undefined) sets.push(sql`${raw(column)} = ${changes[column]}`);
     }
-    return this.db.first<PlaceRow>(sql`UPDATE ${this.table} AS p SET ${join(sets, ', ')} WHERE p.id = ${id} RETURNING ${PLACE_COLUMNS}`);
+    return this.db.first<PlaceRow>(
+      sql`UPDATE ${this.table} AS p SET ${join(sets, ', ')} WHERE p.id = ${id} RETURNING ${PLACE_COLUMNS}`,
+    );
   }
 
   /** The first reference that still points at the place, or null (one statement, short-circuiting). */
   async firstReference(id: number): Promise<PlaceReference | null> {
-    const checks = REFERENCED_BY.map((ref, i) => sql`SELECT ${raw(String(i))} AS i WHERE EXISTS (SELECT 1 FROM ${raw(ref.table)} WHERE ${this.column} = ${id})`);
+    const checks = REFERENCED_BY.map(
+      (ref, i) =>
+        sql`SELECT ${raw(String(i))} AS i WHERE EXISTS (SELECT 1 FROM ${raw(ref.table)} WHERE ${this.column} = ${id})`,
+    );
     const row = await this.db.first<{ i: number }>(sql`${join(checks, ' UNION ALL ')} LIMIT 1`);
     return row ? REFERENCED_BY[row.i] : null;
   }

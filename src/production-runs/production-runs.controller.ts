@@ -19,7 +19,12 @@ export class ProductionRunsController extends crudController({
   path: 'production-runs',
   service: ProductionRunsService,
   scoped: true,
-  dto: { list: ListProductionRunsQuery, create: CreateProductionRunDto, update: UpdateProductionRunDto, response: ProductionRunResponse },
+  dto: {
+    list: ListProductionRunsQuery,
+    create: CreateProductionRunDto,
+    update: UpdateProductionRunDto,
+    response: ProductionRunResponse,
+  },
   routes: {
     list: { summary: 'List visible production runs, with tracker_count' },
     get: { summary: 'Get a production run', errors: [ERRORS.productionRunNotFound] },

@@ -5,7 +5,9 @@ import type { Tables } from '../infrastructure/database/schema.js';
 
 export type ProductionRunRow = Tables['production_runs'] & { tracker_count: number };
 
-const RUN_COLUMNS = raw('pr.id, pr.description, pr.brand_id, pr.client_id, pr.start_date, pr.end_date, pr.created_at, pr.updated_at');
+const RUN_COLUMNS = raw(
+  'pr.id, pr.description, pr.brand_id, pr.client_id, pr.start_date, pr.end_date, pr.created_at, pr.updated_at',
+);
 
 /**
  * Runs with their tracker count: one index-only count per run returned (trackers_run_name_key
@@ -29,11 +31,18 @@ export interface ProductionRunChanges {
 export class ProductionRunsRepository {
   constructor(private readonly db: Db) {}
 
-  list(scope: AccessScope, filter: { brandId?: number; clientId?: number }, page: { skip: number; limit: number }): Promise<PagedRows<ProductionRunRow>> {
+  list(
+    scope: AccessScope,
+    filter: { brandId?: number; clientId?: number },
+    page: { skip: number; limit: number },
+  ): Promise<PagedRows<ProductionRunRow>> {
     const where: Sql[] = [scope.visibleClient('pr.client_id')];
     if (filter.brandId !== undefined) where.push(sql`pr.brand_id = ${filter.brandId}`);
     if (filter.clientId !== undefined) where.push(sql`pr.client_id = ${filter.clientId}`);
-    return this.db.replica.page<ProductionRunRow>({ columns: RUN_WITH_COUNT, from: sql`production_runs pr`, where, orderBy: sql`pr.id` }, page);
+    return this.db.replica.page<ProductionRunRow>(
+      { columns: RUN_WITH_COUNT, from: sql`production_runs pr`, where, orderBy: sql`pr.id` },
+      page,
+    );
   }
 
   findById(scope: AccessScope, id: number): Promise<ProductionRunRow | null> {
@@ -58,7 +67,12 @@ export class ProductionRunsRepository {
   }
 
   /** Writes are admin-only (the controller guards them); client_id is set by the trigger. */
-  insert(values: { description: string; brandId: number; startDate: Date | null; endDate: Date | null }): Promise<ProductionRunRow> {
+  insert(values: {
+    description: string;
+    brandId: number;
+    startDate: Date | null;
+    endDate: Date | null;
+  }): Promise<ProductionRunRow> {
     return this.db.one<ProductionRunRow>(
       sql`INSERT INTO production_runs AS pr (description, brand_id, start_date, end_date)
         VALUES (${values.description}, ${values.brandId}, ${values.startDate}, ${values.endDate})
@@ -80,7 +94,9 @@ export class ProductionRunsRepository {
   }
 
   references(id: number): Promise<{ trackers: boolean }> {
-    return this.db.one<{ trackers: boolean }>(sql`SELECT EXISTS (SELECT 1 FROM trackers WHERE production_run_id = ${id}) AS trackers`);
+    return this.db.one<{ trackers: boolean }>(
+      sql`SELECT EXISTS (SELECT 1 FROM trackers WHERE production_run_id = ${id}) AS trackers`,
+    );
   }
 
   /** Deletes an unreferenced run (so its tracker_count is 0). */

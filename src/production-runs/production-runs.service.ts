@@ -6,10 +6,13 @@ import { RequestValidationException } from '../common/errors/validation.exceptio
 import { toPage, type Page } from '../common/http/pagination.js';
 import { CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
 import { Db } from '../infrastructure/database/db.js';
-import type { CreateProductionRunDto, ListProductionRunsQuery, UpdateProductionRunDto } from './dto/production-run.dto.js';
+import type {
+  CreateProductionRunDto,
+  ListProductionRunsQuery,
+  UpdateProductionRunDto,
+} from './dto/production-run.dto.js';
 import { toProductionRunResponse, type ProductionRunResponse } from './dto/production-run.response.js';
 import { ProductionRunsRepository } from './production-runs.repository.js';
-
 
 /**
  * Production runs: admin writes, reads scoped to the caller's clients.
@@ -42,7 +45,12 @@ export class ProductionRunsService {
     assertDatesOrdered(startDate, endDate);
     return this.db.transaction(async () => {
       if (!(await this.runs.brandExists(scope, body.brand_id))) throw unknownBrand();
-      const row = await this.runs.insert({ description: body.description ?? '', brandId: body.brand_id, startDate, endDate });
+      const row = await this.runs.insert({
+        description: body.description ?? '',
+        brandId: body.brand_id,
+        startDate,
+        endDate,
+      });
       return toProductionRunResponse(row);
     });
   }
@@ -56,7 +64,12 @@ export class ProductionRunsService {
       );
       const moved = body.brand_id !== undefined && body.brand_id !== current.brand_id;
       if (moved && !(await this.runs.brandExists(scope, body.brand_id!))) throw unknownBrand();
-      await this.runs.update(scope, id, { description: body.description, brandId: body.brand_id, startDate: body.start_date, endDate: body.end_date });
+      await this.runs.update(scope, id, {
+        description: body.description,
+        brandId: body.brand_id,
+        startDate: body.start_date,
+        endDate: body.end_date,
+      });
       // Read back for the fresh tracker_count and the trigger-maintained client_id.
       return { row: (await this.runs.findById(scope, id))!, moved };
     });

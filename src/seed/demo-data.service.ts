@@ -101,7 +101,11 @@ export class DemoDataService {
          ('Madrid Store', 'Gran Via 1, Madrid', 40.42, -3.70, 150, 15)) AS v(name, address, lat, lon, radius, dwell)
        RETURNING id`,
     );
-    return { runIds: runs.map((r) => r.id), storageIds: storage.map((r) => r.id), deliveryIds: delivery.map((r) => r.id) };
+    return {
+      runIds: runs.map((r) => r.id),
+      storageIds: storage.map((r) => r.id),
+      deliveryIds: delivery.map((r) => r.id),
+    };
   }
 }
 
@@ -136,7 +140,8 @@ function demoHistory(
   now: Date,
 ): (NewStatusEntry & { trackerId: number })[] {
   const start = (tracker.createdAt as Date).getTime();
-  const at = (days: number) => new Date(Math.min(start + days * DAY_MS + (index % 11) * HOUR_MS, now.getTime() - HOUR_MS));
+  const at = (days: number) =>
+    new Date(Math.min(start + days * DAY_MS + (index % 11) * HOUR_MS, now.getTime() - HOUR_MS));
   const storageId = reference.storageIds[index % reference.storageIds.length];
   const entry = (status: TrackerStatus, days: number, extra: Partial<NewStatusEntry> = {}) => ({
     trackerId,
@@ -154,14 +159,23 @@ function demoHistory(
       return [];
     case 'IN_TRANSIT':
       return detour
-        ? [entry('IN_TRANSIT', 2), entry('IN_STORAGE', 6, { storageLocationId: storageId }), entry('IN_TRANSIT', 10 + (index % 5))]
+        ? [
+            entry('IN_TRANSIT', 2),
+            entry('IN_STORAGE', 6, { storageLocationId: storageId }),
+            entry('IN_TRANSIT', 10 + (index % 5)),
+          ]
         : [entry('IN_TRANSIT', 2 + (index % 3))];
     case 'IN_STORAGE':
       return [entry('IN_TRANSIT', 2), entry('IN_STORAGE', 7 + (index % 6), { storageLocationId: storageId })];
     case 'DELIVERED': {
       const delivered = entry('DELIVERED', 20 + (index % 9), { deliveryLocationId: tracker.deliveryLocationId });
       return detour
-        ? [entry('IN_TRANSIT', 2), entry('IN_STORAGE', 8, { storageLocationId: storageId }), entry('IN_TRANSIT', 14), delivered]
+        ? [
+            entry('IN_TRANSIT', 2),
+            entry('IN_STORAGE', 8, { storageLocationId: storageId }),
+            entry('IN_TRANSIT', 14),
+            delivered,
+          ]
         : [entry('IN_TRANSIT', 3), delivered];
     }
   }

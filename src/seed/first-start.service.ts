@@ -25,7 +25,8 @@ export class FirstStartService {
   ) {}
 
   async run(): Promise<FirstStartResult> {
-    if ((await this.users.count()) > 0) return { adminCreated: false, adminEmail: this.config.adminEmail, demoData: false };
+    if ((await this.users.count()) > 0)
+      return { adminCreated: false, adminEmail: this.config.adminEmail, demoData: false };
     const generatedPassword = this.config.adminPassword ? undefined : randomBytes(12).toString('base64url');
     await this.users.insert({
       name: 'Administrator',
@@ -35,6 +36,11 @@ export class FirstStartService {
       clientList: [],
     });
     if (this.config.seedDemoData) await this.demo.seed();
-    return { adminCreated: true, adminEmail: this.config.adminEmail, generatedPassword, demoData: this.config.seedDemoData };
+    return {
+      adminCreated: true,
+      adminEmail: this.config.adminEmail,
+      generatedPassword,
+      demoData: this.config.seedDemoData,
+    };
   }
 }

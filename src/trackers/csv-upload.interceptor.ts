@@ -30,7 +30,10 @@ export class CsvUploadInterceptor implements NestInterceptor {
   private readonly tooLarge: CatalogueError;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    this.upload = multer({ storage: multer.memoryStorage(), limits: { fileSize: config.importMaxBytes, files: 1, fields: 20 } }).single('file');
+    this.upload = multer({
+      storage: multer.memoryStorage(),
+      limits: { fileSize: config.importMaxBytes, files: 1, fields: 20 },
+    }).single('file');
     this.tooLarge = ERRORS.fileOverLimit(formatBytes(config.importMaxBytes));
   }
 
@@ -47,7 +50,8 @@ export class CsvUploadInterceptor implements NestInterceptor {
         reject(RequestValidationException.field('file', 'unreadable multipart body'));
       });
     });
-    if (!request.file) throw RequestValidationException.field('file', 'a CSV file is required (multipart field "file")');
+    if (!request.file)
+      throw RequestValidationException.field('file', 'a CSV file is required (multipart field "file")');
     return next.handle();
   }
 }

@@ -16,12 +16,26 @@ import { TrackersService } from './trackers.service.js';
 export class LocationTrackersController {
   constructor(private readonly trackers: TrackersService) {}
 
-  @NestedList('storage-locations/:id/trackers', 'Trackers currently IN_STORAGE at this storage location', TrackerResponse, ERRORS.storageLocationNotFound)
-  atStorage(@CurrentScope() scope: AccessScope, @IdParam() id: number, @Query() query: LocationTrackersQuery): Promise<Page<TrackerResponse>> {
+  @NestedList(
+    'storage-locations/:id/trackers',
+    'Trackers currently IN_STORAGE at this storage location',
+    TrackerResponse,
+    ERRORS.storageLocationNotFound,
+  )
+  atStorage(
+    @CurrentScope() scope: AccessScope,
+    @IdParam() id: number,
+    @Query() query: LocationTrackersQuery,
+  ): Promise<Page<TrackerResponse>> {
     return this.trackers.atStorageLocation(scope, id, query);
   }
 
-  @NestedList('delivery-locations/:id/trackers', 'Trackers whose destination is this delivery location (optional status filter)', TrackerResponse, ERRORS.deliveryLocationNotFound)
+  @NestedList(
+    'delivery-locations/:id/trackers',
+    'Trackers whose destination is this delivery location (optional status filter)',
+    TrackerResponse,
+    ERRORS.deliveryLocationNotFound,
+  )
   forDelivery(
     @CurrentScope() scope: AccessScope,
     @IdParam() id: number,

@@ -16,7 +16,11 @@ export const DELIVERY_REQUIRED = 'is required when status is DELIVERED';
  * the status is refused rather than stored on an entry that cannot mean it. `deliveryMissing`
  * lets a caller that falls back to the tracker's destination say so.
  */
-export function assertStatusLocations(status: TrackerStatus, entry: EntryLocations, deliveryMissing = DELIVERY_REQUIRED): void {
+export function assertStatusLocations(
+  status: TrackerStatus,
+  entry: EntryLocations,
+  deliveryMissing = DELIVERY_REQUIRED,
+): void {
   if (status === 'IN_STORAGE' && entry.storageLocationId === null) {
     throw RequestValidationException.field('storage_location_id', 'is required when status is IN_STORAGE');
   }
@@ -35,6 +39,10 @@ export function assertStatusLocations(status: TrackerStatus, entry: EntryLocatio
  * The locations of an entry recording `status` for a tracker headed to `destination`: the
  * destination is where a DELIVERED entry was delivered and is carried by no other entry.
  */
-export function entryLocations(status: TrackerStatus, storageLocationId: number | null, destination: number | null): EntryLocations {
+export function entryLocations(
+  status: TrackerStatus,
+  storageLocationId: number | null,
+  destination: number | null,
+): EntryLocations {
   return { storageLocationId, deliveryLocationId: status === 'DELIVERED' ? destination : null };
 }

@@ -59,7 +59,12 @@ export class TrackerBulkRepository {
    * stamped with the tracker's created_at (now, unless back-dated by demo data). Rows whose run is
    * not visible are not inserted. Returns how many were inserted.
    */
-  async insertMany(scope: AccessScope, trackers: NewTracker[], createdBy: number | null, source: StatusEntrySource): Promise<number> {
+  async insertMany(
+    scope: AccessScope,
+    trackers: NewTracker[],
+    createdBy: number | null,
+    source: StatusEntrySource,
+  ): Promise<number> {
     let inserted = 0;
     for (let start = 0; start < trackers.length; start += INSERT_CHUNK) {
       await this.replanStatusTrigger(trackers.length);

@@ -1,6 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { AccessScope } from '../common/auth/access-scope.js';
-import { CsvFormatError, CsvTooManyRowsError, IMPORT_MAX_ROWS, parseTrackerCsv, type CsvRowError, type CsvTrackerRow } from './csv/tracker-csv.js';
+import {
+  CsvFormatError,
+  CsvTooManyRowsError,
+  IMPORT_MAX_ROWS,
+  parseTrackerCsv,
+  type CsvRowError,
+  type CsvTrackerRow,
+} from './csv/tracker-csv.js';
 import type { ImportTrackersQuery } from './dto/list-trackers.query.js';
 import type { ImportDuplicate, ImportResultResponse } from './dto/tracker.response.js';
 import { Db } from '../infrastructure/database/db.js';
@@ -32,7 +39,11 @@ export class TrackerImportService {
 
     for (const row of rows) {
       if (row.productionRunId === null && options.production_run_id === undefined) {
-        errors.push({ row: row.row, field: 'production_run_id', message: 'is required (no value in the row and no production_run_id query parameter)' });
+        errors.push({
+          row: row.row,
+          field: 'production_run_id',
+          message: 'is required (no value in the row and no production_run_id query parameter)',
+        });
       }
       row.productionRunId ??= options.production_run_id ?? null;
     }
@@ -77,12 +88,22 @@ export class TrackerImportService {
 
   /** Runs must exist and be visible; locations must exist. Three set-based queries. */
   private async checkReferences(scope: AccessScope, rows: CsvTrackerRow[], errors: CsvRowError[]): Promise<void> {
-    const distinct = (pick: (row: CsvTrackerRow) => number | null) =>
-      [...new Set(rows.map(pick).filter((id): id is number => id !== null))];
+    const distinct = (pick: (row: CsvTrackerRow) => number | null) => [
+      ...new Set(rows.map(pick).filter((id): id is number => id !== null)),
+    ];
     const [runs, deliveries, storages] = await Promise.all([
-      this.references.visibleRunIds(scope, distinct((r) => r.productionRunId)),
-      this.references.existingLocationIds('delivery', distinct((r) => r.deliveryLocationId)),
-      this.references.existingLocationIds('storage', distinct((r) => r.storageLocationId)),
+      this.references.visibleRunIds(
+        scope,
+        distinct((r) => r.productionRunId),
+      ),
+      this.references.existingLocationIds(
+        'delivery',
+        distinct((r) => r.deliveryLocationId),
+      ),
+      this.references.existingLocationIds(
+        'storage',
+        distinct((r) => r.storageLocationId),
+      ),
     ]);
     for (const row of rows) {
       if (row.productionRunId !== null && !runs.has(row.productionRunId)) {
@@ -99,7 +120,10 @@ export class TrackerImportService {
   }
 
   /** A (name, run) pair repeated in the file (every occurrence after the first) or already stored. */
-  private async findDuplicates(scope: AccessScope, rows: CsvTrackerRow[]): Promise<(ImportDuplicate & { inFile: boolean })[]> {
+  private async findDuplicates(
+    scope: AccessScope,
+    rows: CsvTrackerRow[],
+  ): Promise<(ImportDuplicate & { inFile: boolean })[]> {
     const firstSeen = new Set<string>();
     const firsts: CsvTrackerRow[] = [];
     const inFile = new Set<number>();
@@ -117,7 +141,12 @@ export class TrackerImportService {
     );
     return rows
       .filter((row) => inFile.has(row.row) || stored.has(pairKey(row.productionRunId as number, row.name)))
-      .map((row) => ({ row: row.row, name: row.name, production_run_id: row.productionRunId as number, inFile: inFile.has(row.row) }));
+      .map((row) => ({
+        row: row.row,
+        name: row.name,
+        production_run_id: row.productionRunId as number,
+        inFile: inFile.has(row.row),
+      }));
   }
 
   private async insert(scope: AccessScope, rows: CsvTrackerRow[]): Promise<void> {

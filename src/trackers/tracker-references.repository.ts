@@ -31,7 +31,9 @@ export class TrackerReferencesRepository {
   /** Which of `ids` exist as storage/delivery locations. */
   async existingLocationIds(kind: 'storage' | 'delivery', ids: number[]): Promise<Set<number>> {
     if (ids.length === 0) return new Set();
-    const rows = await this.db.rows<{ id: number }>(sql`SELECT id FROM ${LOCATION_TABLES[kind]} WHERE id = ANY(${ids}::int[])`);
+    const rows = await this.db.rows<{ id: number }>(
+      sql`SELECT id FROM ${LOCATION_TABLES[kind]} WHERE id = ANY(${ids}::int[])`,
+    );
     return new Set(rows.map((r) => Number(r.id)));
   }
 

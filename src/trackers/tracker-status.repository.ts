@@ -67,7 +67,9 @@ export class TrackerStatusRepository {
    * one event, for the second, which shows both.
    */
   async pauseStatusEvents(paused: boolean): Promise<void> {
-    await this.db.execute(sql`SELECT set_config('tracker_pipeline.status_events', ${paused ? 'off' : 'on'}::text, true)`);
+    await this.db.execute(
+      sql`SELECT set_config('tracker_pipeline.status_events', ${paused ? 'off' : 'on'}::text, true)`,
+    );
   }
 
   /** Ascending by (timestamp, id); null when the tracker is missing or invisible. */

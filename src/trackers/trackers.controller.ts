@@ -33,7 +33,12 @@ import {
 import { TrackerImportService } from './tracker-import.service.js';
 import { TrackersService } from './trackers.service.js';
 
-const CACHE_HEADER = { 'X-Cache': { description: 'HIT when served from the cache, else MISS', schema: { type: 'string', enum: ['HIT', 'MISS'] } } };
+const CACHE_HEADER = {
+  'X-Cache': {
+    description: 'HIT when served from the cache, else MISS',
+    schema: { type: 'string', enum: ['HIT', 'MISS'] },
+  },
+};
 
 /**
  * Tracker routes. The literal paths (status-counts, import-csv) are declared before
@@ -62,7 +67,10 @@ export class TrackersController {
   @ApiOperation({ summary: 'Counts of visible trackers per status (cached)' })
   @ApiOkResponse({ type: StatusCountsResponse, headers: CACHE_HEADER })
   @UseInterceptors(CacheHeaderInterceptor)
-  statusCounts(@CurrentScope() scope: AccessScope, @Query() query: StatusCountsQuery): Promise<Cached<StatusCountsResponse>> {
+  statusCounts(
+    @CurrentScope() scope: AccessScope,
+    @Query() query: StatusCountsQuery,
+  ): Promise<Cached<StatusCountsResponse>> {
     return this.trackers.statusCounts(scope, query.production_run_id);
   }
 
@@ -78,7 +86,9 @@ export class TrackersController {
       'All-or-nothing; at most IMPORT_MAX_BYTES and 100 000 data rows.',
   })
   @ApiConsumes('multipart/form-data')
-  @ApiBody({ schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } } } })
+  @ApiBody({
+    schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } } },
+  })
   @ApiCreatedResponse({ type: ImportResultResponse })
   @ApiExtraModels(ImportFailureResponse)
   // Row errors come with the rows; a file that is not a tracker CSV at all is a plain Error.
@@ -88,9 +98,18 @@ export class TrackersController {
     ERRORS.csvInvalid('CSV file is empty'),
     ERRORS.csvInvalid('CSV header has no name column (expected one of: name, tracker_name, tracker)'),
   )
-  @ApiErrorsWithBody({ $ref: getSchemaPath(ImportFailureResponse) }, ERRORS.importDuplicates(2), ERRORS.importDataChanged, ERRORS.importNamesTaken)
+  @ApiErrorsWithBody(
+    { $ref: getSchemaPath(ImportFailureResponse) },
+    ERRORS.importDuplicates(2),
+    ERRORS.importDataChanged,
+    ERRORS.importNamesTaken,
+  )
   @ApiErrors(ERRORS.fileOverLimit('20 MB'), ERRORS.csvTooManyRows(IMPORT_MAX_ROWS))
-  importCsv(@CurrentScope() scope: AccessScope, @Query() query: ImportTrackersQuery, @Req() req: Request): Promise<ImportResultResponse> {
+  importCsv(
+    @CurrentScope() scope: AccessScope,
+    @Query() query: ImportTrackersQuery,
+    @Req() req: Request,
+  ): Promise<ImportResultResponse> {
     return this.importer.import(scope, (req.file as Express.Multer.File).buffer, query);
   }
 
@@ -105,7 +124,8 @@ export class TrackersController {
     ERRORS.trackerExists(),
     {
       ...ERRORS.invalidField('status_timestamp', 'must not be more than 5 minutes in the future'),
-      summary: 'Invalid body, storage_location_id without IN_STORAGE (or missing with it), DELIVERED without delivery_location_id, future status_timestamp',
+      summary:
+        'Invalid body, storage_location_id without IN_STORAGE (or missing with it), DELIVERED without delivery_location_id, future status_timestamp',
     },
   )
   create(@CurrentScope() scope: AccessScope, @Body() dto: CreateTrackerDto): Promise<TrackerResponse> {
@@ -114,7 +134,9 @@ export class TrackersController {
 
   @Get(':id')
   @Access('admin', 'user')
-  @ApiOperation({ summary: 'Tracker with run, locations, status history, latest location and the newest 100 history points' })
+  @ApiOperation({
+    summary: 'Tracker with run, locations, status history, latest location and the newest 100 history points',
+  })
   @ApiOkResponse({ type: TrackerDetailResponse })
   @ApiErrors(ERRORS.trackerNotFound)
   detail(@CurrentScope() scope: AccessScope, @IdParam() id: number): Promise<TrackerDetailResponse> {
@@ -126,7 +148,11 @@ export class TrackersController {
   @ApiOperation({ summary: 'Update a tracker; a changed status appends a status entry at the current time' })
   @ApiOkResponse({ type: TrackerResponse })
   @ApiErrors(ERRORS.trackerNotFound, ERRORS.productionRunNotFound, ERRORS.trackerExists())
-  update(@CurrentScope() scope: AccessScope, @IdParam() id: number, @Body() dto: UpdateTrackerDto): Promise<TrackerResponse> {
+  update(
+    @CurrentScope() scope: AccessScope,
+    @IdParam() id: number,
+    @Body() dto: UpdateTrackerDto,
+  ): Promise<TrackerResponse> {
     return this.trackers.update(scope, id, dto);
   }
 
@@ -153,14 +179,20 @@ export class TrackersController {
   @HttpCode(201)
   @ApiOperation({
     summary: 'Add a status entry',
-    description: "The tracker's status follows the entry with the latest (timestamp, id); a back-dated entry does not override a newer state.",
+    description:
+      "The tracker's status follows the entry with the latest (timestamp, id); a back-dated entry does not override a newer state.",
   })
   @ApiCreatedResponse({ type: StatusEntryResponse })
   @ApiErrors(ERRORS.trackerNotFound, {
     ...ERRORS.invalidField('timestamp', 'must not be more than 5 minutes in the future'),
-    summary: 'Timestamp > 5 min ahead; IN_STORAGE without storage_location_id; DELIVERED without any delivery location; storage_location_id for any status but IN_STORAGE or delivery_location_id for any but DELIVERED',
+    summary:
+      'Timestamp > 5 min ahead; IN_STORAGE without storage_location_id; DELIVERED without any delivery location; storage_location_id for any status but IN_STORAGE or delivery_location_id for any but DELIVERED',
   })
-  addStatus(@CurrentScope() scope: AccessScope, @IdParam() id: number, @Body() dto: CreateStatusEntryDto): Promise<StatusEntryResponse> {
+  addStatus(
+    @CurrentScope() scope: AccessScope,
+    @IdParam() id: number,
+    @Body() dto: CreateStatusEntryDto,
+  ): Promise<StatusEntryResponse> {
     return this.trackers.addStatusEntry(scope, id, dto);
   }
 }

@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { Db, and, empty, join, raw, sql, type PagedRows, type Sql } from '../infrastructure/database/db.js';
-import { latestLocationLateral, locationPointColumns, toLocationPoint, type LocationPoint, type LocationPointRow } from '../locations/location-point.js';
+import {
+  latestLocationLateral,
+  locationPointColumns,
+  toLocationPoint,
+  type LocationPoint,
+  type LocationPointRow,
+} from '../locations/location-point.js';
 import type { TrackerStatus } from './entities/tracker-status.js';
 import type { SortOrder, TrackerSortField } from './dto/list-trackers.query.js';
 import { TRACKER_COLUMNS, type TrackerDetailRow, type TrackerRow } from './trackers.rows.js';
@@ -85,7 +91,10 @@ export class TrackersRepository {
   /** A page and its total. */
   list(scope: AccessScope, filter: TrackerFilter, page: TrackerPageRequest): Promise<PagedRows<TrackerRow>> {
     const where = this.conditions(scope, filter);
-    return this.db.replica.page<TrackerRow>({ columns: TRACKER_COLUMNS, from: TRACKERS_OF_RUNS, where, orderBy: this.orderBy(page) }, page);
+    return this.db.replica.page<TrackerRow>(
+      { columns: TRACKER_COLUMNS, from: TRACKERS_OF_RUNS, where, orderBy: this.orderBy(page) },
+      page,
+    );
   }
 
   /**
@@ -102,7 +111,11 @@ export class TrackersRepository {
   /** The total of `list`. */
   async count(scope: AccessScope, filter: TrackerFilter): Promise<number> {
     const where = and(this.conditions(scope, filter));
-    return (await this.db.replica.one<{ total: number }>(sql`SELECT count(*)::int AS total FROM ${TRACKERS_OF_RUNS} WHERE ${where}`)).total;
+    return (
+      await this.db.replica.one<{ total: number }>(
+        sql`SELECT count(*)::int AS total FROM ${TRACKERS_OF_RUNS} WHERE ${where}`,
+      )
+    ).total;
   }
 
   /**

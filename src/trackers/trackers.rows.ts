@@ -7,14 +7,20 @@ import type { StatusEntrySource, TrackerStatus } from './entities/tracker-status
  * A `trackers` row as the repositories return it (timestamps as Date, or as wire text when SQL
  * formats them). status_entry_id/at are the status-event trigger's bookkeeping, never selected.
  */
-export type TrackerRow = Omit<Tables['trackers'], 'status' | 'created_at' | 'updated_at' | 'status_entry_id' | 'status_entry_at'> & {
+export type TrackerRow = Omit<
+  Tables['trackers'],
+  'status' | 'created_at' | 'updated_at' | 'status_entry_id' | 'status_entry_at'
+> & {
   status: TrackerStatus;
   created_at: Date | string;
   updated_at: Date | string;
 };
 
 /** A `tracker_status_history` row (bigint ids arrive as strings from pg). */
-export type StatusEntryRow = Omit<Tables['tracker_status_history'], 'id' | 'status' | 'timestamp' | 'created_at' | 'source'> & {
+export type StatusEntryRow = Omit<
+  Tables['tracker_status_history'],
+  'id' | 'status' | 'timestamp' | 'created_at' | 'source'
+> & {
   id: string | number;
   status: TrackerStatus;
   source: StatusEntrySource;
@@ -40,7 +46,9 @@ export const TRACKER_COLUMNS = raw(
 );
 
 /** Select list of a StatusEntryRow from `tracker_status_history` (unaliased). */
-export const ENTRY_COLUMNS = raw('id, tracker_id, status, timestamp, storage_location_id, delivery_location_id, notes, created_by, source, created_at');
+export const ENTRY_COLUMNS = raw(
+  'id, tracker_id, status, timestamp, storage_location_id, delivery_location_id, notes, created_by, source, created_at',
+);
 
 /** Bulk statements go in chunks so one statement's parameter arrays stay moderate. */
 export const INSERT_CHUNK = 10_000;

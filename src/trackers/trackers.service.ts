@@ -14,7 +14,11 @@ import { isUniqueViolation } from '../infrastructure/database/unique-violation.j
 import { LocationHistoryService } from '../locations/location-history.service.js';
 import { TRACKER_STATES, type TrackerStatus } from './entities/tracker-status.js';
 import { isTooFarInFuture } from '../common/http/iso-timestamp.js';
-import type { DeliveryLocationTrackersQuery, ListTrackersQuery, LocationTrackersQuery } from './dto/list-trackers.query.js';
+import type {
+  DeliveryLocationTrackersQuery,
+  ListTrackersQuery,
+  LocationTrackersQuery,
+} from './dto/list-trackers.query.js';
 import type { CreateStatusEntryDto, CreateTrackerDto, UpdateTrackerDto } from './dto/tracker.dto.js';
 import {
   toStatusEntryResponse,
@@ -34,8 +38,7 @@ export const trackerNotFound = () => new DomainError(ERRORS.trackerNotFound);
 export const runNotFound = () => new DomainError(ERRORS.productionRunNotFound);
 const storageLocationNotFound = () => new DomainError(ERRORS.storageLocationNotFound);
 const deliveryLocationNotFound = () => new DomainError(ERRORS.deliveryLocationNotFound);
-export const trackerNameTaken = (name: string, runId: number) =>
-  new DomainError(ERRORS.trackerExists(name, runId));
+export const trackerNameTaken = (name: string, runId: number) => new DomainError(ERRORS.trackerExists(name, runId));
 
 /**
  * Tracker rules: status/location requirements, the "latest (timestamp, id) wins" status, scoped
@@ -94,13 +97,26 @@ export class TrackersService {
     };
     // The in-process tier is off (no invalidation channel): latest locations are read every time.
     if (latest === undefined) return new Cached(toCachedJson(JSON.stringify(await withLatest())), rowsHit);
-    const { value, hit, again } = await this.cache.local(TieredCache.derived(key, CACHE_AREAS.latestLocations, latest), ttl, withLatest);
+    const { value, hit, again } = await this.cache.local(
+      TieredCache.derived(key, CACHE_AREAS.latestLocations, latest),
+      ttl,
+      withLatest,
+    );
     return new Cached(value, hit || rowsHit, again);
   }
 
-  private async computePage(scope: AccessScope, filter: TrackerFilter, query: ListTrackersQuery): Promise<Page<TrackerResponse>> {
+  private async computePage(
+    scope: AccessScope,
+    filter: TrackerFilter,
+    query: ListTrackersQuery,
+  ): Promise<Page<TrackerResponse>> {
     const [rows, total] = await Promise.all([
-      this.trackers.listPage(scope, filter, { sortBy: query.sort_by, sortOrder: query.sort_order, skip: query.skip, limit: query.limit }),
+      this.trackers.listPage(scope, filter, {
+        sortBy: query.sort_by,
+        sortOrder: query.sort_order,
+        skip: query.skip,
+        limit: query.limit,
+      }),
       this.cachedCount(scope, filter),
     ]);
     return toPage(
@@ -125,29 +141,64 @@ export class TrackersService {
       scope: scope.cacheKey,
       production_run_id: productionRunId ?? null,
     });
-    const { value, hit, again } = await this.cache.json(key, this.config.cacheTtlSeconds, async (): Promise<StatusCountsResponse> => {
-      const byStatus = await this.statuses.statusCounts(scope, productionRunId);
-      const counts = Object.fromEntries(TRACKER_STATES.map((s) => [s, byStatus[s] ?? 0])) as Record<TrackerStatus, number>;
-      return { ...counts, total: TRACKER_STATES.reduce((sum, s) => sum + counts[s], 0) };
-    });
+    const { value, hit, again } = await this.cache.json(
+      key,
+      this.config.cacheTtlSeconds,
+      async (): Promise<StatusCountsResponse> => {
+        const byStatus = await this.statuses.statusCounts(scope, productionRunId);
+        const counts = Object.fromEntries(TRACKER_STATES.map((s) => [s, byStatus[s] ?? 0])) as Record<
+          TrackerStatus,
+          number
+        >;
+        return { ...counts, total: TRACKER_STATES.reduce((sum, s) => sum + counts[s], 0) };
+      },
+    );
     return new Cached(value, hit, again);
   }
 
   /** Trackers currently IN_STORAGE at a storage location, with latest locations. */
-  async atStorageLocation(scope: AccessScope, locationId: number, query: LocationTrackersQuery): Promise<Page<TrackerResponse>> {
+  async atStorageLocation(
+    scope: AccessScope,
+    locationId: number,
+    query: LocationTrackersQuery,
+  ): Promise<Page<TrackerResponse>> {
     if (!(await this.references.locationExists('storage', locationId))) throw storageLocationNotFound();
     return this.page(scope, { storageLocationId: locationId, statuses: ['IN_STORAGE'] }, query);
   }
 
   /** Trackers whose destination is a delivery location, with latest locations. */
-  async forDeliveryLocation(scope: AccessScope, locationId: number, query: DeliveryLocationTrackersQuery): Promise<Page<TrackerResponse>> {
+  async forDeliveryLocation(
+    scope: AccessScope,
+    locationId: number,
+    query: DeliveryLocationTrackersQuery,
+  ): Promise<Page<TrackerResponse>> {
     if (!(await this.references.locationExists('delivery', locationId))) throw deliveryLocationNotFound();
-    return this.page(scope, { deliveryLocationId: locationId, statuses: query.status?.length ? query.status : undefined }, query);
+    return this.page(
+      scope,
+      { deliveryLocationId: locationId, statuses: query.status?.length ? query.status : undefined },
+      query,
+    );
   }
 
-  private async page(scope: AccessScope, filter: TrackerFilter, query: { skip: number; limit: number }): Promise<Page<TrackerResponse>> {
-    const { rows, total } = await this.trackers.list(scope, filter, { sortBy: 'id', sortOrder: 'asc', skip: query.skip, limit: query.limit });
-    return toPage(await this.withLatestLocations(scope, rows.map((row) => toTrackerResponse(row))), total, query);
+  private async page(
+    scope: AccessScope,
+    filter: TrackerFilter,
+    query: { skip: number; limit: number },
+  ): Promise<Page<TrackerResponse>> {
+    const { rows, total } = await this.trackers.list(scope, filter, {
+      sortBy: 'id',
+      sortOrder: 'asc',
+      skip: query.skip,
+      limit: query.limit,
+    });
+    return toPage(
+      await this.withLatestLocations(
+        scope,
+        rows.map((row) => toTrackerResponse(row)),
+      ),
+      total,
+      query,
+    );
   }
 
   private async withLatestLocations(scope: AccessScope, items: TrackerResponse[]): Promise<TrackerResponse[]> {
@@ -209,24 +260,39 @@ export class TrackersService {
       if (!current) throw trackerNotFound();
       const runId = dto.production_run_id ?? current.production_run_id;
       const name = dto.name ?? current.name;
-      if (runId !== current.production_run_id && !(await this.references.isRunVisible(scope, runId))) throw runNotFound();
+      if (runId !== current.production_run_id && !(await this.references.isRunVisible(scope, runId)))
+        throw runNotFound();
       const statusChanged = dto.status !== undefined && dto.status !== current.status;
       const storageLocationId = dto.storage_location_id ?? null;
       if (storageLocationId !== null && !statusChanged) {
-        throw RequestValidationException.field('storage_location_id', 'is only accepted with a change of status to IN_STORAGE');
+        throw RequestValidationException.field(
+          'storage_location_id',
+          'is only accepted with a change of status to IN_STORAGE',
+        );
       }
-      const destination = dto.delivery_location_id !== undefined ? dto.delivery_location_id : current.delivery_location_id;
-      const locations = statusChanged ? entryLocations(dto.status as TrackerStatus, storageLocationId, destination) : null;
+      const destination =
+        dto.delivery_location_id !== undefined ? dto.delivery_location_id : current.delivery_location_id;
+      const locations = statusChanged
+        ? entryLocations(dto.status as TrackerStatus, storageLocationId, destination)
+        : null;
       if (locations) assertStatusLocations(dto.status as TrackerStatus, locations);
       await this.requireLocations(storageLocationId, dto.delivery_location_id ?? null);
-      if ((name !== current.name || runId !== current.production_run_id) && (await this.trackers.nameTaken(scope, runId, name, id))) {
+      if (
+        (name !== current.name || runId !== current.production_run_id) &&
+        (await this.trackers.nameTaken(scope, runId, name, id))
+      ) {
         throw trackerNameTaken(name, runId);
       }
       // A new destination together with a new status is one change: one event, recorded by the entry.
       const foldDestination = locations !== null && destination !== current.delivery_location_id;
       if (foldDestination) await this.statuses.pauseStatusEvents(true);
       let updated = await this.trackers
-        .update(scope, id, { name: dto.name, productionRunId: dto.production_run_id, deliveryLocationId: dto.delivery_location_id, notes: dto.notes })
+        .update(scope, id, {
+          name: dto.name,
+          productionRunId: dto.production_run_id,
+          deliveryLocationId: dto.delivery_location_id,
+          notes: dto.notes,
+        })
         .catch((error: unknown) => {
           // The same name taken concurrently since nameTaken() looked: same answer as if it had been there.
           if (isUniqueViolation(error)) throw trackerNameTaken(name, runId);
@@ -264,13 +330,19 @@ export class TrackersService {
    */
   async addStatusEntry(scope: AccessScope, trackerId: number, dto: CreateStatusEntryDto): Promise<StatusEntryResponse> {
     const timestamp = dto.timestamp ?? new Date();
-    if (isTooFarInFuture(timestamp)) throw RequestValidationException.field('timestamp', 'must not be more than 5 minutes in the future');
+    if (isTooFarInFuture(timestamp))
+      throw RequestValidationException.field('timestamp', 'must not be more than 5 minutes in the future');
     const storageLocationId = dto.storage_location_id ?? null;
     const { entry, runId } = await this.db.transaction(async () => {
       const tracker = await this.trackers.findVisible(scope, trackerId, true);
       if (!tracker) throw trackerNotFound();
-      const deliveryLocationId = dto.delivery_location_id ?? (dto.status === 'DELIVERED' ? tracker.delivery_location_id : null);
-      assertStatusLocations(dto.status, { storageLocationId, deliveryLocationId }, 'is required for DELIVERED when the tracker has no destination');
+      const deliveryLocationId =
+        dto.delivery_location_id ?? (dto.status === 'DELIVERED' ? tracker.delivery_location_id : null);
+      assertStatusLocations(
+        dto.status,
+        { storageLocationId, deliveryLocationId },
+        'is required for DELIVERED when the tracker has no destination',
+      );
       await this.requireLocations(storageLocationId, dto.delivery_location_id ?? null);
       const appended = await this.statuses.appendStatusEntry(scope, trackerId, {
         status: dto.status,
@@ -288,7 +360,9 @@ export class TrackersService {
   }
 
   private async requireLocations(storageLocationId: number | null, deliveryLocationId: number | null): Promise<void> {
-    if (storageLocationId !== null && !(await this.references.locationExists('storage', storageLocationId))) throw storageLocationNotFound();
-    if (deliveryLocationId !== null && !(await this.references.locationExists('delivery', deliveryLocationId))) throw deliveryLocationNotFound();
+    if (storageLocationId !== null && !(await this.references.locationExists('storage', storageLocationId)))
+      throw storageLocationNotFound();
+    if (deliveryLocationId !== null && !(await this.references.locationExists('delivery', deliveryLocationId)))
+      throw deliveryLocationNotFound();
   }
 }

@@ -25,13 +25,20 @@ export class UsersController extends crudController({
     get: { summary: 'A user by id (admin)', errors: [ERRORS.userNotFound] },
     create: {
       summary: 'Create a user (admin)',
-      errors: [ERRORS.emailTaken, ERRORS.validationFailed, ERRORS.invalidField('client_list', 'unknown client id(s): 7')],
+      errors: [
+        ERRORS.emailTaken,
+        ERRORS.validationFailed,
+        ERRORS.invalidField('client_list', 'unknown client id(s): 7'),
+      ],
     },
     update: {
       summary: 'Update any field of a user (admin); effective on the user’s next request',
       errors: [ERRORS.userNotFound, ERRORS.emailTaken, ERRORS.lastAdmin],
     },
-    delete: { summary: 'Delete a user (admin); returns the deleted user', errors: [ERRORS.userNotFound, ERRORS.lastAdmin] },
+    delete: {
+      summary: 'Delete a user (admin); returns the deleted user',
+      errors: [ERRORS.userNotFound, ERRORS.lastAdmin],
+    },
   },
 }) {
   @Get('me')

@@ -67,11 +67,16 @@ export class UsersRepository {
     );
     const row = rows[0];
     if (!row) return null;
-    return { ...row, tokens_valid_after_us: row.tokens_valid_after_us === null ? null : Number(row.tokens_valid_after_us) };
+    return {
+      ...row,
+      tokens_valid_after_us: row.tokens_valid_after_us === null ? null : Number(row.tokens_valid_after_us),
+    };
   }
 
   findByEmailWithHash(email: string): Promise<(UserRow & { password_hash: string }) | null> {
-    return this.db.first<UserRow & { password_hash: string }>(sql`SELECT ${COLUMNS}, password_hash FROM users WHERE lower(email) = lower(${email})`);
+    return this.db.first<UserRow & { password_hash: string }>(
+      sql`SELECT ${COLUMNS}, password_hash FROM users WHERE lower(email) = lower(${email})`,
+    );
   }
 
   async findPasswordHash(id: number): Promise<string | null> {
@@ -115,11 +120,15 @@ export class UsersRepository {
       .filter((field) => patch[field] !== undefined)
       .map((field) => sql`${raw(PATCH_COLUMNS[field])} = ${patch[field]}`);
     if (patch.passwordHash !== undefined || patch.isActive === false) {
-      sets.push(sql`tokens_valid_after = 'epoch'::timestamptz + ${String(preciseNowMicros())}::bigint * interval '1 microsecond'`);
+      sets.push(
+        sql`tokens_valid_after = 'epoch'::timestamptz + ${String(preciseNowMicros())}::bigint * interval '1 microsecond'`,
+      );
     }
     sets.push(sql`updated_at = now()`);
     try {
-      return await this.db.first<UserRow>(sql`UPDATE users SET ${join(sets, ', ')} WHERE id = ${id} RETURNING ${COLUMNS}`);
+      return await this.db.first<UserRow>(
+        sql`UPDATE users SET ${join(sets, ', ')} WHERE id = ${id} RETURNING ${COLUMNS}`,
+      );
     } catch (error) {
       if (isUniqueViolation(error, 'users_email_lower_key')) throw new EmailTakenError();
       throw error;
@@ -140,7 +149,9 @@ export class UsersRepository {
   }
 
   async otherActiveAdminExists(id: number): Promise<boolean> {
-    const rows = await this.db.rows(sql`SELECT 1 FROM users WHERE id <> ${id} AND is_active AND 'admin' = ANY(roles) LIMIT 1`);
+    const rows = await this.db.rows(
+      sql`SELECT 1 FROM users WHERE id <> ${id} AND is_active AND 'admin' = ANY(roles) LIMIT 1`,
+    );
     return rows.length > 0;
   }
 

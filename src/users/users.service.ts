@@ -13,7 +13,6 @@ import { Cached } from '../common/http/cache-header.interceptor.js';
 import { toCachedJson } from '../infrastructure/cache/tiered-cache.js';
 import { EmailTakenError, UsersRepository, type UserPatch, type UserRow } from './users.repository.js';
 
-
 /**
  * User management. The guard reads the user row through the in-process cache tier, which every
  * change here (and a database trigger, on every instance) invalidates: a change takes effect on
@@ -76,26 +75,33 @@ export class UsersService {
       passwordHash: dto.password === undefined ? undefined : await this.passwords.hash(dto.password),
     };
     const removesAdmin = patch.isActive === false || (patch.roles !== undefined && !patch.roles.includes('admin'));
-    if (!removesAdmin) return this.changed(id, toUserResponse(this.found(await this.mapEmailTaken(() => this.users.update(id, patch)))));
-    return this.changed(id, await this.db.transaction(async () => {
-      await this.users.lockAdminChanges();
-      const current = this.found(await this.users.findById(id));
-      if (isActiveAdmin(current) && !(await this.users.otherActiveAdminExists(id))) {
-        throw new DomainError(ERRORS.lastAdmin);
-      }
-      return toUserResponse(this.found(await this.mapEmailTaken(() => this.users.update(id, patch))));
-    }));
+    if (!removesAdmin)
+      return this.changed(id, toUserResponse(this.found(await this.mapEmailTaken(() => this.users.update(id, patch)))));
+    return this.changed(
+      id,
+      await this.db.transaction(async () => {
+        await this.users.lockAdminChanges();
+        const current = this.found(await this.users.findById(id));
+        if (isActiveAdmin(current) && !(await this.users.otherActiveAdminExists(id))) {
+          throw new DomainError(ERRORS.lastAdmin);
+        }
+        return toUserResponse(this.found(await this.mapEmailTaken(() => this.users.update(id, patch))));
+      }),
+    );
   }
 
   async delete(id: number): Promise<UserResponse> {
-    return this.changed(id, await this.db.transaction(async () => {
-      await this.users.lockAdminChanges();
-      const current = this.found(await this.users.findById(id));
-      if (isActiveAdmin(current) && !(await this.users.otherActiveAdminExists(id))) {
-        throw new DomainError(ERRORS.lastAdmin);
-      }
-      return toUserResponse(this.found(await this.users.delete(id)));
-    }));
+    return this.changed(
+      id,
+      await this.db.transaction(async () => {
+        await this.users.lockAdminChanges();
+        const current = this.found(await this.users.findById(id));
+        if (isActiveAdmin(current) && !(await this.users.otherActiveAdminExists(id))) {
+          throw new DomainError(ERRORS.lastAdmin);
+        }
+        return toUserResponse(this.found(await this.users.delete(id)));
+      }),
+    );
   }
 
   /**
@@ -134,7 +140,8 @@ export class UsersService {
   private async checkedClientList(clientIds: number[]): Promise<number[]> {
     const unique = [...new Set(clientIds)].sort((a, b) => a - b);
     const missing = await this.users.missingClientIds(unique);
-    if (missing.length > 0) throw RequestValidationException.field('client_list', `unknown client id(s): ${missing.join(', ')}`);
+    if (missing.length > 0)
+      throw RequestValidationException.field('client_list', `unknown client id(s): ${missing.join(', ')}`);
     return unique;
   }
 

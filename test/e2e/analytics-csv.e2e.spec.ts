@@ -1,7 +1,13 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DatabasePool } from '../../src/infrastructure/database/database-pool.js';
-import { AS_OF, buildAnalyticsFixture, parseCsvSections, poolConnectionsReleased, type AnalyticsFixture } from '../support/analytics.js';
+import {
+  AS_OF,
+  buildAnalyticsFixture,
+  parseCsvSections,
+  poolConnectionsReleased,
+  type AnalyticsFixture,
+} from '../support/analytics.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import type { CreatedUser } from '../support/factories.js';
 
@@ -17,7 +23,13 @@ const TRACKER_HEADER = [
   'Storage Locations Visited',
   'Total Storage Duration (days)',
 ];
-const DELIVERY_HEADER = ['Location Name', 'Tracker Count', 'Average Duration (days)', 'Min Duration (days)', 'Max Duration (days)'];
+const DELIVERY_HEADER = [
+  'Location Name',
+  'Tracker Count',
+  'Average Duration (days)',
+  'Min Duration (days)',
+  'Max Duration (days)',
+];
 
 describe('Production-run analytics CSV', () => {
   let t: TestApp;
@@ -41,14 +53,28 @@ describe('Production-run analytics CSV', () => {
     // Streamed: chunked transfer, no Content-Length computed up front.
     expect(res.headers['transfer-encoding']).toBe('chunked');
     expect(res.headers['content-length']).toBeUndefined();
-    expect(res.headers['content-disposition']).toMatch(new RegExp(`^attachment; filename="production_run_${fx.runId}_Spring_batch_2026_\\d{8}_\\d{6}\\.csv"$`));
+    expect(res.headers['content-disposition']).toMatch(
+      new RegExp(`^attachment; filename="production_run_${fx.runId}_Spring_batch_2026_\\d{8}_\\d{6}\\.csv"$`),
+    );
     expect(res.text.startsWith('Production Run Analytics\r\nID,')).toBe(true);
 
     const sections = parseCsvSections(res.text);
-    expect([...sections.keys()]).toEqual(['Production Run Analytics', 'Tracker Analytics', 'Aggregate Summary', 'Delivery Location Performance']);
+    expect([...sections.keys()]).toEqual([
+      'Production Run Analytics',
+      'Tracker Analytics',
+      'Aggregate Summary',
+      'Delivery Location Performance',
+    ]);
 
     const info = sections.get('Production Run Analytics')!;
-    expect(info.map((r) => r[0])).toEqual(['ID', 'Description', 'Start Date', 'End Date', 'Total Trackers', 'Generated At']);
+    expect(info.map((r) => r[0])).toEqual([
+      'ID',
+      'Description',
+      'Start Date',
+      'End Date',
+      'Total Trackers',
+      'Generated At',
+    ]);
     expect(info.slice(0, 5)).toEqual([
       ['ID', String(fx.runId)],
       ['Description', 'Spring batch 2026'],
@@ -64,11 +90,55 @@ describe('Production-run analytics CSV', () => {
     const { trackers: tr } = fx;
     expect(sections.get('Tracker Analytics')).toEqual([
       TRACKER_HEADER,
-      ['T1 delivered', String(tr.delivered), 'DELIVERED', '100.0%', '3.50', 'Berlin Hub', '6.50', '156.00', '0', '0.00'],
-      ['T2 storage', String(tr.storedTwice), 'IN_STORAGE', '66.7%', '10.00', 'Amsterdam DC', '0.00', '0.00', '3', '8.00'],
+      [
+        'T1 delivered',
+        String(tr.delivered),
+        'DELIVERED',
+        '100.0%',
+        '3.50',
+        'Berlin Hub',
+        '6.50',
+        '156.00',
+        '0',
+        '0.00',
+      ],
+      [
+        'T2 storage',
+        String(tr.storedTwice),
+        'IN_STORAGE',
+        '66.7%',
+        '10.00',
+        'Amsterdam DC',
+        '0.00',
+        '0.00',
+        '3',
+        '8.00',
+      ],
       ['T3 created', String(tr.createdOnly), 'CREATED', '0.0%', '5.00', '', '0.00', '0.00', '0', '0.00'],
-      ['T4 moved on', String(tr.deliveredMovedOn), 'IN_TRANSIT', '33.3%', '5.25', 'Amsterdam DC', '1.75', '42.00', '1', '3.25'],
-      ['T5 delivered', String(tr.deliveredLate), 'DELIVERED', '100.0%', '1.00', 'Berlin Hub', '2.00', '48.00', '0', '0.00'],
+      [
+        'T4 moved on',
+        String(tr.deliveredMovedOn),
+        'IN_TRANSIT',
+        '33.3%',
+        '5.25',
+        'Amsterdam DC',
+        '1.75',
+        '42.00',
+        '1',
+        '3.25',
+      ],
+      [
+        'T5 delivered',
+        String(tr.deliveredLate),
+        'DELIVERED',
+        '100.0%',
+        '1.00',
+        'Berlin Hub',
+        '2.00',
+        '48.00',
+        '0',
+        '0.00',
+      ],
     ]);
     expect(sections.get('Aggregate Summary')).toEqual([
       ['Total Trackers', '5'],
@@ -83,8 +153,18 @@ describe('Production-run analytics CSV', () => {
     ]);
 
     // The CSV and the JSON describe the same figures.
-    const json = await t.http().get(`/api/v1/production-runs/${fx.runId}/analytics`).query({ as_of: AS_OF }).set(admin.auth).expect(200);
-    expect(sections.get('Tracker Analytics')!.slice(1).map((r) => Number(r[4]))).toEqual(
+    const json = await t
+      .http()
+      .get(`/api/v1/production-runs/${fx.runId}/analytics`)
+      .query({ as_of: AS_OF })
+      .set(admin.auth)
+      .expect(200);
+    expect(
+      sections
+        .get('Tracker Analytics')!
+        .slice(1)
+        .map((r) => Number(r[4])),
+    ).toEqual(
       json.body.tracker_analytics.map((a: { total_journey_duration_days: number }) => a.total_journey_duration_days),
     );
   });
@@ -102,12 +182,26 @@ describe('Production-run analytics CSV', () => {
   });
 
   it.each([
-    [{ include_aggregate_summary: 'false' }, ['Production Run Analytics', 'Tracker Analytics', 'Delivery Location Performance']],
+    [
+      { include_aggregate_summary: 'false' },
+      ['Production Run Analytics', 'Tracker Analytics', 'Delivery Location Performance'],
+    ],
     [{ include_delivery_performance: '0' }, ['Production Run Analytics', 'Tracker Analytics', 'Aggregate Summary']],
-    [{ include_aggregate_summary: 'FALSE', include_delivery_performance: 'False' }, ['Production Run Analytics', 'Tracker Analytics']],
-    [{ include_aggregate_summary: '1', include_delivery_performance: 'TRUE' }, ['Production Run Analytics', 'Tracker Analytics', 'Aggregate Summary', 'Delivery Location Performance']],
+    [
+      { include_aggregate_summary: 'FALSE', include_delivery_performance: 'False' },
+      ['Production Run Analytics', 'Tracker Analytics'],
+    ],
+    [
+      { include_aggregate_summary: '1', include_delivery_performance: 'TRUE' },
+      ['Production Run Analytics', 'Tracker Analytics', 'Aggregate Summary', 'Delivery Location Performance'],
+    ],
   ])('includes sections per the flags %p', async (flags, titles) => {
-    const res = await t.http().get(csvUrl()).query({ as_of: AS_OF, ...flags }).set(admin.auth).expect(200);
+    const res = await t
+      .http()
+      .get(csvUrl())
+      .query({ as_of: AS_OF, ...flags })
+      .set(admin.auth)
+      .expect(200);
     expect([...parseCsvSections(res.text).keys()]).toEqual(titles);
   });
 
@@ -117,13 +211,21 @@ describe('Production-run analytics CSV', () => {
     ['EU', '03/02/2026 04:05:06', '24/12/2026 18:30:00'],
     ['eu', '03/02/2026 04:05:06', '24/12/2026 18:30:00'],
   ])('writes dates in date_format=%s', async (format, start, end) => {
-    const run = await t.factories.run({ description: 'dates', startDate: '2026-02-03T04:05:06Z', endDate: '2026-12-24T18:30:00Z' });
+    const run = await t.factories.run({
+      description: 'dates',
+      startDate: '2026-02-03T04:05:06Z',
+      endDate: '2026-12-24T18:30:00Z',
+    });
     const res = await t.http().get(csvUrl(run.id)).query({ date_format: format }).set(admin.auth).expect(200);
     const info = parseCsvSections(res.text).get('Production Run Analytics')!;
     expect(info[2]).toEqual(['Start Date', start]);
     expect(info[3]).toEqual(['End Date', end]);
     const generated = info[5][1];
-    const pattern = { ISO: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/, US: /^\d{2}\/\d{2}\/\d{4} \d{2}:\d{2}:\d{2}$/, EU: /^\d{2}\/\d{2}\/\d{4} \d{2}:\d{2}:\d{2}$/ };
+    const pattern = {
+      ISO: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/,
+      US: /^\d{2}\/\d{2}\/\d{4} \d{2}:\d{2}:\d{2}$/,
+      EU: /^\d{2}\/\d{2}\/\d{4} \d{2}:\d{2}:\d{2}$/,
+    };
     expect(generated).toMatch(pattern[format.toUpperCase() as keyof typeof pattern]);
   });
 
@@ -131,8 +233,15 @@ describe('Production-run analytics CSV', () => {
     const bad = await t.http().get(csvUrl()).query({ date_format: 'DE' }).set(admin.auth).expect(422);
     expect(bad.body.errors).toEqual([{ field: 'date_format', message: 'must be one of ISO, US, EU' }]);
     const flag = await t.http().get(csvUrl()).query({ include_aggregate_summary: 'maybe' }).set(admin.auth).expect(422);
-    expect(flag.body.errors).toEqual([{ field: 'include_aggregate_summary', message: 'must be a boolean (true, false, 1 or 0)' }]);
-    const flag2 = await t.http().get(csvUrl()).query({ include_delivery_performance: 'yes' }).set(admin.auth).expect(422);
+    expect(flag.body.errors).toEqual([
+      { field: 'include_aggregate_summary', message: 'must be a boolean (true, false, 1 or 0)' },
+    ]);
+    const flag2 = await t
+      .http()
+      .get(csvUrl())
+      .query({ include_delivery_performance: 'yes' })
+      .set(admin.auth)
+      .expect(422);
     expect(flag2.body.errors[0].field).toBe('include_delivery_performance');
   });
 
@@ -152,24 +261,37 @@ describe('Production-run analytics CSV', () => {
       });
     }
     const res = await t.http().get(csvUrl(run.id)).query({ as_of: AS_OF }).set(admin.auth).expect(200);
-    expect(res.headers['content-disposition']).toMatch(new RegExp(`^attachment; filename="production_run_${run.id}_Q1___Export____EU_US_\\d{8}_\\d{6}\\.csv"$`));
+    expect(res.headers['content-disposition']).toMatch(
+      new RegExp(`^attachment; filename="production_run_${run.id}_Q1___Export____EU_US_\\d{8}_\\d{6}\\.csv"$`),
+    );
     expect(res.text).toContain('Description,"Q1, ""Export"" / EU+US"\r\n');
     expect(res.text).toContain(`"Comma, ""quoted""\nnewline",`);
 
     const sections = parseCsvSections(res.text);
     expect(sections.get('Production Run Analytics')![1]).toEqual(['Description', 'Q1, "Export" / EU+US']);
-    const cells = sections.get('Tracker Analytics')!.slice(1).map((r) => r[0]);
+    const cells = sections
+      .get('Tracker Analytics')!
+      .slice(1)
+      .map((r) => r[0]);
     expect(cells).toEqual(["'=SUM(A1:A9)", "'+44 123", "'-2+3", "'@cmd", "'\tTabbed", 'Comma, "quoted"\nnewline']);
     const rows = sections.get('Tracker Analytics')!.slice(1);
     for (const row of rows) expect(row.slice(2, 6)).toEqual(['DELIVERED', '100.0%', '1.00', `'=HYPERLINK("http://x")`]);
-    expect(sections.get('Delivery Location Performance')![1]).toEqual([`'=HYPERLINK("http://x")`, '6', '9.00', '9.00', '9.00']);
+    expect(sections.get('Delivery Location Performance')![1]).toEqual([
+      `'=HYPERLINK("http://x")`,
+      '6',
+      '9.00',
+      '9.00',
+      '9.00',
+    ]);
     expect(sections.get('Aggregate Summary')![2]).toEqual(['Completion Rate %', '100.00%']);
   });
 
   it('exports an empty run with a header-only tracker section and zero aggregates', async () => {
     const run = await t.factories.run({ description: '' });
     const res = await t.http().get(csvUrl(run.id)).set(admin.auth).expect(200);
-    expect(res.headers['content-disposition']).toMatch(new RegExp(`filename="production_run_${run.id}__\\d{8}_\\d{6}\\.csv"$`));
+    expect(res.headers['content-disposition']).toMatch(
+      new RegExp(`filename="production_run_${run.id}__\\d{8}_\\d{6}\\.csv"$`),
+    );
     const sections = parseCsvSections(res.text);
     expect(sections.get('Tracker Analytics')).toEqual([TRACKER_HEADER]);
     expect(sections.get('Aggregate Summary')).toEqual([

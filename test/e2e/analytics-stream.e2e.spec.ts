@@ -72,7 +72,12 @@ describe('Production-run analytics JSON, streamed', () => {
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
     expect(new Set(ids).size).toBe(count);
     expect(new Set(trackers.map((tr: { tracker_name: string }) => tr.tracker_name)).size).toBe(count);
-    for (const tracker of [trackers[0], trackers[JSON_BATCH_TRACKERS - 1], trackers[JSON_BATCH_TRACKERS], trackers[count - 1]]) {
+    for (const tracker of [
+      trackers[0],
+      trackers[JSON_BATCH_TRACKERS - 1],
+      trackers[JSON_BATCH_TRACKERS],
+      trackers[count - 1],
+    ]) {
       expect(tracker).toEqual({
         tracker_id: expect.any(Number),
         tracker_name: expect.stringMatching(/^stream-\d+$/),
@@ -94,7 +99,11 @@ describe('Production-run analytics JSON, streamed', () => {
         total_storage_duration_days: 2,
       });
     }
-    expect(rest).toMatchObject({ production_run_id: runId, production_run_description: 'stream', total_trackers: count });
+    expect(rest).toMatchObject({
+      production_run_id: runId,
+      production_run_description: 'stream',
+      total_trackers: count,
+    });
     expect(rest.storage_location_performance).toEqual([
       {
         storage_location_id: storage.id,
@@ -107,7 +116,12 @@ describe('Production-run analytics JSON, streamed', () => {
         max_duration_days: 2,
       },
     ]);
-    const summary = await t.http().get(`${url(runId)}/summary`).query({ as_of: AS_OF }).set(admin.auth).expect(200);
+    const summary = await t
+      .http()
+      .get(`${url(runId)}/summary`)
+      .query({ as_of: AS_OF })
+      .set(admin.auth)
+      .expect(200);
     expect(rest.aggregate_metrics).toEqual(summary.body);
     expect(await connectionsReleased()).toBe(true);
 
@@ -119,12 +133,16 @@ describe('Production-run analytics JSON, streamed', () => {
 
   it('computes a result above ANALYTICS_CACHE_MAX_MB on every request instead of caching it', async () => {
     const runId = await bulkRun(5000, 'big', 300); // ~4 MB of JSON
-    const tracker = (await t.db.query(`SELECT min(id) AS id FROM trackers WHERE production_run_id = $1`, [runId]))[0].id;
+    const tracker = (await t.db.query(`SELECT min(id) AS id FROM trackers WHERE production_run_id = $1`, [runId]))[0]
+      .id;
     const first = await t.http().get(url(runId)).query({ as_of: AS_OF }).set(admin.auth).expect(200);
     expect(first.text.length).toBeGreaterThan(2 * 1024 * 1024);
     expect(first.body.aggregate_metrics.completed_trackers).toBe(0);
     // A write behind the service's back (no invalidation): only a computed answer can see it.
-    await t.db.query(`INSERT INTO tracker_status_history (tracker_id, status, timestamp) VALUES ($1, 'DELIVERED', '2026-03-05T00:00:00Z')`, [tracker]);
+    await t.db.query(
+      `INSERT INTO tracker_status_history (tracker_id, status, timestamp) VALUES ($1, 'DELIVERED', '2026-03-05T00:00:00Z')`,
+      [tracker],
+    );
     const second = await t.http().get(url(runId)).query({ as_of: AS_OF }).set(admin.auth).expect(200);
     expect(second.headers['transfer-encoding']).toBe('chunked');
     expect(second.body.aggregate_metrics.completed_trackers).toBe(1);
@@ -137,16 +155,19 @@ describe('Production-run analytics JSON, streamed', () => {
     const pool = t.app.get(DatabasePool);
     let heldWhilePaused = -1;
     await new Promise<void>((resolve, reject) => {
-      const req = http.get({ host: '127.0.0.1', port, path: `${url(runId)}?as_of=${AS_OF}`, headers: admin.auth }, (res) => {
-        res.once('data', () => {
-          res.pause();
-          setTimeout(() => {
-            heldWhilePaused = pool.stats().checkedOut; // the stream's connection, parked on its cursor
-            req.destroy();
-            resolve();
-          }, 300);
-        });
-      });
+      const req = http.get(
+        { host: '127.0.0.1', port, path: `${url(runId)}?as_of=${AS_OF}`, headers: admin.auth },
+        (res) => {
+          res.once('data', () => {
+            res.pause();
+            setTimeout(() => {
+              heldWhilePaused = pool.stats().checkedOut; // the stream's connection, parked on its cursor
+              req.destroy();
+              resolve();
+            }, 300);
+          });
+        },
+      );
       req.on('error', (error) => ((error as NodeJS.ErrnoException).code === 'ECONNRESET' ? undefined : reject(error)));
     });
     expect(heldWhilePaused).toBe(1);
@@ -157,32 +178,37 @@ describe('Production-run analytics JSON, streamed', () => {
     const runId = await bulkRun(30_000, 'cut', 200); // ~20 MB: far more than the socket buffers hold
     const port = await listeningPort();
     const outcome = await new Promise<{ complete: boolean; text: string; terminated: number }>((resolve, reject) => {
-      const req = http.get({ host: '127.0.0.1', port, path: `${url(runId)}?as_of=${AS_OF}`, headers: admin.auth }, (res) => {
-        expect(res.statusCode).toBe(200);
-        const chunks: Buffer[] = [];
-        let terminated = -1;
-        res.once('data', () => {
-          // Stop reading: the service waits for the socket to drain, its cursor parked mid-run.
-          res.pause();
-          setTimeout(() => {
-            void t.db
-              .query(
-                // The list's statement in progress, its cursor parked (pg_stat_activity keeps only the
-                // text's start; idle pooled connections show their last statement).
-                `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
+      const req = http.get(
+        { host: '127.0.0.1', port, path: `${url(runId)}?as_of=${AS_OF}`, headers: admin.auth },
+        (res) => {
+          expect(res.statusCode).toBe(200);
+          const chunks: Buffer[] = [];
+          let terminated = -1;
+          res.once('data', () => {
+            // Stop reading: the service waits for the socket to drain, its cursor parked mid-run.
+            res.pause();
+            setTimeout(() => {
+              void t.db
+                .query(
+                  // The list's statement in progress, its cursor parked (pg_stat_activity keeps only the
+                  // text's start; idle pooled connections show their last statement).
+                  `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
                   WHERE datname = current_database() AND pid <> pg_backend_pid() AND state IN ('active', 'idle in transaction')
                     AND query LIKE '/* analytics list */%'`,
-              )
-              .then(([row]: { n: number }[]) => {
-                terminated = row.n;
-                res.resume();
-              }, reject);
-          }, 300);
-        });
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', () => undefined); // "aborted": what this test expects
-        res.on('close', () => resolve({ complete: res.complete, text: Buffer.concat(chunks).toString('utf8'), terminated }));
-      });
+                )
+                .then(([row]: { n: number }[]) => {
+                  terminated = row.n;
+                  res.resume();
+                }, reject);
+            }, 300);
+          });
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('error', () => undefined); // "aborted": what this test expects
+          res.on('close', () =>
+            resolve({ complete: res.complete, text: Buffer.concat(chunks).toString('utf8'), terminated }),
+          );
+        },
+      );
       req.on('error', (error) => ((error as NodeJS.ErrnoException).code === 'ECONNRESET' ? undefined : reject(error)));
     });
     expect(outcome.terminated).toBe(1);
@@ -218,13 +244,29 @@ describe('Production-run analytics with a one-connection pool', () => {
         ],
       });
     }
-    const json = await t.http().get(`/api/v1/production-runs/${run.id}/analytics`).query({ as_of: AS_OF }).set(admin.auth).expect(200);
+    const json = await t
+      .http()
+      .get(`/api/v1/production-runs/${run.id}/analytics`)
+      .query({ as_of: AS_OF })
+      .set(admin.auth)
+      .expect(200);
     expect(json.body.tracker_analytics).toHaveLength(3);
     expect(json.body.aggregate_metrics).toMatchObject({ total_trackers: 3, completed_trackers: 0 });
     expect(json.body.storage_location_performance).toEqual([
-      expect.objectContaining({ storage_location_id: storage.id, tracker_count: 3, visit_count: 3, total_duration_days: 6, average_duration_days: 2 }),
+      expect.objectContaining({
+        storage_location_id: storage.id,
+        tracker_count: 3,
+        visit_count: 3,
+        total_duration_days: 6,
+        average_duration_days: 2,
+      }),
     ]);
-    const csv = await t.http().get(`/api/v1/production-runs/${run.id}/analytics/csv`).query({ as_of: AS_OF }).set(admin.auth).expect(200);
+    const csv = await t
+      .http()
+      .get(`/api/v1/production-runs/${run.id}/analytics/csv`)
+      .query({ as_of: AS_OF })
+      .set(admin.auth)
+      .expect(200);
     expect(csv.text).toContain('Total Trackers,3');
   });
 });

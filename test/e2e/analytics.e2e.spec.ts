@@ -131,8 +131,20 @@ describe('Production-run analytics (JSON)', () => {
         average_delivery_location_duration_days: 3.42,
       },
       delivery_location_performance: [
-        { location_name: 'Amsterdam DC', tracker_count: 1, average_duration_days: 1.75, min_duration_days: 1.75, max_duration_days: 1.75 },
-        { location_name: 'Berlin Hub', tracker_count: 2, average_duration_days: 4.25, min_duration_days: 2, max_duration_days: 6.5 },
+        {
+          location_name: 'Amsterdam DC',
+          tracker_count: 1,
+          average_duration_days: 1.75,
+          min_duration_days: 1.75,
+          max_duration_days: 1.75,
+        },
+        {
+          location_name: 'Berlin Hub',
+          tracker_count: 2,
+          average_duration_days: 4.25,
+          min_duration_days: 2,
+          max_duration_days: 6.5,
+        },
       ],
       // North: T2 2 d + T2 4 d + T4 3.25 d; South: T2 2 d.
       storage_location_performance: [
@@ -172,7 +184,9 @@ describe('Production-run analytics (JSON)', () => {
   it('honours an earlier as_of everywhere: later entries ignored, open intervals end at as_of', async () => {
     const { trackers: tr, storage } = fx;
     const res = await t.http().get(base()).query({ as_of: '2026-03-03T00:00:00Z' }).set(admin.auth).expect(200);
-    const byName = Object.fromEntries(res.body.tracker_analytics.map((a: { tracker_name: string }) => [a.tracker_name, a]));
+    const byName = Object.fromEntries(
+      res.body.tracker_analytics.map((a: { tracker_name: string }) => [a.tracker_name, a]),
+    );
     // Not delivered yet at as_of: the destination's name, no dwell time.
     expect(byName['T1 delivered']).toMatchObject({
       tracker_id: tr.delivered,
@@ -187,19 +201,33 @@ describe('Production-run analytics (JSON)', () => {
       total_journey_duration_days: 2,
       current_status: 'IN_STORAGE',
       storage_location_visits: [
-        { storage_location_id: storage.north, location_name: 'Warehouse North', arrived_at: '2026-03-02T00:00:00.000Z', departed_at: null, duration_days: 1 },
+        {
+          storage_location_id: storage.north,
+          location_name: 'Warehouse North',
+          arrived_at: '2026-03-02T00:00:00.000Z',
+          departed_at: null,
+          duration_days: 1,
+        },
       ],
       total_storage_duration_days: 1,
     });
     // Created after as_of, no entries up to it: nothing to measure yet.
-    expect(byName['T3 created']).toMatchObject({ total_journey_duration_days: 0, current_status: 'CREATED', journey_completion_percent: 0 });
+    expect(byName['T3 created']).toMatchObject({
+      total_journey_duration_days: 0,
+      current_status: 'CREATED',
+      journey_completion_percent: 0,
+    });
     expect(byName['T5 delivered']).toMatchObject({
       total_journey_duration_days: 0,
       current_status: 'CREATED',
       delivery_location_name: '',
       delivery_location_duration_days: 0,
     });
-    expect(byName['T4 moved on']).toMatchObject({ total_journey_duration_days: 5.25, delivery_location_duration_days: 1.75, current_status: 'IN_TRANSIT' });
+    expect(byName['T4 moved on']).toMatchObject({
+      total_journey_duration_days: 5.25,
+      delivery_location_duration_days: 1.75,
+      current_status: 'IN_TRANSIT',
+    });
     expect(res.body.aggregate_metrics).toEqual({
       total_trackers: 5,
       completed_trackers: 0,
@@ -207,7 +235,13 @@ describe('Production-run analytics (JSON)', () => {
       average_delivery_location_duration_days: 1.75,
     });
     expect(res.body.delivery_location_performance).toEqual([
-      { location_name: 'Amsterdam DC', tracker_count: 1, average_duration_days: 1.75, min_duration_days: 1.75, max_duration_days: 1.75 },
+      {
+        location_name: 'Amsterdam DC',
+        tracker_count: 1,
+        average_duration_days: 1.75,
+        min_duration_days: 1.75,
+        max_duration_days: 1.75,
+      },
     ]);
     // (1 + 3.25) / 2 = 2.125 → 2.13
     expect(res.body.storage_location_performance).toEqual([
@@ -225,8 +259,18 @@ describe('Production-run analytics (JSON)', () => {
   });
 
   it('accepts as_of without an offset as UTC and with a numeric offset', async () => {
-    const utc = await t.http().get(`${base()}/summary`).query({ as_of: '2026-03-03T00:00:00' }).set(admin.auth).expect(200);
-    const offset = await t.http().get(`${base()}/summary`).query({ as_of: '2026-03-03T01:00:00+01:00' }).set(admin.auth).expect(200);
+    const utc = await t
+      .http()
+      .get(`${base()}/summary`)
+      .query({ as_of: '2026-03-03T00:00:00' })
+      .set(admin.auth)
+      .expect(200);
+    const offset = await t
+      .http()
+      .get(`${base()}/summary`)
+      .query({ as_of: '2026-03-03T01:00:00+01:00' })
+      .set(admin.auth)
+      .expect(200);
     expect(utc.body.average_delivery_location_duration_days).toBe(1.75);
     expect(offset.body).toEqual(utc.body);
   });
@@ -235,7 +279,12 @@ describe('Production-run analytics (JSON)', () => {
     for (const asOf of [AS_OF, '2026-03-03T00:00:00Z']) {
       const full = await t.http().get(base()).query({ as_of: asOf }).set(admin.auth).expect(200);
       const summary = await t.http().get(`${base()}/summary`).query({ as_of: asOf }).set(admin.auth).expect(200);
-      const delivery = await t.http().get(`${base()}/delivery-performance`).query({ as_of: asOf }).set(admin.auth).expect(200);
+      const delivery = await t
+        .http()
+        .get(`${base()}/delivery-performance`)
+        .query({ as_of: asOf })
+        .set(admin.auth)
+        .expect(200);
       expect(summary.body).toEqual(full.body.aggregate_metrics);
       expect(delivery.body).toEqual(full.body.delivery_location_performance);
     }
@@ -252,7 +301,12 @@ describe('Production-run analytics (JSON)', () => {
   it('answers an empty run with zeros and empty lists (no division by zero)', async () => {
     const run = await t.factories.run({ description: 'empty' });
     await t.db.query(`UPDATE production_runs SET start_date = NULL WHERE id = $1`, [run.id]); // the factory defaults a null
-    const res = await t.http().get(`/api/v1/production-runs/${run.id}/analytics`).query({ as_of: AS_OF }).set(admin.auth).expect(200);
+    const res = await t
+      .http()
+      .get(`/api/v1/production-runs/${run.id}/analytics`)
+      .query({ as_of: AS_OF })
+      .set(admin.auth)
+      .expect(200);
     expect(res.body).toEqual({
       production_run_id: run.id,
       production_run_description: 'empty',
@@ -260,13 +314,26 @@ describe('Production-run analytics (JSON)', () => {
       production_run_end_date: null,
       total_trackers: 0,
       tracker_analytics: [],
-      aggregate_metrics: { total_trackers: 0, completed_trackers: 0, completion_rate_percent: 0, average_delivery_location_duration_days: 0 },
+      aggregate_metrics: {
+        total_trackers: 0,
+        completed_trackers: 0,
+        completion_rate_percent: 0,
+        average_delivery_location_duration_days: 0,
+      },
       delivery_location_performance: [],
       storage_location_performance: [],
     });
-    const summary = await t.http().get(`/api/v1/production-runs/${run.id}/analytics/summary`).set(admin.auth).expect(200);
+    const summary = await t
+      .http()
+      .get(`/api/v1/production-runs/${run.id}/analytics/summary`)
+      .set(admin.auth)
+      .expect(200);
     expect(summary.body).toEqual(res.body.aggregate_metrics);
-    await t.http().get(`/api/v1/production-runs/${run.id}/analytics/delivery-performance`).set(admin.auth).expect(200, []);
+    await t
+      .http()
+      .get(`/api/v1/production-runs/${run.id}/analytics/delivery-performance`)
+      .set(admin.auth)
+      .expect(200, []);
   });
 
   it('writes names with JSON metacharacters and sub-second timestamps exactly (the SQL writes this JSON)', async () => {
@@ -282,7 +349,12 @@ describe('Production-run analytics (JSON)', () => {
         { status: 'IN_TRANSIT', timestamp: '2026-03-02T10:11:12.999Z' },
       ],
     });
-    const res = await t.http().get(`/api/v1/production-runs/${run.id}/analytics`).query({ as_of: '2026-03-04T00:00:00Z' }).set(admin.auth).expect(200);
+    const res = await t
+      .http()
+      .get(`/api/v1/production-runs/${run.id}/analytics`)
+      .query({ as_of: '2026-03-04T00:00:00Z' })
+      .set(admin.auth)
+      .expect(200);
     expect(res.body.tracker_analytics).toEqual([
       {
         tracker_id: tracker.id,
@@ -295,7 +367,13 @@ describe('Production-run analytics (JSON)', () => {
         journey_completion_percent: 33.3,
         storage_location_visits: [
           // Microseconds are cut to milliseconds, as Date#toISOString would show them.
-          { storage_location_id: place.id, location_name: 'Dock "7" \\ east', arrived_at: '2026-03-01T10:11:12.345Z', departed_at: '2026-03-02T10:11:12.999Z', duration_days: 1 },
+          {
+            storage_location_id: place.id,
+            location_name: 'Dock "7" \\ east',
+            arrived_at: '2026-03-01T10:11:12.345Z',
+            departed_at: '2026-03-02T10:11:12.999Z',
+            duration_days: 1,
+          },
         ],
         total_storage_duration_days: 1,
       },
@@ -317,9 +395,19 @@ describe('Production-run analytics (JSON)', () => {
       ],
     });
     for (const name of ['a', 'b']) {
-      await t.factories.tracker({ runId: run.id, name, createdAt: at('1T00:00:00Z'), history: [{ status: 'IN_TRANSIT', timestamp: at('1T00:00:00Z') }] });
+      await t.factories.tracker({
+        runId: run.id,
+        name,
+        createdAt: at('1T00:00:00Z'),
+        history: [{ status: 'IN_TRANSIT', timestamp: at('1T00:00:00Z') }],
+      });
     }
-    const res = await t.http().get(`/api/v1/production-runs/${run.id}/analytics`).query({ as_of: '2026-03-04T00:00:00Z' }).set(admin.auth).expect(200);
+    const res = await t
+      .http()
+      .get(`/api/v1/production-runs/${run.id}/analytics`)
+      .query({ as_of: '2026-03-04T00:00:00Z' })
+      .set(admin.auth)
+      .expect(200);
     expect(res.body.tracker_analytics[0]).toMatchObject({
       total_journey_duration_days: 1.04,
       delivery_location_duration_days: 0.83,
@@ -339,7 +427,8 @@ describe('Production-run analytics (JSON)', () => {
 
     it('lets a user with the run client read every endpoint', async () => {
       const user = await t.factories.user({ clients: [fx.clientId] });
-      for (const path of paths) await t.http().get(`${base()}${path}`).query({ as_of: AS_OF }).set(user.auth).expect(200);
+      for (const path of paths)
+        await t.http().get(`${base()}${path}`).query({ as_of: AS_OF }).set(user.auth).expect(200);
     });
 
     it('answers 404 "Production run not found" for a user of another client and for a missing run', async () => {
@@ -348,7 +437,11 @@ describe('Production-run analytics (JSON)', () => {
       for (const path of paths) {
         const invisible = await t.http().get(`${base()}${path}`).set(user.auth).expect(404);
         expect(invisible.body).toEqual({ detail: 'Production run not found' });
-        const missing = await t.http().get(`/api/v1/production-runs/99999999/analytics${path}`).set(admin.auth).expect(404);
+        const missing = await t
+          .http()
+          .get(`/api/v1/production-runs/99999999/analytics${path}`)
+          .set(admin.auth)
+          .expect(404);
         expect(missing.body).toEqual({ detail: 'Production run not found' });
       }
     });
@@ -365,12 +458,17 @@ describe('Production-run analytics (JSON)', () => {
   });
 
   describe('validation', () => {
-    it.each(['yesterday', '2026-13-01T00:00:00Z', '2026-02-30T00:00:00Z', '2026-03-01T25:00:00Z', ''])('rejects as_of=%p with 422', async (asOf) => {
-      for (const path of ['', '/summary', '/delivery-performance', '/csv']) {
-        const res = await t.http().get(`${base()}${path}`).query({ as_of: asOf }).set(admin.auth).expect(422);
-        expect(res.body.errors).toEqual([{ field: 'as_of', message: 'must be an ISO 8601 date-time (year 1970 or later)' }]);
-      }
-    });
+    it.each(['yesterday', '2026-13-01T00:00:00Z', '2026-02-30T00:00:00Z', '2026-03-01T25:00:00Z', ''])(
+      'rejects as_of=%p with 422',
+      async (asOf) => {
+        for (const path of ['', '/summary', '/delivery-performance', '/csv']) {
+          const res = await t.http().get(`${base()}${path}`).query({ as_of: asOf }).set(admin.auth).expect(422);
+          expect(res.body.errors).toEqual([
+            { field: 'as_of', message: 'must be an ISO 8601 date-time (year 1970 or later)' },
+          ]);
+        }
+      },
+    );
 
     it('rejects a non-integer run id and unknown query parameters with 422', async () => {
       await t.http().get('/api/v1/production-runs/abc/analytics').set(admin.auth).expect(422);
@@ -394,16 +492,20 @@ describe('Production-run analytics (JSON)', () => {
       expect(first.body.aggregate_metrics.completed_trackers).toBe(0);
 
       // A write that bypasses the service (no bump) is not seen: the result comes from the cache.
-      await t.db.query(`INSERT INTO tracker_status_history (tracker_id, status, timestamp) VALUES ($1, 'DELIVERED', '2026-03-05T00:00:00Z')`, [
-        tracker.id,
-      ]);
+      await t.db.query(
+        `INSERT INTO tracker_status_history (tracker_id, status, timestamp) VALUES ($1, 'DELIVERED', '2026-03-05T00:00:00Z')`,
+        [tracker.id],
+      );
       const cached = await t.http().get(url).query({ as_of: AS_OF }).set(admin.auth).expect(200);
       expect(cached.body).toEqual(first.body);
 
       await t.app.get(CacheService).bump(CACHE_AREAS.runAnalytics(run.id));
       const fresh = await t.http().get(url).query({ as_of: AS_OF }).set(admin.auth).expect(200);
       expect(fresh.body.aggregate_metrics).toMatchObject({ completed_trackers: 1, completion_rate_percent: 100 });
-      expect(fresh.body.tracker_analytics[0]).toMatchObject({ current_status: 'DELIVERED', delivery_location_duration_days: 6 });
+      expect(fresh.body.tracker_analytics[0]).toMatchObject({
+        current_status: 'DELIVERED',
+        delivery_location_duration_days: 6,
+      });
     });
 
     it('is invalidated by a status entry added through the trackers API', async () => {
@@ -417,13 +519,18 @@ describe('Production-run analytics (JSON)', () => {
       const url = `/api/v1/production-runs/${run.id}/analytics/summary`;
       const before = await t.http().get(url).query({ as_of: AS_OF }).set(admin.auth).expect(200);
       expect(before.body.completed_trackers).toBe(0);
-      await t.http()
+      await t
+        .http()
         .post(`/api/v1/trackers/${tracker.id}/status`)
         .set(admin.auth)
         .send({ status: 'DELIVERED', timestamp: '2026-03-05T00:00:00Z', delivery_location_id: delivery.id })
         .expect(201);
       const after = await t.http().get(url).query({ as_of: AS_OF }).set(admin.auth).expect(200);
-      expect(after.body).toMatchObject({ completed_trackers: 1, completion_rate_percent: 100, average_delivery_location_duration_days: 6 });
+      expect(after.body).toMatchObject({
+        completed_trackers: 1,
+        completion_rate_percent: 100,
+        average_delivery_location_duration_days: 6,
+      });
     });
 
     it('checks visibility on every request, even when the result is cached', async () => {

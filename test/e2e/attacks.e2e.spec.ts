@@ -18,7 +18,9 @@ describe('upload attack set', () => {
   afterAll(() => t.close());
 
   it('rejects a PNG labelled as GIF and a GIF/JS polyglot labelled as JavaScript-friendly types', async () => {
-    const png = await sharp({ create: { width: 4, height: 4, channels: 3, background: 'red' } }).png().toBuffer();
+    const png = await sharp({ create: { width: 4, height: 4, channels: 3, background: 'red' } })
+      .png()
+      .toBuffer();
     expect((await upload(png, 'a.gif', 'image/gif')).body).toEqual({ detail: INVALID_TYPE });
     const polyglot = Buffer.concat([Buffer.from('GIF89a/*'), Buffer.alloc(16), Buffer.from('*/=alert(1)//')]);
     const res = await upload(polyglot, 'a.gif', 'image/gif');
@@ -27,14 +29,18 @@ describe('upload attack set', () => {
   });
 
   it('rejects an SVG with an external entity (XXE) and anything that is not an svg root', async () => {
-    const xxe = Buffer.from('<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY x SYSTEM "file:///etc/passwd">]><svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"><text>&x;</text></svg>');
+    const xxe = Buffer.from(
+      '<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY x SYSTEM "file:///etc/passwd">]><svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"><text>&x;</text></svg>',
+    );
     expect((await upload(xxe, 'x.svg', 'image/svg+xml')).status).toBe(400);
     const html = Buffer.from('<html><body><script>alert(1)</script></body></html>');
     expect((await upload(html, 'x.svg', 'image/svg+xml')).body).toEqual({ detail: INVALID_TYPE });
   });
 
   it('serves an SVG with foreignObject/script only under the sandbox CSP', async () => {
-    const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="5" height="5"><foreignObject width="5" height="5"><div xmlns="http://www.w3.org/1999/xhtml"><script>alert(1)</script></div></foreignObject></svg>');
+    const svg = Buffer.from(
+      '<svg xmlns="http://www.w3.org/2000/svg" width="5" height="5"><foreignObject width="5" height="5"><div xmlns="http://www.w3.org/1999/xhtml"><script>alert(1)</script></div></foreignObject></svg>',
+    );
     const res = await upload(svg, 'fo.svg', 'image/svg+xml');
     if (res.status === 201) {
       const bytes = await t.http().get(res.body.url_path).expect(200);
@@ -52,7 +58,9 @@ describe('upload attack set', () => {
   });
 
   it('neutralises path traversal and control characters in file names', async () => {
-    const png = await sharp({ create: { width: 2, height: 2, channels: 3, background: 'blue' } }).png().toBuffer();
+    const png = await sharp({ create: { width: 2, height: 2, channels: 3, background: 'blue' } })
+      .png()
+      .toBuffer();
     const res = await upload(png, '../../etc/pa\u0007ss\u0000wd.png', 'image/png');
     expect(res.status).toBe(201);
     // eslint-disable-next-line no-control-regex -- control characters are exactly what must be gone
@@ -67,7 +75,11 @@ describe('CSV import attack set', () => {
   let user: CreatedUser;
   let runId: number;
   const importCsv = (body: Buffer) =>
-    t.http().post(`/api/v1/trackers/import-csv?production_run_id=${runId}`).set(user.auth).attach('file', body, { filename: 'x.csv', contentType: 'text/csv' });
+    t
+      .http()
+      .post(`/api/v1/trackers/import-csv?production_run_id=${runId}`)
+      .set(user.auth)
+      .attach('file', body, { filename: 'x.csv', contentType: 'text/csv' });
   const trackerCount = async () => (await t.db.query(`SELECT count(*)::int AS n FROM trackers`))[0].n as number;
 
   beforeAll(async () => {
@@ -79,7 +91,9 @@ describe('CSV import attack set', () => {
   afterAll(() => t.close());
 
   it('rejects a binary file with a clear 422 and writes nothing', async () => {
-    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: 'red' } }).png().toBuffer();
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: 'red' } })
+      .png()
+      .toBuffer();
     const res = await importCsv(png);
     expect(res.status).toBe(422);
     expect(typeof res.body.detail).toBe('string');
@@ -87,7 +101,9 @@ describe('CSV import attack set', () => {
   });
 
   it('rejects invalid UTF-8 with 422 and writes nothing', async () => {
-    const res = await importCsv(Buffer.concat([Buffer.from('name\nok-1\n'), Buffer.from([0xc3, 0x28, 0xff, 0xfe]), Buffer.from('\n')]));
+    const res = await importCsv(
+      Buffer.concat([Buffer.from('name\nok-1\n'), Buffer.from([0xc3, 0x28, 0xff, 0xfe]), Buffer.from('\n')]),
+    );
     expect(res.status).toBe(422);
     expect(await trackerCount()).toBe(0);
   });

@@ -37,20 +37,29 @@ describe('Auth: one reading of the Authorization header', () => {
     ['Bearer,<jwt>', (token) => `Bearer,${token}`],
   ];
 
-  it.each(rejected)('%s: the guard answers 401 Could not validate credentials and logout revokes nothing', async (_name, header) => {
-    const token = t.tokenFor(user.id);
-    const denied = await t.http().get(ME).set('Authorization', header(token)).expect(401);
-    expect(denied.body).toEqual({ detail: expect.stringMatching(/^(Could not validate credentials|Not authenticated)$/) });
-    expect(denied.headers['www-authenticate']).toBe('Bearer');
-    const out = await t.http().post(LOGOUT).set('Authorization', header(token)).expect(200);
-    expect(out.body).toEqual({ detail: 'Successfully logged out' });
-    await t.http().get(ME).set('Authorization', `Bearer ${token}`).expect(200);
-  });
+  it.each(rejected)(
+    '%s: the guard answers 401 Could not validate credentials and logout revokes nothing',
+    async (_name, header) => {
+      const token = t.tokenFor(user.id);
+      const denied = await t.http().get(ME).set('Authorization', header(token)).expect(401);
+      expect(denied.body).toEqual({
+        detail: expect.stringMatching(/^(Could not validate credentials|Not authenticated)$/),
+      });
+      expect(denied.headers['www-authenticate']).toBe('Bearer');
+      const out = await t.http().post(LOGOUT).set('Authorization', header(token)).expect(200);
+      expect(out.body).toEqual({ detail: 'Successfully logged out' });
+      await t.http().get(ME).set('Authorization', `Bearer ${token}`).expect(200);
+    },
+  );
 
   it('tells a malformed bearer header (Could not validate credentials) from none presented (Not authenticated)', async () => {
     const token = t.tokenFor(user.id);
-    expect((await t.http().get(ME).set('Authorization', `Bearer ${token} junk`).expect(401)).body).toEqual({ detail: 'Could not validate credentials' });
-    expect((await t.http().get(ME).set('Authorization', `Bearer\t${token}`).expect(401)).body).toEqual({ detail: 'Could not validate credentials' });
+    expect((await t.http().get(ME).set('Authorization', `Bearer ${token} junk`).expect(401)).body).toEqual({
+      detail: 'Could not validate credentials',
+    });
+    expect((await t.http().get(ME).set('Authorization', `Bearer\t${token}`).expect(401)).body).toEqual({
+      detail: 'Could not validate credentials',
+    });
     for (const header of ['Bearer', `Basic ${token}`, `Token ${token}`, `Bearer,${token}`]) {
       const res = await t.http().get(ME).set('Authorization', header).expect(401);
       expect({ header, body: res.body }).toEqual({ header, body: { detail: 'Not authenticated' } });

@@ -45,24 +45,42 @@ describe.each([
     expect(await burst([t], ip, 200)).toEqual({ 401: 20, 429: 180 });
     // The limit stays reached: even the right password of a real user is refused from that address.
     const user = await t.factories.user();
-    const after = await t.http().post(LOGIN_JSON).set('X-Forwarded-For', ip).send({ email: user.email, password: user.password });
+    const after = await t
+      .http()
+      .post(LOGIN_JSON)
+      .set('X-Forwarded-For', ip)
+      .send({ email: user.email, password: user.password });
     expect([after.status, after.body]).toEqual([429, THROTTLED]);
     // Refused attempts did not touch the e-mail counters: the user logs in from elsewhere.
-    await t.http().post(LOGIN_JSON).set('X-Forwarded-For', proxyAddress()).send({ email: user.email, password: user.password }).expect(200);
+    await t
+      .http()
+      .post(LOGIN_JSON)
+      .set('X-Forwarded-For', proxyAddress())
+      .send({ email: user.email, password: user.password })
+      .expect(200);
   });
 
   it('successful logins still do not count against the IP, also when interleaved with failures', async () => {
     const user = await t.factories.user();
     const ip = proxyAddress();
     for (let i = 0; i < 25; i++) {
-      await t.http().post(LOGIN_JSON).set('X-Forwarded-For', ip).send({ email: user.email, password: user.password }).expect(200);
+      await t
+        .http()
+        .post(LOGIN_JSON)
+        .set('X-Forwarded-For', ip)
+        .send({ email: user.email, password: user.password })
+        .expect(200);
     }
     expect(await burst([t], ip, 20)).toEqual({ 401: 20 });
     expect(await burst([t], ip, 5)).toEqual({ 429: 5 });
   });
 
   (redis ? it : it.skip)('two instances sharing Redis hold one limit between them', async () => {
-    const other = await createTestApp({ database: t.database, cachePrefix: t.config.cachePrefix, env: { NODE_ENV: 'production', TRUST_PROXY: 'true' } });
+    const other = await createTestApp({
+      database: t.database,
+      cachePrefix: t.config.cachePrefix,
+      env: { NODE_ENV: 'production', TRUST_PROXY: 'true' },
+    });
     try {
       expect(await burst([t, other], proxyAddress(), 120)).toEqual({ 401: 20, 429: 100 });
     } finally {

@@ -23,7 +23,11 @@ describe('Auth: the per-user token epoch', () => {
   /** Every way an old token could still be used: bearer, refresh body, refresh cookie. */
   async function expectDead(session: { access: string; refresh: string }, app: TestApp = t): Promise<void> {
     // Another instance hears of the change within 1 s (its in-process tier); the changing one at once.
-    const me = await withinBound(() => app.http().get(ME).set(bearer(session.access)), (res) => res.status === 401, app === t ? 0 : 1000);
+    const me = await withinBound(
+      () => app.http().get(ME).set(bearer(session.access)),
+      (res) => res.status === 401,
+      app === t ? 0 : 1000,
+    );
     expect(me.body).toEqual(INVALID_CREDENTIALS);
     const body = await app.http().post(REFRESH).send({ refresh_token: session.refresh });
     expect([body.status, body.body]).toEqual([401, INVALID_REFRESH]);
@@ -38,7 +42,12 @@ describe('Auth: the per-user token epoch', () => {
     const first = await loginJson(t, me.email, me.password);
     const second = await loginJson(t, me.email, me.password);
 
-    await t.http().patch(ME).set(bearer(first.access)).send({ password: 'brand-new-pass', current_password: me.password }).expect(200);
+    await t
+      .http()
+      .patch(ME)
+      .set(bearer(first.access))
+      .send({ password: 'brand-new-pass', current_password: me.password })
+      .expect(200);
     // Issued right after the change (usually within the same second): valid.
     const fresh = await loginJson(t, me.email, 'brand-new-pass');
     await t.http().get(ME).set(bearer(fresh.access)).expect(200);
@@ -53,7 +62,10 @@ describe('Auth: the per-user token epoch', () => {
   });
 
   it("an admin's PATCH /users/{id} with a password, and a deactivation, revoke the user's tokens", async () => {
-    for (const change of [{ password: 'set-by-admin-1' }, { is_active: false }] as { password?: string; is_active?: boolean }[]) {
+    for (const change of [{ password: 'set-by-admin-1' }, { is_active: false }] as {
+      password?: string;
+      is_active?: boolean;
+    }[]) {
       const target = await t.factories.user();
       const session = await loginJson(t, target.email, target.password);
       await t.http().patch(`${USERS}/${target.id}`).set(admin.auth).send(change).expect(200);
@@ -65,22 +77,56 @@ describe('Auth: the per-user token epoch', () => {
     // Other changes (name, roles) leave tokens alone.
     const target = await t.factories.user();
     const session = await loginJson(t, target.email, target.password);
-    await t.http().patch(`${USERS}/${target.id}`).set(admin.auth).send({ name: 'Renamed', roles: ['user'] }).expect(200);
+    await t
+      .http()
+      .patch(`${USERS}/${target.id}`)
+      .set(admin.auth)
+      .send({ name: 'Renamed', roles: ['user'] })
+      .expect(200);
     await t.http().get(ME).set(bearer(session.access)).expect(200);
   });
 
   it('a token without the precise issue time is judged by iat: the epoch second itself counts as before', async () => {
     const target = await t.factories.user();
     await t.http().patch(`${USERS}/${target.id}`).set(admin.auth).send({ password: 'set-by-admin-2' }).expect(200);
-    const [{ epoch }] = await t.db.query(`SELECT floor(extract(epoch FROM tokens_valid_after))::int AS epoch FROM users WHERE id = $1`, [target.id]);
+    const [{ epoch }] = await t.db.query(
+      `SELECT floor(extract(epoch FROM tokens_valid_after))::int AS epoch FROM users WHERE id = $1`,
+      [target.id],
+    );
     const legacy = (iat: number) => sign(accessClaims(t, target.id, { iat, exp: iat + 600 }));
-    expect((await t.http().get(ME).set(bearer(legacy(epoch)))).body).toEqual(INVALID_CREDENTIALS);
-    await t.http().get(ME).set(bearer(legacy(epoch + 1))).expect(200);
+    expect(
+      (
+        await t
+          .http()
+          .get(ME)
+          .set(bearer(legacy(epoch)))
+      ).body,
+    ).toEqual(INVALID_CREDENTIALS);
+    await t
+      .http()
+      .get(ME)
+      .set(bearer(legacy(epoch + 1)))
+      .expect(200);
     // A precise issue time one microsecond either side of the epoch.
-    const [{ us }] = await t.db.query(`SELECT (extract(epoch FROM tokens_valid_after) * 1000000)::bigint AS us FROM users WHERE id = $1`, [target.id]);
-    const precise = (iatUs: number) => sign(accessClaims(t, target.id, { iat: Math.floor(iatUs / 1e6), iat_us: iatUs }));
-    expect((await t.http().get(ME).set(bearer(precise(Number(us))))).body).toEqual(INVALID_CREDENTIALS);
-    await t.http().get(ME).set(bearer(precise(Number(us) + 1))).expect(200);
+    const [{ us }] = await t.db.query(
+      `SELECT (extract(epoch FROM tokens_valid_after) * 1000000)::bigint AS us FROM users WHERE id = $1`,
+      [target.id],
+    );
+    const precise = (iatUs: number) =>
+      sign(accessClaims(t, target.id, { iat: Math.floor(iatUs / 1e6), iat_us: iatUs }));
+    expect(
+      (
+        await t
+          .http()
+          .get(ME)
+          .set(bearer(precise(Number(us))))
+      ).body,
+    ).toEqual(INVALID_CREDENTIALS);
+    await t
+      .http()
+      .get(ME)
+      .set(bearer(precise(Number(us) + 1)))
+      .expect(200);
   });
 
   it('a second instance on the same database refuses the old tokens at once', async () => {
@@ -89,7 +135,12 @@ describe('Auth: the per-user token epoch', () => {
       const me = await t.factories.user();
       const session = await loginJson(other, me.email, me.password);
       await other.http().get(ME).set(bearer(session.access)).expect(200);
-      await t.http().patch(ME).set(bearer(session.access)).send({ password: 'changed-on-one', current_password: me.password }).expect(200);
+      await t
+        .http()
+        .patch(ME)
+        .set(bearer(session.access))
+        .send({ password: 'changed-on-one', current_password: me.password })
+        .expect(200);
       await expectDead(session, other);
       const fresh = await loginJson(t, me.email, 'changed-on-one');
       await other.http().get(ME).set(bearer(fresh.access)).expect(200);

@@ -31,8 +31,16 @@ describe('Auth: token attacks', () => {
   };
 
   it('accepts a token forged with the real secret and the full claim set (control)', async () => {
-    await t.http().get(ME).set(bearer(sign(valid()))).expect(200);
-    await t.http().get(ME).set(bearer(handmade({ alg: 'HS256', typ: 'JWT' }, valid(), TEST_JWT_SECRET))).expect(200);
+    await t
+      .http()
+      .get(ME)
+      .set(bearer(sign(valid())))
+      .expect(200);
+    await t
+      .http()
+      .get(ME)
+      .set(bearer(handmade({ alg: 'HS256', typ: 'JWT' }, valid(), TEST_JWT_SECRET)))
+      .expect(200);
   });
 
   const attacks: [string, () => string | Promise<string>][] = [
@@ -41,23 +49,46 @@ describe('Auth: token attacks', () => {
     ['alg: NONE spelled otherwise', () => handmade({ alg: 'None' }, valid(), null)],
     ['HS384 with the real secret', () => sign(valid(), { algorithm: 'HS384' })],
     ['HS512 with the real secret', () => sign(valid(), { algorithm: 'HS512' })],
-    ['RS256 signed with an attacker key', () => sign(valid(), { algorithm: 'RS256', secret: privateKey.export({ type: 'pkcs1', format: 'pem' }) })],
-    ['RS256 header over an HMAC signature (algorithm confusion)', () => handmade({ alg: 'RS256', typ: 'JWT' }, valid(), TEST_JWT_SECRET)],
-    ['tampered signature', () => {
-      const token = sign(valid());
-      const [h, p, s] = token.split('.');
-      const flipped = s.slice(0, 10) + (s[10] === 'A' ? 'B' : 'A') + s.slice(11);
-      return `${h}.${p}.${flipped}`;
-    }],
-    ['tampered payload (sub swapped) with the original signature', async () => {
-      const admin = await t.factories.admin();
-      const [h, , s] = sign(valid()).split('.');
-      return `${h}.${b64url(valid({ sub: String(admin.id) }))}.${s}`;
-    }],
+    [
+      'RS256 signed with an attacker key',
+      () => sign(valid(), { algorithm: 'RS256', secret: privateKey.export({ type: 'pkcs1', format: 'pem' }) }),
+    ],
+    [
+      'RS256 header over an HMAC signature (algorithm confusion)',
+      () => handmade({ alg: 'RS256', typ: 'JWT' }, valid(), TEST_JWT_SECRET),
+    ],
+    [
+      'tampered signature',
+      () => {
+        const token = sign(valid());
+        const [h, p, s] = token.split('.');
+        const flipped = s.slice(0, 10) + (s[10] === 'A' ? 'B' : 'A') + s.slice(11);
+        return `${h}.${p}.${flipped}`;
+      },
+    ],
+    [
+      'tampered payload (sub swapped) with the original signature',
+      async () => {
+        const admin = await t.factories.admin();
+        const [h, , s] = sign(valid()).split('.');
+        return `${h}.${b64url(valid({ sub: String(admin.id) }))}.${s}`;
+      },
+    ],
     ['signed with another secret', () => sign(valid(), { secret: `${TEST_JWT_SECRET}-other` })],
     ['missing exp', () => withoutClaim('exp')],
-    ['exp as a string', () => handmade({ alg: 'HS256', typ: 'JWT' }, valid({ exp: String(Math.floor(Date.now() / 1000) + 600) }), TEST_JWT_SECRET)],
-    ['expired', () => sign(valid({ iat: Math.floor(Date.now() / 1000) - 3600, exp: Math.floor(Date.now() / 1000) - 60 }))],
+    [
+      'exp as a string',
+      () =>
+        handmade(
+          { alg: 'HS256', typ: 'JWT' },
+          valid({ exp: String(Math.floor(Date.now() / 1000) + 600) }),
+          TEST_JWT_SECRET,
+        ),
+    ],
+    [
+      'expired',
+      () => sign(valid({ iat: Math.floor(Date.now() / 1000) - 3600, exp: Math.floor(Date.now() / 1000) - 60 })),
+    ],
     ['wrong iss', () => sign(valid({ iss: 'someone-else' }))],
     ['missing iss', () => withoutClaim('iss')],
     ['wrong aud', () => sign(valid({ aud: 'another-api' }))],
@@ -67,11 +98,22 @@ describe('Auth: token attacks', () => {
     ['missing token_type', () => withoutClaim('token_type')],
     ['refresh token used as bearer', async () => (await loginJson(t, user.email, user.password)).refresh],
     ['refresh-typed token forged with the real secret', () => sign(valid({ token_type: 'refresh' }))],
-    ['kid header pointing at /dev/null, signed with an empty key', () => handmade({ alg: 'HS256', typ: 'JWT', kid: '../../../../dev/null' }, valid(), '')],
-    ['kid header with SQL injection, signed with the injected key', () =>
-      handmade({ alg: 'HS256', typ: 'JWT', kid: "x' UNION SELECT 'attacker-key' --" }, valid(), 'attacker-key')],
-    ['jku/x5u header pointing at an attacker key set', () =>
-      sign(valid(), { secret: 'attacker-key', header: { jku: 'https://attacker.example/jwks.json', x5u: 'https://attacker.example/cert.pem' } })],
+    [
+      'kid header pointing at /dev/null, signed with an empty key',
+      () => handmade({ alg: 'HS256', typ: 'JWT', kid: '../../../../dev/null' }, valid(), ''),
+    ],
+    [
+      'kid header with SQL injection, signed with the injected key',
+      () => handmade({ alg: 'HS256', typ: 'JWT', kid: "x' UNION SELECT 'attacker-key' --" }, valid(), 'attacker-key'),
+    ],
+    [
+      'jku/x5u header pointing at an attacker key set',
+      () =>
+        sign(valid(), {
+          secret: 'attacker-key',
+          header: { jku: 'https://attacker.example/jwks.json', x5u: 'https://attacker.example/cert.pem' },
+        }),
+    ],
     ['unknown sub', () => sign(valid({ sub: '2147483000' }))],
     ['sub beyond the id range', () => sign(valid({ sub: '9999999999' }))],
     ['non-numeric sub', () => sign(valid({ sub: 'admin' }))],
@@ -91,7 +133,11 @@ describe('Auth: token attacks', () => {
     const { access } = await loginJson(t, user.email, user.password);
     const body = await t.http().post('/api/v1/auth/refresh').send({ refresh_token: access }).expect(401);
     expect(body.body).toEqual({ detail: 'Invalid refresh token' });
-    const cookie = await t.http().get('/api/v1/auth/refresh-cookie').set('Cookie', `refresh_token=${access}`).expect(401);
+    const cookie = await t
+      .http()
+      .get('/api/v1/auth/refresh-cookie')
+      .set('Cookie', `refresh_token=${access}`)
+      .expect(401);
     expect(cookie.body).toEqual({ detail: 'Invalid refresh token' });
   });
 
@@ -112,7 +158,11 @@ describe('Auth: token attacks', () => {
       expect(res.body).toEqual({ detail: 'Invalid refresh token' });
     }
     // Control: the same claims, properly signed, are accepted.
-    await t.http().post('/api/v1/auth/refresh').send({ refresh_token: sign(refresh()) }).expect(200);
+    await t
+      .http()
+      .post('/api/v1/auth/refresh')
+      .send({ refresh_token: sign(refresh()) })
+      .expect(200);
   });
 
   it('rejects a revoked access token after logout', async () => {
@@ -135,7 +185,11 @@ describe('Auth: token attacks', () => {
     await t.http().get(ME).set(victim.auth).expect(200);
     // Written behind the service's back (SQL): the user-row trigger tells every instance, which may
     // serve its in-process copy until then — at most 1 s, as for a change made on another instance.
-    const answerWithin1s = (status: number) => withinBound(() => t.http().get(ME).set(victim.auth), (res) => res.status === status);
+    const answerWithin1s = (status: number) =>
+      withinBound(
+        () => t.http().get(ME).set(victim.auth),
+        (res) => res.status === status,
+      );
     await t.db.query('UPDATE users SET is_active = false WHERE id = $1', [victim.id]);
     expect((await answerWithin1s(401)).body).toEqual(INVALID_CREDENTIALS);
     await t.db.query('UPDATE users SET is_active = true WHERE id = $1', [victim.id]);

@@ -15,7 +15,9 @@ const INVALID_REFRESH = { detail: 'Invalid refresh token' };
 const INVALID_CREDENTIALS = { detail: 'Could not validate credentials' };
 const SEVEN_DAYS = String(7 * 86400);
 /** Distinct field names of a 422's `errors`. */
-const fields = (res: { body: { errors?: { field: string }[] } }) => [...new Set((res.body.errors ?? []).map((e) => e.field))];
+const fields = (res: { body: { errors?: { field: string }[] } }) => [
+  ...new Set((res.body.errors ?? []).map((e) => e.field)),
+];
 
 describe('Auth: login, refresh, logout', () => {
   let t: TestApp;
@@ -29,7 +31,12 @@ describe('Auth: login, refresh, logout', () => {
 
   describe('POST /auth/login', () => {
     it('accepts the OAuth2 password form and sets the refresh cookie with the exact attributes', async () => {
-      const res = await t.http().post(LOGIN).type('form').send({ username: user.email, password: user.password }).expect(200);
+      const res = await t
+        .http()
+        .post(LOGIN)
+        .type('form')
+        .send({ username: user.email, password: user.password })
+        .expect(200);
       expect(Object.keys(res.body).sort()).toEqual(['access_token', 'token_type']);
       expect(res.body.token_type).toBe('bearer');
       expect(res.headers['cache-control']).toBe('no-store');
@@ -72,14 +79,25 @@ describe('Auth: login, refresh, logout', () => {
         .http()
         .post(LOGIN)
         .type('form')
-        .send({ grant_type: 'password', username: user.email, password: user.password, scope: '', client_id: 'swagger' })
+        .send({
+          grant_type: 'password',
+          username: user.email,
+          password: user.password,
+          scope: '',
+          client_id: 'swagger',
+        })
         .expect(200);
     });
 
     it('accepts JSON {username, password} and multipart/form-data', async () => {
       const json = await t.http().post(LOGIN).send({ username: user.email, password: user.password }).expect(200);
       expect(json.body.token_type).toBe('bearer');
-      const multipart = await t.http().post(LOGIN).field('username', user.email).field('password', user.password).expect(200);
+      const multipart = await t
+        .http()
+        .post(LOGIN)
+        .field('username', user.email)
+        .field('password', user.password)
+        .expect(200);
       expect(setCookie(multipart, 'refresh_token')).toBeDefined();
       await t.http().get(ME).set(bearer(multipart.body.access_token)).expect(200);
     });
@@ -96,7 +114,12 @@ describe('Auth: login, refresh, logout', () => {
     });
 
     it('refuses a file in a multipart login', async () => {
-      const res = await t.http().post(LOGIN).field('username', user.email).field('password', user.password).attach('file', Buffer.from('x'), 'x.txt');
+      const res = await t
+        .http()
+        .post(LOGIN)
+        .field('username', user.email)
+        .field('password', user.password)
+        .attach('file', Buffer.from('x'), 'x.txt');
       expect(res.status).toBeGreaterThanOrEqual(400);
       expect(res.status).toBeLessThan(500);
       expect(setCookie(res, 'refresh_token')).toBeUndefined();
@@ -105,7 +128,11 @@ describe('Auth: login, refresh, logout', () => {
 
   describe('POST /auth/login/json', () => {
     it('returns the token and the user (e-mail matched case-insensitively), and sets the cookie', async () => {
-      const res = await t.http().post(`${LOGIN}/json`).send({ email: user.email.toUpperCase(), password: user.password }).expect(200);
+      const res = await t
+        .http()
+        .post(`${LOGIN}/json`)
+        .send({ email: user.email.toUpperCase(), password: user.password })
+        .expect(200);
       expect(Object.keys(res.body).sort()).toEqual(['access_token', 'token_type', 'user']);
       expect(res.body.token_type).toBe('bearer');
       expect(res.body.user).toEqual({
@@ -134,7 +161,12 @@ describe('Auth: login, refresh, logout', () => {
         const res = await t.http().post(`${LOGIN}/json`).send(body).expect(401);
         expect(res.body).toEqual(INCORRECT);
         expect(setCookie(res, 'refresh_token')).toBeUndefined();
-        const form = await t.http().post(LOGIN).type('form').send({ username: body.email, password: body.password }).expect(401);
+        const form = await t
+          .http()
+          .post(LOGIN)
+          .type('form')
+          .send({ username: body.email, password: body.password })
+          .expect(401);
         expect(form.body).toEqual(INCORRECT);
       }
     });
@@ -149,7 +181,13 @@ describe('Auth: login, refresh, logout', () => {
       expect(res.body.refresh_token).not.toBe(refresh);
       const cookie = setCookie(res, 'refresh_token');
       expect(cookie?.value).toBe(res.body.refresh_token);
-      expect(cookie?.attributes).toMatchObject({ path: '/api/v1/auth', httponly: '', samesite: 'Lax', secure: '', 'max-age': SEVEN_DAYS });
+      expect(cookie?.attributes).toMatchObject({
+        path: '/api/v1/auth',
+        httponly: '',
+        samesite: 'Lax',
+        secure: '',
+        'max-age': SEVEN_DAYS,
+      });
       await t.http().get(ME).set(bearer(res.body.access_token)).expect(200);
 
       const reused = await t.http().post(REFRESH).send({ refresh_token: refresh }).expect(401);
@@ -162,7 +200,9 @@ describe('Auth: login, refresh, logout', () => {
 
     it('lets exactly one of several concurrent refreshes with the same token win', async () => {
       const { refresh } = await loginJson(t, user.email, user.password);
-      const results = await Promise.all(Array.from({ length: 5 }, () => t.http().post(REFRESH).send({ refresh_token: refresh })));
+      const results = await Promise.all(
+        Array.from({ length: 5 }, () => t.http().post(REFRESH).send({ refresh_token: refresh })),
+      );
       expect(results.map((r) => r.status).sort()).toEqual([200, 401, 401, 401, 401]);
     });
 
@@ -175,7 +215,13 @@ describe('Auth: login, refresh, logout', () => {
       const rotated = setCookie(res, 'refresh_token');
       expect(rotated?.value).toBeTruthy();
       expect(rotated?.value).not.toBe(refresh);
-      expect(rotated?.attributes).toMatchObject({ path: '/api/v1/auth', httponly: '', samesite: 'Lax', secure: '', 'max-age': SEVEN_DAYS });
+      expect(rotated?.attributes).toMatchObject({
+        path: '/api/v1/auth',
+        httponly: '',
+        samesite: 'Lax',
+        secure: '',
+        'max-age': SEVEN_DAYS,
+      });
       await t.http().get(ME).set(bearer(res.body.access_token)).expect(200);
 
       const reused = await t.http().get(REFRESH_COOKIE).set('Cookie', `refresh_token=${refresh}`).expect(401);
@@ -214,17 +260,28 @@ describe('Auth: login, refresh, logout', () => {
       const cleared = setCookie(res, 'refresh_token');
       expect(cleared).toEqual({
         value: '',
-        attributes: { path: '/api/v1/auth', expires: 'Thu, 01 Jan 1970 00:00:00 GMT', httponly: '', secure: '', samesite: 'Lax' },
+        attributes: {
+          path: '/api/v1/auth',
+          expires: 'Thu, 01 Jan 1970 00:00:00 GMT',
+          httponly: '',
+          secure: '',
+          samesite: 'Lax',
+        },
       });
 
       const denied = await t.http().get(ME).set(bearer(access)).expect(401);
       expect(denied.body).toEqual(INVALID_CREDENTIALS);
       expect(denied.headers['www-authenticate']).toBe('Bearer');
       expect((await t.http().post(REFRESH).send({ refresh_token: refresh }).expect(401)).body).toEqual(INVALID_REFRESH);
-      expect((await t.http().get(REFRESH_COOKIE).set('Cookie', `refresh_token=${refresh}`).expect(401)).body).toEqual(INVALID_REFRESH);
+      expect((await t.http().get(REFRESH_COOKIE).set('Cookie', `refresh_token=${refresh}`).expect(401)).body).toEqual(
+        INVALID_REFRESH,
+      );
 
       const jtis = [decode(access).payload.jti, decode(refresh).payload.jti];
-      const rows = await t.db.query('SELECT jti, expires_at FROM revoked_tokens WHERE jti = ANY($1::uuid[]) ORDER BY expires_at', [jtis]);
+      const rows = await t.db.query(
+        'SELECT jti, expires_at FROM revoked_tokens WHERE jti = ANY($1::uuid[]) ORDER BY expires_at',
+        [jtis],
+      );
       expect(rows.map((r: { jti: string }) => r.jti)).toEqual(jtis);
       expect(rows[0].expires_at.getTime()).toBe((decode(access).payload.exp as number) * 1000);
     });
@@ -233,7 +290,12 @@ describe('Auth: login, refresh, logout', () => {
       const none = await t.http().post(LOGOUT).expect(200);
       expect(none.body).toEqual({ detail: 'Successfully logged out' });
       expect(setCookie(none, 'refresh_token')?.value).toBe('');
-      await t.http().post(LOGOUT).set('Authorization', 'Bearer garbage').set('Cookie', 'refresh_token=garbage').expect(200);
+      await t
+        .http()
+        .post(LOGOUT)
+        .set('Authorization', 'Bearer garbage')
+        .set('Cookie', 'refresh_token=garbage')
+        .expect(200);
       await t.http().post(LOGOUT).set('Authorization', 'Basic Zm9vOmJhcg==').expect(200);
     });
 
@@ -255,8 +317,11 @@ describe('Auth: login, refresh, logout', () => {
       const other = await createTestApp({ database: t.database, cachePrefix: `fresh-${randomUUID()}` });
       try {
         // The other instance hears of the revocation within 1 s (its in-process tier).
-      const onOther = await withinBound(() => other.http().get(ME).set(bearer(access)), (res) => res.status === 401);
-      expect([onOther.status, onOther.body]).toEqual([401, INVALID_CREDENTIALS]);
+        const onOther = await withinBound(
+          () => other.http().get(ME).set(bearer(access)),
+          (res) => res.status === 401,
+        );
+        expect([onOther.status, onOther.body]).toEqual([401, INVALID_CREDENTIALS]);
         const { access: fresh } = await loginJson(t, user.email, user.password);
         await other.http().get(ME).set(bearer(fresh)).expect(200);
       } finally {
@@ -268,25 +333,39 @@ describe('Auth: login, refresh, logout', () => {
     });
   });
 
-  (redisAvailable ? it : it.skip)('revokes at once on every instance sharing Redis, even one that cached "not revoked"', async () => {
-    const other = await createTestApp({ database: t.database, cachePrefix: t.config.cachePrefix });
-    try {
-      const { access } = await loginJson(t, user.email, user.password);
-      await other.http().get(ME).set(bearer(access)).expect(200); // caches "not revoked" in the shared store
-      await t.http().post(LOGOUT).set(bearer(access)).expect(200);
-      // The other instance hears of the revocation within 1 s (its in-process tier).
-      const onOther = await withinBound(() => other.http().get(ME).set(bearer(access)), (res) => res.status === 401);
-      expect([onOther.status, onOther.body]).toEqual([401, INVALID_CREDENTIALS]);
-    } finally {
-      await other.close();
-    }
-  });
+  (redisAvailable ? it : it.skip)(
+    'revokes at once on every instance sharing Redis, even one that cached "not revoked"',
+    async () => {
+      const other = await createTestApp({ database: t.database, cachePrefix: t.config.cachePrefix });
+      try {
+        const { access } = await loginJson(t, user.email, user.password);
+        await other.http().get(ME).set(bearer(access)).expect(200); // caches "not revoked" in the shared store
+        await t.http().post(LOGOUT).set(bearer(access)).expect(200);
+        // The other instance hears of the revocation within 1 s (its in-process tier).
+        const onOther = await withinBound(
+          () => other.http().get(ME).set(bearer(access)),
+          (res) => res.status === 401,
+        );
+        expect([onOther.status, onOther.body]).toEqual([401, INVALID_CREDENTIALS]);
+      } finally {
+        await other.close();
+      }
+    },
+  );
 
   describe('in development', () => {
     it('drops Secure from the cookie (set and clear) and follows REFRESH_TOKEN_EXPIRE_DAYS', async () => {
-      const dev = await createTestApp({ database: t.database, env: { NODE_ENV: 'development', REFRESH_TOKEN_EXPIRE_DAYS: '2' } });
+      const dev = await createTestApp({
+        database: t.database,
+        env: { NODE_ENV: 'development', REFRESH_TOKEN_EXPIRE_DAYS: '2' },
+      });
       try {
-        const res = await dev.http().post(LOGIN).type('form').send({ username: user.email, password: user.password }).expect(200);
+        const res = await dev
+          .http()
+          .post(LOGIN)
+          .type('form')
+          .send({ username: user.email, password: user.password })
+          .expect(200);
         expect(setCookie(res, 'refresh_token')?.attributes).toEqual({
           'max-age': String(2 * 86400),
           path: '/api/v1/auth',

@@ -9,7 +9,8 @@ import { createTestApp, type TestApp } from '../support/app.js';
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const describeIfBrowser = existsSync(CHROMIUM) ? describe : describe.skip;
-if (!existsSync(CHROMIUM)) console.warn(`[tests] ${CHROMIUM} not found: browser tests skipped (apt-get install chromium)`);
+if (!existsSync(CHROMIUM))
+  console.warn(`[tests] ${CHROMIUM} not found: browser tests skipped (apt-get install chromium)`);
 
 describeIfBrowser('in a real browser', () => {
   let t: TestApp;
@@ -22,7 +23,16 @@ describeIfBrowser('in a real browser', () => {
     base = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   });
   afterAll(async () => {
@@ -32,7 +42,11 @@ describeIfBrowser('in a real browser', () => {
 
   it('authorizes Swagger UI with a token from the login endpoint and runs GET /users/me', async () => {
     const user = await t.factories.user({ name: 'Browser User' });
-    const login = await t.http().post('/api/v1/auth/login/json').send({ email: user.email, password: user.password }).expect(200);
+    const login = await t
+      .http()
+      .post('/api/v1/auth/login/json')
+      .send({ email: user.email, password: user.password })
+      .expect(200);
     const page = await browser.newPage();
     try {
       await page.goto(`${base}/docs`);
@@ -40,7 +54,9 @@ describeIfBrowser('in a real browser', () => {
       await page.locator('.modal-ux input').first().fill(login.body.access_token);
       await page.locator('.modal-ux .auth-btn-wrapper .authorize').click();
       await page.locator('.modal-ux .btn-done, .modal-ux .close-modal').first().click();
-      const op = page.locator('.opblock', { has: page.locator('.opblock-summary-path[data-path="/api/v1/users/me"]') }).filter({ has: page.locator('.opblock-summary-method', { hasText: 'GET' }) });
+      const op = page
+        .locator('.opblock', { has: page.locator('.opblock-summary-path[data-path="/api/v1/users/me"]') })
+        .filter({ has: page.locator('.opblock-summary-method', { hasText: 'GET' }) });
       await op.locator('.opblock-summary').click();
       await op.locator('.try-out__btn').click();
       await op.locator('.execute').click();
@@ -59,7 +75,11 @@ describeIfBrowser('in a real browser', () => {
       `<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10" onload="document.title='onload-ran'">` +
         `<script>document.title='script-ran'; fetch('/api/v1/svg-script-ran');</script><rect width="10" height="10"/></svg>`,
     );
-    const upload = await t.http().post('/api/v1/images').set(user.auth).attach('file', svg, { filename: 'x.svg', contentType: 'image/svg+xml' });
+    const upload = await t
+      .http()
+      .post('/api/v1/images')
+      .set(user.auth)
+      .attach('file', svg, { filename: 'x.svg', contentType: 'image/svg+xml' });
     expect(upload.status).toBe(201);
     const page = await browser.newPage();
     const requests: string[] = [];

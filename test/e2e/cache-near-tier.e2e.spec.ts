@@ -57,7 +57,12 @@ describe('In-process cache tier: two instances on one database (and one Redis wh
     await b.http().get(TRACKERS).set(user.auth).expect(200);
     expect(await servedFromNearTier(b, () => b.http().get(TRACKERS).set(user.auth).expect(200))).toBe(true);
     const changed = performance.now();
-    await a.http().patch(`${USERS}/${user.id}`).set(w.admin.auth).send({ roles: ['ingest'] }).expect(200);
+    await a
+      .http()
+      .patch(`${USERS}/${user.id}`)
+      .set(w.admin.auth)
+      .send({ roles: ['ingest'] })
+      .expect(200);
     // The instance that made the change honours it at once.
     await a.http().get(TRACKERS).set(user.auth).expect(403);
     const ms = await honouredWithin(changed, async () => (await b.http().get(TRACKERS).set(user.auth)).status === 403);
@@ -69,11 +74,20 @@ describe('In-process cache tier: two instances on one database (and one Redis wh
     const user = await a.factories.user({ clients: [w.clientA.id] });
     const tracker = await a.factories.tracker({ runId: w.runA.id, name: `scoped-${Date.now()}` });
     await b.http().get(`${TRACKERS}/${tracker.id}`).set(user.auth).expect(200);
-    const listed = async () => (await b.http().get(`${TRACKERS}?production_run_id=${w.runA.id}&limit=1000`).set(user.auth)).body.total as number;
+    const listed = async () =>
+      (await b.http().get(`${TRACKERS}?production_run_id=${w.runA.id}&limit=1000`).set(user.auth)).body.total as number;
     expect(await listed()).toBeGreaterThan(0);
     const changed = performance.now();
-    await a.http().patch(`${USERS}/${user.id}`).set(w.admin.auth).send({ client_list: [w.clientB.id] }).expect(200);
-    const ms = await honouredWithin(changed, async () => (await b.http().get(`${TRACKERS}/${tracker.id}`).set(user.auth)).status === 404);
+    await a
+      .http()
+      .patch(`${USERS}/${user.id}`)
+      .set(w.admin.auth)
+      .send({ client_list: [w.clientB.id] })
+      .expect(200);
+    const ms = await honouredWithin(
+      changed,
+      async () => (await b.http().get(`${TRACKERS}/${tracker.id}`).set(user.auth)).status === 404,
+    );
     expect(ms).toBeLessThan(PROPAGATION_BOUND_MS);
     expect(await listed()).toBe(0);
     expect((await b.http().get(ME).set(user.auth).expect(200)).body.client_list).toEqual([w.clientB.id]);
@@ -85,7 +99,8 @@ describe('In-process cache tier: two instances on one database (and one Redis wh
       await b.http().get(ME).set(user.auth).expect(200);
       expect(await servedFromNearTier(b, () => b.http().get(ME).set(user.auth).expect(200))).toBe(true);
       const changed = performance.now();
-      if (change === 'deactivate') await a.http().patch(`${USERS}/${user.id}`).set(w.admin.auth).send({ is_active: false }).expect(200);
+      if (change === 'deactivate')
+        await a.http().patch(`${USERS}/${user.id}`).set(w.admin.auth).send({ is_active: false }).expect(200);
       else await a.http().delete(`${USERS}/${user.id}`).set(w.admin.auth).expect(200);
       await a.http().get(ME).set(user.auth).expect(401);
       const ms = await honouredWithin(changed, async () => (await b.http().get(ME).set(user.auth)).status === 401);
@@ -96,7 +111,11 @@ describe('In-process cache tier: two instances on one database (and one Redis wh
   it('a logout on A (revocation) and a password change are honoured by B within 1 s', async () => {
     const user = await a.factories.user({ clients: [w.clientA.id] });
     const login = async () => {
-      const res = await a.http().post('/api/v1/auth/login/json').send({ email: user.email, password: user.password }).expect(200);
+      const res = await a
+        .http()
+        .post('/api/v1/auth/login/json')
+        .send({ email: user.email, password: user.password })
+        .expect(200);
       return { Authorization: `Bearer ${res.body.access_token as string}` };
     };
     const session = await login();
@@ -111,7 +130,12 @@ describe('In-process cache tier: two instances on one database (and one Redis wh
     const other = await login();
     await b.http().get(ME).set(other).expect(200);
     changed = performance.now();
-    await a.http().patch(ME).set(other).send({ password: 'a-new-password-1', current_password: user.password }).expect(200);
+    await a
+      .http()
+      .patch(ME)
+      .set(other)
+      .send({ password: 'a-new-password-1', current_password: user.password })
+      .expect(200);
     ms = await honouredWithin(changed, async () => (await b.http().get(ME).set(other)).status === 401);
     expect(ms).toBeLessThan(PROPAGATION_BOUND_MS);
   });
@@ -122,7 +146,12 @@ describe('In-process cache tier: two instances on one database (and one Redis wh
     const before = await b.http().get(q).set(w.admin.auth).expect(200);
     expect(before.headers['x-cache']).toBe('HIT');
     const changed = performance.now();
-    const created = await a.http().post(TRACKERS).set(w.admin.auth).send({ name: `near-${Date.now()}`, production_run_id: w.runA2.id }).expect(201);
+    const created = await a
+      .http()
+      .post(TRACKERS)
+      .set(w.admin.auth)
+      .send({ name: `near-${Date.now()}`, production_run_id: w.runA2.id })
+      .expect(201);
     const ms = await honouredWithin(changed, async () =>
       ((await b.http().get(q).set(w.admin.auth)).body.items as { id: number }[]).some((i) => i.id === created.body.id),
     );
@@ -141,7 +170,10 @@ describeWithRedis('In-process cache tier with Redis down', () => {
 
   beforeAll(async () => {
     proxy = await FaultProxy.forUrl(process.env.REDIS_URL as string);
-    const env = { REDIS_URL: proxy.rewrite(process.env.REDIS_URL as string), NEAR_CACHE_TTL_SECONDS: String(TTL_SECONDS) };
+    const env = {
+      REDIS_URL: proxy.rewrite(process.env.REDIS_URL as string),
+      NEAR_CACHE_TTL_SECONDS: String(TTL_SECONDS),
+    };
     a = await createTestApp({ redis: true, env });
     b = await createTestApp({ redis: true, env, database: a.database, cachePrefix: a.config.cachePrefix });
     w = await trackerWorld(a);
@@ -167,13 +199,22 @@ describeWithRedis('In-process cache tier with Redis down', () => {
     const sideways = `sideways-${Date.now()}`;
     await a.factories.tracker({ runId: w.runB.id, name: sideways });
     const inserted = performance.now();
-    const staleFor = await honouredWithin(inserted, async () => (await names(b)).includes(sideways), TTL_SECONDS * 1000 + 3000);
+    const staleFor = await honouredWithin(
+      inserted,
+      async () => (await names(b)).includes(sideways),
+      TTL_SECONDS * 1000 + 3000,
+    );
     expect(staleFor).toBeLessThan(TTL_SECONDS * 1000 + 500);
 
     // Writes through the service still invalidate on every instance (the channel is PostgreSQL's).
     await names(b);
     const changed = performance.now();
-    const created = await a.http().post(TRACKERS).set(w.admin.auth).send({ name: `redis-down-${Date.now()}`, production_run_id: w.runB.id }).expect(201);
+    const created = await a
+      .http()
+      .post(TRACKERS)
+      .set(w.admin.auth)
+      .send({ name: `redis-down-${Date.now()}`, production_run_id: w.runB.id })
+      .expect(201);
     const ms = await honouredWithin(changed, async () => (await names(b)).includes(created.body.name as string));
     expect(ms).toBeLessThan(PROPAGATION_BOUND_MS);
 
@@ -181,7 +222,9 @@ describeWithRedis('In-process cache tier with Redis down', () => {
     await b.http().get(ME).set(user.auth).expect(200);
     const deactivated = performance.now();
     await a.http().patch(`${USERS}/${user.id}`).set(w.admin.auth).send({ is_active: false }).expect(200);
-    expect(await honouredWithin(deactivated, async () => (await b.http().get(ME).set(user.auth)).status === 401)).toBeLessThan(PROPAGATION_BOUND_MS);
+    expect(
+      await honouredWithin(deactivated, async () => (await b.http().get(ME).set(user.auth)).status === 401),
+    ).toBeLessThan(PROPAGATION_BOUND_MS);
     await proxy.pass();
   });
 });

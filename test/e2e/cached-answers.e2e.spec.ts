@@ -27,12 +27,17 @@ describe('Cached answers served before routing', () => {
   afterAll(() => t.close());
 
   /** The request, and how many answers were served before routing while it ran (0 or 1). */
-  const get = async (url: string, auth: Record<string, string>, headers: Record<string, string> = {}): Promise<{ res: Response; served: number }> => {
+  const get = async (
+    url: string,
+    auth: Record<string, string>,
+    headers: Record<string, string> = {},
+  ): Promise<{ res: Response; served: number }> => {
     const before = answers.stats.served;
     const res = await t.http().get(url).set(auth).set(headers);
     return { res, served: answers.stats.served - before };
   };
-  const headersOf = (res: Response) => Object.fromEntries(Object.entries(res.headers).filter(([name]) => !PER_RESPONSE.includes(name)));
+  const headersOf = (res: Response) =>
+    Object.fromEntries(Object.entries(res.headers).filter(([name]) => !PER_RESPONSE.includes(name)));
 
   it('GET /users/me: the second request is served before routing, identical to the routed one', async () => {
     const user = await t.factories.user({ clients: [w.clientA.id] });
@@ -63,7 +68,10 @@ describe('Cached answers served before routing', () => {
     expect(early.res.text).toBe(routedHit.res.text);
     expect(headersOf(early.res)).toEqual(headersOf(routedHit.res));
     // The same page written differently is a different URL: routed (and answered from the cache).
-    expect(await get(`${TRACKERS}?sort_by=name&production_run_id=${w.runA.id}`, sameScope.auth)).toMatchObject({ served: 0, res: { headers: { 'x-cache': 'HIT' } } });
+    expect(await get(`${TRACKERS}?sort_by=name&production_run_id=${w.runA.id}`, sameScope.auth)).toMatchObject({
+      served: 0,
+      res: { headers: { 'x-cache': 'HIT' } },
+    });
     // A request without a token, or with another one, goes to the guard.
     expect(await get(url, {})).toMatchObject({ served: 0, res: { status: 401 } });
   });
@@ -73,7 +81,12 @@ describe('Cached answers served before routing', () => {
     await get(url, w.admin.auth);
     const before = await get(url, w.admin.auth);
     expect(before.served).toBe(1);
-    await t.http().post(TRACKERS).set(w.admin.auth).send({ name: 'after-early', production_run_id: w.runA.id }).expect(201);
+    await t
+      .http()
+      .post(TRACKERS)
+      .set(w.admin.auth)
+      .send({ name: 'after-early', production_run_id: w.runA.id })
+      .expect(201);
     const after = await get(url, w.admin.auth);
     expect(after).toMatchObject({ served: 0, res: { headers: { 'x-cache': 'MISS' } } });
     expect(after.res.body.total).toBe(before.res.body.total + 1);
@@ -84,11 +97,23 @@ describe('Cached answers served before routing', () => {
     const url = `${TRACKERS}?limit=5`;
     await get(url, user.auth);
     expect((await get(url, user.auth)).served).toBe(1);
-    await t.http().patch(`/api/v1/users/${user.id}`).set(w.admin.auth).send({ client_list: [w.clientB.id] }).expect(200);
+    await t
+      .http()
+      .patch(`/api/v1/users/${user.id}`)
+      .set(w.admin.auth)
+      .send({ client_list: [w.clientB.id] })
+      .expect(200);
     const moved = await get(url, user.auth);
     expect(moved.served).toBe(0);
-    expect(moved.res.body.items.every((item: { production_run_id: number }) => item.production_run_id !== w.runA.id)).toBe(true);
-    await t.http().patch(`/api/v1/users/${user.id}`).set(w.admin.auth).send({ roles: ['ingest'] }).expect(200);
+    expect(
+      moved.res.body.items.every((item: { production_run_id: number }) => item.production_run_id !== w.runA.id),
+    ).toBe(true);
+    await t
+      .http()
+      .patch(`/api/v1/users/${user.id}`)
+      .set(w.admin.auth)
+      .send({ roles: ['ingest'] })
+      .expect(200);
     expect(await get(url, user.auth)).toMatchObject({ served: 0, res: { status: 403 } });
     await get(ME, user.auth);
     expect((await get(ME, user.auth)).served).toBe(1);
@@ -116,9 +141,15 @@ describe('Cached answers served before routing', () => {
     const page = `${TRACKERS}?limit=3`;
     await get(page, bearer(other.access));
     expect((await get(page, bearer(other.access))).served).toBe(1);
-    await t.http().patch(ME).set(bearer(other.access)).send({ password: 'a-new-password-1', current_password: user.password }).expect(200);
+    await t
+      .http()
+      .patch(ME)
+      .set(bearer(other.access))
+      .send({ password: 'a-new-password-1', current_password: user.password })
+      .expect(200);
     // Twice: the first request after the change finds the user row re-read; the second finds it known.
-    for (let i = 0; i < 2; i++) expect(await get(page, bearer(other.access))).toMatchObject({ served: 0, res: { status: 401 } });
+    for (let i = 0; i < 2; i++)
+      expect(await get(page, bearer(other.access))).toMatchObject({ served: 0, res: { status: 401 } });
   });
 
   it('answers served early are counted and timed under their route', async () => {
@@ -127,7 +158,9 @@ describe('Cached answers served before routing', () => {
     await get(ME, user.auth);
     const text = (await t.http().get('/metrics').expect(200)).text;
     expect(text).toMatch(new RegExp(`^http_answers_before_routing_total ${answers.stats.served}$`, 'm'));
-    expect(text).toMatch(/^http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/users\/me",status="200"\} \d+$/m);
+    expect(text).toMatch(
+      /^http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/users\/me",status="200"\} \d+$/m,
+    );
     expect(text).not.toMatch(/route="unmatched",status="200"/);
   });
 
@@ -154,19 +187,46 @@ describe('Cached answers served before routing', () => {
       const early = await onB(url, bearer(access));
       expect(early.served).toBe(1);
 
-      await t.http().post(TRACKERS).set(w.admin.auth).send({ name: 'seen-on-b', production_run_id: w.runA.id }).expect(201);
-      const written = await withinBound(() => onB(url, bearer(access)), (r) => r.res.body.total === early.res.body.total + 1);
+      await t
+        .http()
+        .post(TRACKERS)
+        .set(w.admin.auth)
+        .send({ name: 'seen-on-b', production_run_id: w.runA.id })
+        .expect(201);
+      const written = await withinBound(
+        () => onB(url, bearer(access)),
+        (r) => r.res.body.total === early.res.body.total + 1,
+      );
       expect(written.res.body.total).toBe(early.res.body.total + 1);
 
       await onB(url, bearer(access));
       expect((await onB(url, bearer(access))).served).toBe(1);
-      await t.http().patch(`/api/v1/users/${user.id}`).set(w.admin.auth).send({ roles: ['ingest'] }).expect(200);
-      expect((await withinBound(() => onB(url, bearer(access)), (r) => r.res.status === 403)).res.status).toBe(403);
+      await t
+        .http()
+        .patch(`/api/v1/users/${user.id}`)
+        .set(w.admin.auth)
+        .send({ roles: ['ingest'] })
+        .expect(200);
+      expect(
+        (
+          await withinBound(
+            () => onB(url, bearer(access)),
+            (r) => r.res.status === 403,
+          )
+        ).res.status,
+      ).toBe(403);
 
       await onB(ME, bearer(access));
       expect((await onB(ME, bearer(access))).served).toBe(1);
       await t.http().post('/api/v1/auth/logout').set(bearer(access)).expect(200);
-      expect((await withinBound(() => onB(ME, bearer(access)), (r) => r.res.status === 401)).res.status).toBe(401);
+      expect(
+        (
+          await withinBound(
+            () => onB(ME, bearer(access)),
+            (r) => r.res.status === 401,
+          )
+        ).res.status,
+      ).toBe(401);
     });
   });
 });

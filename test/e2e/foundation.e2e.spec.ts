@@ -71,7 +71,11 @@ describe('Foundation: errors never leak internals', () => {
   });
 
   it('answers a malformed JSON body with 422 in the validation shape', async () => {
-    const res = await t.http().post('/api/v1/auth/login/json').set('Content-Type', 'application/json').send('{"email": ');
+    const res = await t
+      .http()
+      .post('/api/v1/auth/login/json')
+      .set('Content-Type', 'application/json')
+      .send('{"email": ');
     expect(res.status).toBe(422);
     expect(res.body.detail).toMatch(/^Validation failed: body: /);
     expect(res.body.errors).toEqual([{ field: 'body', message: 'malformed JSON' }]);
@@ -87,15 +91,20 @@ describe('Foundation: OpenAPI document', () => {
 
   it('lists each security requirement once per operation', async () => {
     const doc = await t.http().get('/openapi.json').expect(200);
-    for (const [path, item] of Object.entries(doc.body.paths as Record<string, Record<string, { security?: unknown[] }>>)) {
+    for (const [path, item] of Object.entries(
+      doc.body.paths as Record<string, Record<string, { security?: unknown[] }>>,
+    )) {
       for (const [method, op] of Object.entries(item)) {
         const entries = (op.security ?? []).map((e) => JSON.stringify(e));
-        expect({ route: `${method} ${path}`, entries }).toEqual({ route: `${method} ${path}`, entries: [...new Set(entries)] });
+        expect({ route: `${method} ${path}`, entries }).toEqual({
+          route: `${method} ${path}`,
+          entries: [...new Set(entries)],
+        });
       }
     }
   });
 
-  it('builds requests and responses with Express\'s prototypes already in place (no prototype swap per request)', async () => {
+  it("builds requests and responses with Express's prototypes already in place (no prototype swap per request)", async () => {
     const express = t.app.getHttpAdapter().getInstance() as { request: object; response: object };
     const server = t.app.getHttpServer() as Server;
     const seen: { request: boolean; response: boolean; incomingMessage: boolean }[] = [];

@@ -48,11 +48,18 @@ describe('geofences: order independence (property)', () => {
     .chain((minutes) =>
       fc.record({
         reports: fc.tuple(...minutes.map((minute) => reportArb.map((r) => ({ minute, ...r })))),
-        order: fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: minutes.length, maxLength: minutes.length }),
+        order: fc.array(fc.double({ min: 0, max: 1, noNaN: true }), {
+          minLength: minutes.length,
+          maxLength: minutes.length,
+        }),
         cuts: fc.array(fc.boolean(), { minLength: minutes.length, maxLength: minutes.length }),
         parallel: fc.boolean(),
         manual: fc.option(
-          fc.record({ minute: fc.integer({ min: 0, max: 240 }), kind: fc.constantFrom('IN_TRANSIT', 'IN_STORAGE', 'DELIVERED', 'CREATED'), after: fc.nat() }),
+          fc.record({
+            minute: fc.integer({ min: 0, max: 240 }),
+            kind: fc.constantFrom('IN_TRANSIT', 'IN_STORAGE', 'DELIVERED', 'CREATED'),
+            after: fc.nat(),
+          }),
           { nil: undefined },
         ),
       }),
@@ -66,7 +73,10 @@ describe('geofences: order independence (property)', () => {
           const p = north(r.offset, P0);
           return report(trk.id, at(r.minute), { ...p, accuracy_m: r.accuracy });
         });
-        const shuffled = items.map((item, i) => ({ item, key: scenario.order[i] })).sort((a, b) => a.key - b.key).map((x) => x.item);
+        const shuffled = items
+          .map((item, i) => ({ item, key: scenario.order[i] }))
+          .sort((a, b) => a.key - b.key)
+          .map((x) => x.item);
         const batches: (typeof items)[] = [[]];
         shuffled.forEach((item, i) => {
           batches.at(-1)!.push(item);
@@ -76,13 +86,23 @@ describe('geofences: order independence (property)', () => {
         const m = scenario.manual;
         const postManual = async () => {
           if (!m) return;
-          const body = { status: m.kind, timestamp: at(m.minute), storage_location_id: m.kind === 'IN_STORAGE' ? fences[0].id : undefined, delivery_location_id: m.kind === 'DELIVERED' ? fences[2].id : undefined };
+          const body = {
+            status: m.kind,
+            timestamp: at(m.minute),
+            storage_location_id: m.kind === 'IN_STORAGE' ? fences[0].id : undefined,
+            delivery_location_id: m.kind === 'DELIVERED' ? fences[2].id : undefined,
+          };
           const res = await t.http().post(`${TRACKERS}/${trk.id}/status`).set(w.userA.auth).send(body);
           expect(res.status).toBe(201);
-          manual.push({ ms: BASE + m.minute * 60_000, status: m.kind, storage: m.kind === 'IN_STORAGE' ? fences[0].id : null });
+          manual.push({
+            ms: BASE + m.minute * 60_000,
+            status: m.kind,
+            storage: m.kind === 'IN_STORAGE' ? fences[0].id : null,
+          });
         };
         const manualAfter = m ? m.after % (batches.length + 1) : -1;
-        const send = (batch: typeof items) => postReports(t, w.ingest, batch).then((res) => expect(res.status).toBe(200));
+        const send = (batch: typeof items) =>
+          postReports(t, w.ingest, batch).then((res) => expect(res.status).toBe(200));
         if (scenario.parallel) {
           await Promise.all([...batches.map(send), postManual()]);
         } else {
@@ -94,7 +114,12 @@ describe('geofences: order independence (property)', () => {
         await settled(t, 5000);
 
         const refReports: RefReport[] = scenario.reports
-          .map((r) => ({ ms: BASE + r.minute * 60_000, lat: north(r.offset, P0).latitude, lon: P0.longitude, accuracy: r.accuracy }))
+          .map((r) => ({
+            ms: BASE + r.minute * 60_000,
+            lat: north(r.offset, P0).latitude,
+            lon: P0.longitude,
+            accuracy: r.accuracy,
+          }))
           .sort((a, b) => a.ms - b.ms);
         manual.sort((a, b) => a.ms - b.ms);
         const expected = referenceReplay(fences, refReports, manual);
@@ -106,7 +131,17 @@ describe('geofences: order independence (property)', () => {
              FROM geofence_visits WHERE tracker_id = $1 ORDER BY entered_at`,
           [trk.id],
         );
-        expect(visits).toEqual(expected.visits.map((v) => ({ id: v.id, storage: v.kind === 'storage', entered: v.entered, last: v.last, exited: v.exited, count: v.count, confirmed: v.confirmed })));
+        expect(visits).toEqual(
+          expected.visits.map((v) => ({
+            id: v.id,
+            storage: v.kind === 'storage',
+            entered: v.entered,
+            last: v.last,
+            exited: v.exited,
+            count: v.count,
+            confirmed: v.confirmed,
+          })),
+        );
         const entries = await t.db.query(
           `SELECT status, (extract(epoch FROM timestamp) * 1000)::float8 AS ms, storage_location_id AS storage, delivery_location_id AS delivery
              FROM tracker_status_history WHERE tracker_id = $1 AND source = 'geofence' ORDER BY timestamp, id`,

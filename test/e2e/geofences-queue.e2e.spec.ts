@@ -2,7 +2,22 @@ import { jest } from '@jest/globals';
 import { GeofenceInbox } from '../../src/geofences/geofence-inbox.js';
 import { IN_FLIGHT_WAIT_MS } from '../../src/geofences/geofence-pending.repository.js';
 import { createTestApp, GEOFENCE_ON, type TestApp } from '../support/app.js';
-import { at, auto, FAR, geofenceWorld, history, IN_D, pendingRows, sendTimeline, settled, visitRows, waitFor, whileHeld, whileIngestInFlight, type TimelinePoint } from '../support/geofences.js';
+import {
+  at,
+  auto,
+  FAR,
+  geofenceWorld,
+  history,
+  IN_D,
+  pendingRows,
+  sendTimeline,
+  settled,
+  visitRows,
+  waitFor,
+  whileHeld,
+  whileIngestInFlight,
+  type TimelinePoint,
+} from '../support/geofences.js';
 import { postReports, report } from '../support/locations.js';
 import type { TrackerWorld } from '../support/trackers.js';
 
@@ -27,7 +42,6 @@ describe('geofences: the queue of marks', () => {
   const send = (trackerId: number, points: TimelinePoint[]) => sendTimeline(t, w.ingest, trackerId, points);
   const visits = (id: number) => visitRows(t, id);
   const pending = (id: number) => pendingRows(t, id);
-
 
   it('a batch that began after another batch still in flight waits for it: no pass takes the later one first', async () => {
     const x = await tracker();
@@ -60,19 +74,32 @@ describe('geofences: the queue of marks', () => {
     await t.db.query(`CREATE FUNCTION test_aggregate_written() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN INSERT INTO test_aggregate_writes VALUES (TG_TABLE_NAME, clock_timestamp()); RETURN NEW; END $$`);
     for (const table of ['location_history_hourly', 'location_history_daily']) {
-      await t.db.query(`CREATE TRIGGER test_aggregate_written BEFORE INSERT OR UPDATE ON ${table} FOR EACH ROW EXECUTE FUNCTION test_aggregate_written()`);
+      await t.db.query(
+        `CREATE TRIGGER test_aggregate_written BEFORE INSERT OR UPDATE ON ${table} FOR EACH ROW EXECUTE FUNCTION test_aggregate_written()`,
+      );
     }
     // An earlier batch in flight keeps the mark in the queue, so it can be read.
     try {
       await whileIngestInFlight(t, async () => {
-        await send(x.id, [[1, IN_D], [2, IN_D]]);
-        const [mark] = await t.db.query(`SELECT marked_at FROM geofence_pending WHERE $1 = ANY(coalesce(trackers, ARRAY[tracker_id]))`, [x.id]);
-        const writes: { table_name: string; at: Date }[] = await t.db.query(`SELECT table_name, at FROM test_aggregate_writes`);
-        expect(new Set(writes.map((r) => r.table_name))).toEqual(new Set(['location_history_hourly', 'location_history_daily']));
+        await send(x.id, [
+          [1, IN_D],
+          [2, IN_D],
+        ]);
+        const [mark] = await t.db.query(
+          `SELECT marked_at FROM geofence_pending WHERE $1 = ANY(coalesce(trackers, ARRAY[tracker_id]))`,
+          [x.id],
+        );
+        const writes: { table_name: string; at: Date }[] = await t.db.query(
+          `SELECT table_name, at FROM test_aggregate_writes`,
+        );
+        expect(new Set(writes.map((r) => r.table_name))).toEqual(
+          new Set(['location_history_hourly', 'location_history_daily']),
+        );
         for (const write of writes) expect(write.at.getTime()).toBeLessThanOrEqual(mark.marked_at.getTime());
       });
     } finally {
-      for (const table of ['location_history_hourly', 'location_history_daily']) await t.db.query(`DROP TRIGGER test_aggregate_written ON ${table}`);
+      for (const table of ['location_history_hourly', 'location_history_daily'])
+        await t.db.query(`DROP TRIGGER test_aggregate_written ON ${table}`);
       await t.db.query('DROP FUNCTION test_aggregate_written(); DROP TABLE test_aggregate_writes');
     }
     await settled(t);
@@ -128,7 +155,8 @@ describe('geofences: the queue of marks', () => {
       await send(trk.id, [[1, FAR]]);
       await send(trk.id, [[2, FAR]]);
       expect(await pending(trk.id)).toBe(2);
-      const step = (await t.http().get('/api/v1/health/pipeline').set(w.admin.auth).expect(200)).body.test_steps.check_geofence_processing;
+      const step = (await t.http().get('/api/v1/health/pipeline').set(w.admin.auth).expect(200)).body.test_steps
+        .check_geofence_processing;
       expect(step.details.waiting_trackers).toBe(1);
     });
     await settled(t);

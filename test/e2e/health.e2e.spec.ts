@@ -3,8 +3,24 @@ import type { CreatedUser } from '../support/factories.js';
 import { expectKeys, HEALTH_ROUTES, ISO_WITH_OFFSET, seedConsistentPipeline, STEP_KEYS } from '../support/health.js';
 
 const BASIC_KEYS = ['status', 'timestamp', 'components', 'response_time_ms'];
-const PIPELINE_KEYS = ['status', 'timestamp', 'success_rate', 'successful_steps', 'total_steps', 'test_steps', 'recommendations', 'response_time_ms'];
-const METRIC_KEYS = ['success_rate', 'components_healthy', 'components_total', 'basic_response_time_ms', 'pipeline_response_time_ms', 'response_time_ms'];
+const PIPELINE_KEYS = [
+  'status',
+  'timestamp',
+  'success_rate',
+  'successful_steps',
+  'total_steps',
+  'test_steps',
+  'recommendations',
+  'response_time_ms',
+];
+const METRIC_KEYS = [
+  'success_rate',
+  'components_healthy',
+  'components_total',
+  'basic_response_time_ms',
+  'pipeline_response_time_ms',
+  'response_time_ms',
+];
 
 function expectBasicShape(body: Record<string, unknown>): void {
   expectKeys(body, BASIC_KEYS);
@@ -103,7 +119,10 @@ describe('Health: access, shapes and the healthy case', () => {
     const res = await t.http().get('/api/v1/health/basic').set(admin.auth).expect(200);
     expectBasicShape(res.body);
     expect(res.body.status).toBe('healthy');
-    expect(res.body.components).toEqual({ database: { status: 'healthy', error: null }, cache_store: { status: 'healthy', error: null } });
+    expect(res.body.components).toEqual({
+      database: { status: 'healthy', error: null },
+      cache_store: { status: 'healthy', error: null },
+    });
   });
 
   it('status: {status, timestamp} from the basic checks', async () => {
@@ -135,7 +154,11 @@ describe('Health: access, shapes and the healthy case', () => {
     });
     expect(steps.check_aggregation_freshness.details).toMatchObject({ stale_hourly: 0, stale_daily: 0 });
     expect(steps.check_aggregation_freshness.details.eligible_reports).toBeGreaterThanOrEqual(4);
-    expect(steps.check_aggregation_rules.details.hourly).toMatchObject({ below_min_confidence: 0, inside_excluded_region: 0, recompute_mismatches: 0 });
+    expect(steps.check_aggregation_rules.details.hourly).toMatchObject({
+      below_min_confidence: 0,
+      inside_excluded_region: 0,
+      recompute_mismatches: 0,
+    });
     expect(steps.check_aggregation_rules.details.hourly.recomputed_buckets).toBeGreaterThan(0);
     expect(steps.check_status_consistency.details).toMatchObject({ mismatched: 0 });
     expect(steps.check_status_consistency.details.sampled_trackers).toBeGreaterThanOrEqual(2);
@@ -164,12 +187,15 @@ describe('Health: access, shapes and the healthy case', () => {
     expectKeys(res.body, ['status', 'pool_stats', 'configuration']);
     const stats = res.body.pool_stats;
     expectKeys(stats, ['size', 'checked_in', 'checked_out', 'overflow', 'total', 'utilization_percent']);
-    for (const key of ['size', 'checked_in', 'checked_out', 'overflow', 'total']) expect(Number.isInteger(stats[key])).toBe(true);
+    for (const key of ['size', 'checked_in', 'checked_out', 'overflow', 'total'])
+      expect(Number.isInteger(stats[key])).toBe(true);
     expect(stats.size).toBe(5); // DB_POOL_SIZE of the test app
     expect(stats.checked_in + stats.checked_out).toBe(stats.size);
     expect(stats.utilization_percent).toBeCloseTo((stats.checked_out / stats.size) * 100, 2);
     expect(stats.total).toBeGreaterThanOrEqual(stats.checked_out);
-    expect(res.body.status).toBe(stats.checked_in === 0 ? 'critical' : stats.utilization_percent > 80 ? 'warning' : 'healthy');
+    expect(res.body.status).toBe(
+      stats.checked_in === 0 ? 'critical' : stats.utilization_percent > 80 ? 'warning' : 'healthy',
+    );
     expect(res.body.configuration).toEqual({ using_pgbouncer: false, environment: 'test' });
   });
 
@@ -248,7 +274,9 @@ describe('Health: forced failures move the right step and the overall status', (
       const body = await pipeline();
       expect(failedSteps(body)).toEqual(['check_aggregation_freshness', 'check_aggregation_rules']);
       expect(body.test_steps.check_aggregation_freshness.details).toMatchObject({ stale_hourly: 1, stale_daily: 1 });
-      expect(body.test_steps.check_aggregation_freshness.details.examples[0]).toMatchObject({ report_id: String(report.id) });
+      expect(body.test_steps.check_aggregation_freshness.details.examples[0]).toMatchObject({
+        report_id: String(report.id),
+      });
       expect(body.test_steps.check_aggregation_rules.details.hourly.recompute_mismatches).toBe(1);
       expect(body.test_steps.check_aggregation_rules.details.daily.recompute_mismatches).toBe(1);
       expect(body.test_steps.check_aggregation_rules.details.hourly.below_min_confidence).toBe(0);

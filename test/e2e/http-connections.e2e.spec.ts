@@ -17,7 +17,13 @@ function open(port: number): Promise<Probe> {
     const started = Date.now();
     let received = '';
     let closedAt: number | undefined;
-    const socket = connect(port, '127.0.0.1', () => resolve({ socket, received: () => received, closedAfter: () => (closedAt === undefined ? undefined : closedAt - started) }));
+    const socket = connect(port, '127.0.0.1', () =>
+      resolve({
+        socket,
+        received: () => received,
+        closedAfter: () => (closedAt === undefined ? undefined : closedAt - started),
+      }),
+    );
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => (received += chunk));
     socket.on('close', () => (closedAt = Date.now()));
@@ -82,7 +88,9 @@ describe('HTTP connections: a silent connection is closed (HTTP_FIRST_BYTE_TIMEO
   it('does not bound a request once its headers are in (a body may pause longer)', async () => {
     const paused = await probe();
     const body = JSON.stringify({ email: 'nobody@example.com', password: 'wrong-password' });
-    paused.socket.write(`POST /api/v1/auth/login/json HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+    paused.socket.write(
+      `POST /api/v1/auth/login/json HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+    );
     paused.socket.write(body.slice(0, 10));
     await sleep(BOUND_MS * 3);
     expect(paused.closedAfter()).toBeUndefined();
@@ -115,7 +123,9 @@ describe('HTTP connections: default bound', () => {
 
   it('gives each new connection 30 s to send its first request', async () => {
     const server = t.app.getHttpServer() as Server;
-    const seen = new Promise<number | undefined>((resolve) => server.once('connection', (socket: Socket) => setImmediate(() => resolve(socket.timeout))));
+    const seen = new Promise<number | undefined>((resolve) =>
+      server.once('connection', (socket: Socket) => setImmediate(() => resolve(socket.timeout))),
+    );
     await t.http().get('/api/v1/nope').expect(404);
     expect(await seen).toBe(30_000);
   });

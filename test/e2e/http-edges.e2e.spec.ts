@@ -79,7 +79,12 @@ describe('HTTP edges: unknown routes anywhere are JSON 404s', () => {
   ];
 
   it.each(cases)('%s %s → 404 {"detail":"Not Found"} as application/json', async (method, path) => {
-    const res = await (t.http() as unknown as Record<string, (p: string) => Promise<{ status: number; body: unknown; headers: Record<string, string> }>>)[method](path);
+    const res = await (
+      t.http() as unknown as Record<
+        string,
+        (p: string) => Promise<{ status: number; body: unknown; headers: Record<string, string> }>
+      >
+    )[method](path);
     expect(res.status).toBe(404);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     expect(res.body).toEqual({ detail: 'Not Found' });
@@ -110,7 +115,7 @@ describe('HTTP edges: Swagger UI over plain HTTP (BEHIND_TLS unset)', () => {
     }
   });
 
-  it('keeps the page loadable: the UI and its assets load from the page\'s own origin', async () => {
+  it("keeps the page loadable: the UI and its assets load from the page's own origin", async () => {
     const page = await t.http().get('/docs').set('Host', 'tracker.internal:3000').expect(200);
     expect(page.text).toContain('src="./docs/swagger-ui-init.js"');
     await t.http().get('/docs/swagger-ui-init.js').set('Host', 'tracker.internal:3000').expect(200);

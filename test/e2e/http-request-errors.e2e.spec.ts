@@ -38,7 +38,12 @@ describe('Request errors: multipart forms (login accepts text fields only)', () 
   const send = (contentType: string, body: string) => t.http().post(LOGIN).set('Content-Type', contentType).send(body);
 
   it('a file part → 422 naming the field', async () => {
-    const res = await t.http().post(LOGIN).field('username', user.email).field('password', user.password).attach('f', Buffer.from('x'), 'x.txt');
+    const res = await t
+      .http()
+      .post(LOGIN)
+      .field('username', user.email)
+      .field('password', user.password)
+      .attach('f', Buffer.from('x'), 'x.txt');
     expectInvalid(res, 'f', 'unexpected file field');
   });
 
@@ -49,23 +54,43 @@ describe('Request errors: multipart forms (login accepts text fields only)', () 
   });
 
   it('a field value over 8 KB → 422 naming the field', async () => {
-    const res = await t.http().post(LOGIN).field('username', user.email).field('password', 'p'.repeat(9 * 1024));
+    const res = await t
+      .http()
+      .post(LOGIN)
+      .field('username', user.email)
+      .field('password', 'p'.repeat(9 * 1024));
     expectInvalid(res, 'password', 'value too long');
   });
 
   it('a field name nested too deeply → 422 naming the field', async () => {
     const name = `a${'[b]'.repeat(40)}`;
-    expectInvalid(await send('multipart/form-data; boundary=b', multipart('b', [textPart(name, 'v')])), name, 'field name nested too deeply');
+    expectInvalid(
+      await send('multipart/form-data; boundary=b', multipart('b', [textPart(name, 'v')])),
+      name,
+      'field name nested too deeply',
+    );
   });
 
   it('a part without a field name → 422 field name missing', async () => {
-    expectInvalid(await send('multipart/form-data; boundary=b', multipart('b', ['Content-Disposition: form-data\r\n\r\nv'])), 'body', 'field name missing');
+    expectInvalid(
+      await send('multipart/form-data; boundary=b', multipart('b', ['Content-Disposition: form-data\r\n\r\nv'])),
+      'body',
+      'field name missing',
+    );
   });
 
   it('no boundary, a malformed part header or a form cut short → 422 malformed multipart body', async () => {
     expectInvalid(await send('multipart/form-data', 'x'), 'body', 'malformed multipart body');
-    expectInvalid(await send('multipart/form-data; boundary=b', '--b\r\nContent-Disposition form-data\x01\r\n\r\nv\r\n--b--\r\n'), 'body', 'malformed multipart body');
-    expectInvalid(await send('multipart/form-data; boundary=b', `--b\r\n${textPart('username', 'x')}`), 'body', 'malformed multipart body');
+    expectInvalid(
+      await send('multipart/form-data; boundary=b', '--b\r\nContent-Disposition form-data\x01\r\n\r\nv\r\n--b--\r\n'),
+      'body',
+      'malformed multipart body',
+    );
+    expectInvalid(
+      await send('multipart/form-data; boundary=b', `--b\r\n${textPart('username', 'x')}`),
+      'body',
+      'malformed multipart body',
+    );
   });
 
   it('another multipart subtype → 415', async () => {
@@ -96,8 +121,16 @@ describe('Request errors: bodies', () => {
       .send(body);
 
   it('gzip that is not gzip → 422 invalid compressed data', async () => {
-    expectInvalid(await json(Buffer.from('certainly not gzip'), { 'Content-Encoding': 'gzip' }), 'body', 'invalid compressed data');
-    expectInvalid(await json(Buffer.from('nor deflate'), { 'Content-Encoding': 'deflate' }), 'body', 'invalid compressed data');
+    expectInvalid(
+      await json(Buffer.from('certainly not gzip'), { 'Content-Encoding': 'gzip' }),
+      'body',
+      'invalid compressed data',
+    );
+    expectInvalid(
+      await json(Buffer.from('nor deflate'), { 'Content-Encoding': 'deflate' }),
+      'body',
+      'invalid compressed data',
+    );
   });
 
   it('gzip that is gzip is read (422 names the missing field, not the encoding)', async () => {
@@ -109,14 +142,20 @@ describe('Request errors: bodies', () => {
   it('an unknown Content-Encoding → 415', async () => {
     const res = await json('{}', { 'Content-Encoding': 'compress' });
     expect(res.status).toBe(415);
-    expect(res.body).toEqual({ detail: 'Unsupported Content-Encoding: send the body uncompressed, or as gzip, deflate or br' });
+    expect(res.body).toEqual({
+      detail: 'Unsupported Content-Encoding: send the body uncompressed, or as gzip, deflate or br',
+    });
   });
 
   it('a charset other than UTF-8 → 415', async () => {
     const res = await json('{}', { 'Content-Type': 'application/json; charset=latin1' });
     expect(res.status).toBe(415);
     expect(res.body).toEqual({ detail: 'Unsupported charset: send the body as UTF-8' });
-    const form = await t.http().post(LOGIN).set('Content-Type', 'application/x-www-form-urlencoded; charset=koi8-r').send('username=a');
+    const form = await t
+      .http()
+      .post(LOGIN)
+      .set('Content-Type', 'application/x-www-form-urlencoded; charset=koi8-r')
+      .send('username=a');
     expect(form.status).toBe(415);
     expect(form.body).toEqual({ detail: 'Unsupported charset: send the body as UTF-8' });
   });

@@ -16,7 +16,12 @@ interface Ids {
   delivery: number;
 }
 
-type Row = [method: 'get' | 'post' | 'put' | 'patch' | 'delete', path: (ids: Ids) => string, expected: number, body?: (ids: Ids) => object];
+type Row = [
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete',
+  path: (ids: Ids) => string,
+  expected: number,
+  body?: (ids: Ids) => object,
+];
 
 const rows: Row[] = [
   ['get', (i) => `/api/v1/clients/${i.clientB}`, 404],
@@ -39,7 +44,12 @@ const rows: Row[] = [
   ['get', (i) => `/api/v1/trackers/${i.trackerB}/status-history`, 404],
   ['post', (i) => `/api/v1/trackers/${i.trackerB}/status`, 404, () => ({ status: 'IN_TRANSIT' })],
   ['get', (i) => `/api/v1/trackers/${i.trackerB}/location-history`, 404],
-  ['post', (i) => `/api/v1/trackers/${i.trackerB}/locations`, 403, () => ({ timestamp: new Date().toISOString(), latitude: 1, longitude: 1, confidence: 3 })],
+  [
+    'post',
+    (i) => `/api/v1/trackers/${i.trackerB}/locations`,
+    403,
+    () => ({ timestamp: new Date().toISOString(), latitude: 1, longitude: 1, confidence: 3 }),
+  ],
   ['post', () => `/api/v1/trackers`, 404, (i) => ({ name: 'sneaky', production_run_id: i.runB })],
   ['get', () => `/api/v1/users/1`, 403],
   ['get', () => `/api/v1/users`, 403],
@@ -65,17 +75,29 @@ describe('IDOR matrix: user of client A against client B', () => {
       deliveryLocationId: delivery.id,
       history: [{ status: 'IN_STORAGE', timestamp: '2026-01-02T00:00:00Z', storageLocationId: storage.id }],
     });
-    ids = { clientB: clientB.id, brandB: brandB.id, runA: runA.id, runB: runB.id, trackerA: trackerA.id, trackerB: trackerB.id, storage: storage.id, delivery: delivery.id };
+    ids = {
+      clientB: clientB.id,
+      brandB: brandB.id,
+      runA: runA.id,
+      runB: runB.id,
+      trackerA: trackerA.id,
+      trackerB: trackerB.id,
+      storage: storage.id,
+      delivery: delivery.id,
+    };
     userA = await t.factories.user({ clients: [clientA.id] });
   });
   afterAll(() => t.close());
 
-  it.each(rows.map((r) => [r[0].toUpperCase(), r[1].toString(), r] as const))('%s %s', async (_m, _p, [method, path, expected, body]) => {
-    let req = t.http()[method](path(ids)).set(userA.auth);
-    if (body) req = req.send(body(ids));
-    const res = await req;
-    expect({ status: res.status, detail: typeof res.body.detail }).toEqual({ status: expected, detail: 'string' });
-  });
+  it.each(rows.map((r) => [r[0].toUpperCase(), r[1].toString(), r] as const))(
+    '%s %s',
+    async (_m, _p, [method, path, expected, body]) => {
+      let req = t.http()[method](path(ids)).set(userA.auth);
+      if (body) req = req.send(body(ids));
+      const res = await req;
+      expect({ status: res.status, detail: typeof res.body.detail }).toEqual({ status: expected, detail: 'string' });
+    },
+  );
 
   it('answers a missing id exactly like an invisible one', async () => {
     const invisible = await t.http().get(`/api/v1/trackers/${ids.trackerB}`).set(userA.auth);
@@ -102,13 +124,21 @@ describe('IDOR matrix: user of client A against client B', () => {
       );
       expect({ url, found }).toEqual({ url, found: [] });
     }
-    const counts = await t.http().get(`/api/v1/trackers/status-counts?production_run_id=${ids.runB}`).set(userA.auth).expect(200);
+    const counts = await t
+      .http()
+      .get(`/api/v1/trackers/status-counts?production_run_id=${ids.runB}`)
+      .set(userA.auth)
+      .expect(200);
     expect(counts.body.total).toBe(0);
   });
 
   it('rejects a CSV import into client B run as an invalid row, writing nothing', async () => {
     const csv = Buffer.from(`name,production_run_id\nsneaky-import,${ids.runB}\n`);
-    const res = await t.http().post('/api/v1/trackers/import-csv').set(userA.auth).attach('file', csv, { filename: 'x.csv', contentType: 'text/csv' });
+    const res = await t
+      .http()
+      .post('/api/v1/trackers/import-csv')
+      .set(userA.auth)
+      .attach('file', csv, { filename: 'x.csv', contentType: 'text/csv' });
     expect(res.status).toBe(422);
     expect(res.body.imported).toBe(0);
     const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM trackers WHERE name = 'sneaky-import'`);

@@ -6,7 +6,9 @@ import { INVALID_FILE_TYPE, storedFiles, uploadImage } from '../support/images.j
 /** A GIF of `frames` 4 × 3 frames whose logical screen (canvas) says `canvasWidth` × `canvasHeight`. */
 async function gif(canvasWidth: number, canvasHeight: number, frames = 1): Promise<Buffer> {
   const raw = Buffer.alloc(4 * 3 * 3 * frames, 90);
-  const bytes = await sharp(raw, { raw: { width: 4, height: 3 * frames, channels: 3, pageHeight: 3 } }).gif({ loop: 0 }).toBuffer();
+  const bytes = await sharp(raw, { raw: { width: 4, height: 3 * frames, channels: 3, pageHeight: 3 } })
+    .gif({ loop: 0 })
+    .toBuffer();
   const crafted = Buffer.from(bytes);
   crafted.writeUInt16LE(canvasWidth, 6);
   crafted.writeUInt16LE(canvasHeight, 8);

@@ -35,7 +35,10 @@ describe('Images: memory stays bounded under parallel uploads (the built service
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     service = spawnProductionService({ database, dataDir, port, admin: ADMIN, logLevel: 'warn' });
-    await waitFor(async () => (await call(base, 'GET', '/openapi.json', { timeoutMs: 1000 })).status === 200, 60_000).catch((error: Error) => {
+    await waitFor(
+      async () => (await call(base, 'GET', '/openapi.json', { timeoutMs: 1000 })).status === 200,
+      60_000,
+    ).catch((error: Error) => {
       throw new Error(`service did not start: ${error.message}\n${service.stdout()}${service.stderr()}`);
     });
   }, 180_000);
@@ -51,20 +54,38 @@ describe('Images: memory stays bounded under parallel uploads (the built service
     expect(login.status).toBe(200);
     const auth = { Authorization: `Bearer ${(login.body as { access_token: string }).access_token}` };
     // Noise compresses badly: a valid PNG of ~8.7 MB.
-    const png = await sharp({ create: { width: 1670, height: 1670, channels: 3, background: 'black', noise: { type: 'gaussian', mean: 128, sigma: 40 } } })
+    const png = await sharp({
+      create: {
+        width: 1670,
+        height: 1670,
+        channels: 3,
+        background: 'black',
+        noise: { type: 'gaussian', mean: 128, sigma: 40 },
+      },
+    })
       .png({ compressionLevel: 1 })
       .toBuffer();
     expect(png.length).toBeGreaterThan(8_500_000);
     const upload = (bytes: Buffer, name = 'big.png') =>
-      request(base).post('/api/v1/images').set(auth).attach('file', bytes, { filename: name, contentType: 'image/png' });
+      request(base)
+        .post('/api/v1/images')
+        .set(auth)
+        .attach('file', bytes, { filename: name, contentType: 'image/png' });
 
-    await upload(await sharp({ create: { width: 8, height: 8, channels: 3, background: 'red' } }).png().toBuffer(), 'warm-up.png').expect(201);
+    await upload(
+      await sharp({ create: { width: 8, height: 8, channels: 3, background: 'red' } })
+        .png()
+        .toBuffer(),
+      'warm-up.png',
+    ).expect(201);
     const before = peakRssMb(service.child.pid as number);
     const responses = await Promise.all(Array.from({ length: PARALLEL_UPLOADS }, () => upload(png)));
     expect(responses.map((res) => res.status)).toEqual(Array(PARALLEL_UPLOADS).fill(201));
     expect(responses[0].body).toMatchObject({ width: 1670, height: 1670, size: png.length, mime_type: 'image/png' });
     const peak = peakRssMb(service.child.pid as number);
-    expect({ before: Math.round(before), peak: Math.round(peak), bounded: peak < RSS_BOUND_MB }).toEqual(expect.objectContaining({ bounded: true }));
+    expect({ before: Math.round(before), peak: Math.round(peak), bounded: peak < RSS_BOUND_MB }).toEqual(
+      expect.objectContaining({ bounded: true }),
+    );
 
     // Refused uploads (not an image, over the size limit) leave nothing behind either.
     await upload(Buffer.concat([Buffer.from('not a png'), png.subarray(0, 1000)])).expect(400);

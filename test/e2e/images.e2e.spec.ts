@@ -29,7 +29,12 @@ describe('Images', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    [admin, user, otherUser, ingest] = await Promise.all([t.factories.admin(), t.factories.user(), t.factories.user(), t.factories.ingest()]);
+    [admin, user, otherUser, ingest] = await Promise.all([
+      t.factories.admin(),
+      t.factories.user(),
+      t.factories.user(),
+      t.factories.ingest(),
+    ]);
   });
   afterAll(() => t.close());
 
@@ -39,24 +44,27 @@ describe('Images', () => {
       ['png', 'image/png', 'logo.png', 17, 9],
       ['gif', 'image/gif', 'anim.gif', 5, 7],
       ['webp', 'image/webp', 'pic.webp', 64, 48],
-    ] as const)('accepts %s with its decoded size and exactly the upload fields', async (format, type, filename, width, height) => {
-      const bytes = await rasterImage(format, width, height);
-      const res = await uploadImage(t, user.auth, bytes, filename, type).expect(201);
-      expect(Object.keys(res.body).sort()).toEqual(UPLOAD_FIELDS);
-      expect(res.body).toEqual({
-        id: expect.any(Number),
-        url_path: expect.stringMatching(/^\/api\/v1\/images\/[0-9a-f-]{36}\.[a-z]+$/),
-        original_filename: filename,
-        mime_type: type,
-        size: bytes.length,
-        width,
-        height,
-      });
-      const [row] = await t.db.query(`SELECT storage_filename, uploaded_by FROM images WHERE id = $1`, [res.body.id]);
-      expect(row.uploaded_by).toBe(user.id);
-      expect(res.body.url_path).toBe(`/api/v1/images/${row.storage_filename}`);
-      expect(existsSync(join(t.config.uploadDir, row.storage_filename))).toBe(true);
-    });
+    ] as const)(
+      'accepts %s with its decoded size and exactly the upload fields',
+      async (format, type, filename, width, height) => {
+        const bytes = await rasterImage(format, width, height);
+        const res = await uploadImage(t, user.auth, bytes, filename, type).expect(201);
+        expect(Object.keys(res.body).sort()).toEqual(UPLOAD_FIELDS);
+        expect(res.body).toEqual({
+          id: expect.any(Number),
+          url_path: expect.stringMatching(/^\/api\/v1\/images\/[0-9a-f-]{36}\.[a-z]+$/),
+          original_filename: filename,
+          mime_type: type,
+          size: bytes.length,
+          width,
+          height,
+        });
+        const [row] = await t.db.query(`SELECT storage_filename, uploaded_by FROM images WHERE id = $1`, [res.body.id]);
+        expect(row.uploaded_by).toBe(user.id);
+        expect(res.body.url_path).toBe(`/api/v1/images/${row.storage_filename}`);
+        expect(existsSync(join(t.config.uploadDir, row.storage_filename))).toBe(true);
+      },
+    );
 
     it.each([
       ['width/height attributes', 'width="120" height="80"', 120, 80],
@@ -74,14 +82,19 @@ describe('Images', () => {
     it('accepts an SVG with an XML declaration, comments and a BOM', async () => {
       const bytes = Buffer.concat([
         Buffer.from([0xef, 0xbb, 0xbf]),
-        Buffer.from('<?xml version="1.0" encoding="UTF-8"?>\n<!-- made by hand -->\n<svg xmlns="http://www.w3.org/2000/svg" width="10" height="20"><![CDATA[x]]><g>&amp;</g></svg>\n'),
+        Buffer.from(
+          '<?xml version="1.0" encoding="UTF-8"?>\n<!-- made by hand -->\n<svg xmlns="http://www.w3.org/2000/svg" width="10" height="20"><![CDATA[x]]><g>&amp;</g></svg>\n',
+        ),
       ]);
       const res = await uploadImage(t, user.auth, bytes, 'bom.svg', 'image/svg+xml').expect(201);
       expect(res.body).toMatchObject({ width: 10, height: 20 });
     });
 
     it('reports the displayed size of a rotated JPEG (EXIF orientation 6)', async () => {
-      const bytes = await sharp({ create: { width: 40, height: 20, channels: 3, background: 'red' } }).jpeg().withMetadata({ orientation: 6 }).toBuffer();
+      const bytes = await sharp({ create: { width: 40, height: 20, channels: 3, background: 'red' } })
+        .jpeg()
+        .withMetadata({ orientation: 6 })
+        .toBuffer();
       const res = await uploadImage(t, user.auth, bytes, 'rotated.jpg', 'image/jpeg').expect(201);
       expect(res.body).toMatchObject({ width: 20, height: 40 });
     });
@@ -92,7 +105,9 @@ describe('Images', () => {
     });
 
     it('accepts a declared type with parameters and odd case', async () => {
-      const res = await uploadImage(t, user.auth, await rasterImage('png', 3, 3), 'a.png', 'Image/PNG; foo=bar').expect(201);
+      const res = await uploadImage(t, user.auth, await rasterImage('png', 3, 3), 'a.png', 'Image/PNG; foo=bar').expect(
+        201,
+      );
       expect(res.body.mime_type).toBe('image/png');
     });
 
@@ -113,13 +128,18 @@ describe('Images', () => {
         expect(res.body).toEqual({ detail: INVALID_FILE_TYPE });
       };
 
-      it('a PNG labelled image/jpeg', async () => expectInvalid(await rasterImage('png', 4, 4), 'fake.jpg', 'image/jpeg'));
-      it('a WebP labelled image/gif', async () => expectInvalid(await rasterImage('webp', 4, 4), 'fake.gif', 'image/gif'));
-      it('a JPEG labelled image/svg+xml', async () => expectInvalid(await rasterImage('jpeg', 4, 4), 'fake.svg', 'image/svg+xml'));
+      it('a PNG labelled image/jpeg', async () =>
+        expectInvalid(await rasterImage('png', 4, 4), 'fake.jpg', 'image/jpeg'));
+      it('a WebP labelled image/gif', async () =>
+        expectInvalid(await rasterImage('webp', 4, 4), 'fake.gif', 'image/gif'));
+      it('a JPEG labelled image/svg+xml', async () =>
+        expectInvalid(await rasterImage('jpeg', 4, 4), 'fake.svg', 'image/svg+xml'));
       it('an SVG labelled image/png', async () => expectInvalid(svg('width="4" height="4"'), 'fake.png', 'image/png'));
       it('a text file', async () => expectInvalid(Buffer.from('hello, world\n'), 'notes.txt', 'text/plain'));
-      it('a text file labelled image/png', async () => expectInvalid(Buffer.from('hello, world\n'), 'notes.png', 'image/png'));
-      it('a real image of a type not on the list', async () => expectInvalid(await rasterImage('png', 4, 4), 'x.png', 'image/bmp'));
+      it('a text file labelled image/png', async () =>
+        expectInvalid(Buffer.from('hello, world\n'), 'notes.png', 'image/png'));
+      it('a real image of a type not on the list', async () =>
+        expectInvalid(await rasterImage('png', 4, 4), 'x.png', 'image/bmp'));
       it('an empty file', async () => expectInvalid(Buffer.alloc(0), 'empty.png', 'image/png'));
       it('a truncated JPEG', async () => {
         const bytes = await noisyImage('jpeg', 200, 150);
@@ -129,29 +149,58 @@ describe('Images', () => {
         const bytes = await noisyImage('png', 200, 150);
         await expectInvalid(bytes.subarray(0, Math.floor(bytes.length * 0.7)), 'cut.png', 'image/png');
       });
-      it('a valid image over 100 megapixels', async () => expectInvalid(bilevelPng(10_001, 10_000), 'huge.png', 'image/png'));
-      it('an SVG declaring more than 100 megapixels', async () => expectInvalid(svg('width="20000" height="20000"'), 'huge.svg', 'image/svg+xml'));
+      it('a valid image over 100 megapixels', async () =>
+        expectInvalid(bilevelPng(10_001, 10_000), 'huge.png', 'image/png'));
+      it('an SVG declaring more than 100 megapixels', async () =>
+        expectInvalid(svg('width="20000" height="20000"'), 'huge.svg', 'image/svg+xml'));
       it('an SVG with a DOCTYPE/ENTITY (XXE)', async () =>
         expectInvalid(
-          Buffer.from('<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"><text>&xxe;</text></svg>'),
+          Buffer.from(
+            '<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"><text>&xxe;</text></svg>',
+          ),
           'xxe.svg',
           'image/svg+xml',
         ));
       it('an SVG entity bomb', async () =>
-        expectInvalid(Buffer.from('<!DOCTYPE svg [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;">]><svg xmlns="http://www.w3.org/2000/svg">&b;</svg>'), 'bomb.svg', 'image/svg+xml'));
-      it('an undefined entity reference in an SVG', async () => expectInvalid(svg('width="1" height="1"', '<text>&nbsp;</text>'), 'ent.svg', 'image/svg+xml'));
-      it('a truncated SVG', async () => expectInvalid(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"><g><rect/>'), 'cut.svg', 'image/svg+xml'));
-      it('HTML labelled image/svg+xml', async () => expectInvalid(Buffer.from('<html><body><svg></svg></body></html>'), 'page.svg', 'image/svg+xml'));
-      it('an <svg> root in a foreign namespace', async () => expectInvalid(Buffer.from('<svg xmlns="http://example.com/not-svg"/>'), 'ns.svg', 'image/svg+xml'));
-      it('two root elements', async () => expectInvalid(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/><svg/>'), 'two.svg', 'image/svg+xml'));
-      it('an SVG that is not UTF-8', async () => expectInvalid(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><text>\u00e9</text></svg>', 'utf16le'), 'u16.svg', 'image/svg+xml'));
+        expectInvalid(
+          Buffer.from(
+            '<!DOCTYPE svg [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;">]><svg xmlns="http://www.w3.org/2000/svg">&b;</svg>',
+          ),
+          'bomb.svg',
+          'image/svg+xml',
+        ));
+      it('an undefined entity reference in an SVG', async () =>
+        expectInvalid(svg('width="1" height="1"', '<text>&nbsp;</text>'), 'ent.svg', 'image/svg+xml'));
+      it('a truncated SVG', async () =>
+        expectInvalid(
+          Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"><g><rect/>'),
+          'cut.svg',
+          'image/svg+xml',
+        ));
+      it('HTML labelled image/svg+xml', async () =>
+        expectInvalid(Buffer.from('<html><body><svg></svg></body></html>'), 'page.svg', 'image/svg+xml'));
+      it('an <svg> root in a foreign namespace', async () =>
+        expectInvalid(Buffer.from('<svg xmlns="http://example.com/not-svg"/>'), 'ns.svg', 'image/svg+xml'));
+      it('two root elements', async () =>
+        expectInvalid(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/><svg/>'), 'two.svg', 'image/svg+xml'));
+      it('an SVG that is not UTF-8', async () =>
+        expectInvalid(
+          Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><text>\u00e9</text></svg>', 'utf16le'),
+          'u16.svg',
+          'image/svg+xml',
+        ));
     });
 
     it('answers 422 when the file part is missing, misnamed or doubled', async () => {
       const missing = await t.http().post('/api/v1/images').set(user.auth).field('note', 'x').expect(422);
       expect(missing.body.errors).toEqual([{ field: 'file', message: expect.any(String) }]);
       await t.http().post('/api/v1/images').set(user.auth).send({ file: 'x' }).expect(422);
-      const misnamed = await t.http().post('/api/v1/images').set(user.auth).attach('image', Buffer.from('x'), { filename: 'a.png', contentType: 'image/png' }).expect(422);
+      const misnamed = await t
+        .http()
+        .post('/api/v1/images')
+        .set(user.auth)
+        .attach('image', Buffer.from('x'), { filename: 'a.png', contentType: 'image/png' })
+        .expect(422);
       expect(misnamed.body.errors[0].field).toBe('image');
       const png = await rasterImage('png', 2, 2);
       await t
@@ -161,7 +210,12 @@ describe('Images', () => {
         .attach('file', png, { filename: 'a.png', contentType: 'image/png' })
         .attach('file', png, { filename: 'b.png', contentType: 'image/png' })
         .expect(422);
-      const malformed = await t.http().post('/api/v1/images').set(user.auth).set('Content-Type', 'multipart/form-data; boundary=xyz').send('--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n\r\nabc');
+      const malformed = await t
+        .http()
+        .post('/api/v1/images')
+        .set(user.auth)
+        .set('Content-Type', 'multipart/form-data; boundary=xyz')
+        .send('--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n\r\nabc');
       expect(malformed.status).toBe(422);
     });
 
@@ -197,7 +251,9 @@ describe('Images', () => {
       for (const [sent, expected] of cases) {
         const res = await uploadImage(t, user.auth, png, sent, 'image/png').expect(201);
         expect(res.body.original_filename).toBe(expected);
-        const [row] = await t.db.query(`SELECT original_filename, storage_filename FROM images WHERE id = $1`, [res.body.id]);
+        const [row] = await t.db.query(`SELECT original_filename, storage_filename FROM images WHERE id = $1`, [
+          res.body.id,
+        ]);
         expect(row.original_filename).toBe(expected);
         expect(row.storage_filename).toMatch(STORAGE_NAME);
       }
@@ -209,7 +265,9 @@ describe('Images', () => {
     });
 
     it('keeps UTF-8 file names intact', async () => {
-      const res = await uploadImage(t, user.auth, await rasterImage('png', 2, 2), 'café 😀.png', 'image/png').expect(201);
+      const res = await uploadImage(t, user.auth, await rasterImage('png', 2, 2), 'café 😀.png', 'image/png').expect(
+        201,
+      );
       expect(res.body.original_filename).toBe('café 😀.png');
     });
   });
@@ -242,19 +300,27 @@ describe('Images', () => {
     });
 
     it('answers 404 Image not found for an unknown id and 422 for ids out of range', async () => {
-      expect((await t.http().get('/api/v1/images/999999').set(user.auth).expect(404)).body).toEqual({ detail: 'Image not found' });
+      expect((await t.http().get('/api/v1/images/999999').set(user.auth).expect(404)).body).toEqual({
+        detail: 'Image not found',
+      });
       await t.http().get('/api/v1/images/0').set(user.auth).expect(422);
       await t.http().get('/api/v1/images/99999999999').set(user.auth).expect(422);
     });
 
     it('requires a token for metadata, and refuses ingest on every image route', async () => {
-      expect((await t.http().get(`/api/v1/images/${uploaded.id}`).expect(401)).body).toEqual({ detail: 'Not authenticated' });
+      expect((await t.http().get(`/api/v1/images/${uploaded.id}`).expect(401)).body).toEqual({
+        detail: 'Not authenticated',
+      });
       await t.http().get('/api/v1/images').expect(401);
       const forbidden = { detail: 'Not enough permissions' };
-      expect((await t.http().get(`/api/v1/images/${uploaded.id}`).set(ingest.auth).expect(403)).body).toEqual(forbidden);
+      expect((await t.http().get(`/api/v1/images/${uploaded.id}`).set(ingest.auth).expect(403)).body).toEqual(
+        forbidden,
+      );
       expect((await t.http().get('/api/v1/images').set(ingest.auth).expect(403)).body).toEqual(forbidden);
       expect((await uploadImage(t, ingest.auth, bytes, 'x.png', 'image/png').expect(403)).body).toEqual(forbidden);
-      expect((await t.http().delete(`/api/v1/images/${uploaded.id}`).set(ingest.auth).expect(403)).body).toEqual(forbidden);
+      expect((await t.http().delete(`/api/v1/images/${uploaded.id}`).set(ingest.auth).expect(403)).body).toEqual(
+        forbidden,
+      );
     });
 
     it('serves the bytes publicly with the documented headers, and 304 for a matching If-None-Match', async () => {
@@ -287,7 +353,9 @@ describe('Images', () => {
     });
 
     it('answers 404 (never cached) when the row exists but its file is gone', async () => {
-      const res = await uploadImage(t, user.auth, await rasterImage('png', 2, 2), 'vanishing.png', 'image/png').expect(201);
+      const res = await uploadImage(t, user.auth, await rasterImage('png', 2, 2), 'vanishing.png', 'image/png').expect(
+        201,
+      );
       const name = res.body.url_path.split('/').pop();
       rmSync(join(t.config.uploadDir, name));
       const missing = await t.http().get(res.body.url_path).expect(404);
@@ -296,7 +364,14 @@ describe('Images', () => {
     });
 
     it('answers 404 Image not found for unknown or malformed names without touching the disk', async () => {
-      for (const name of ['00000000-0000-4000-8000-000000000000.png', 'nope.png', '..%2F..%2Fetc%2Fpasswd', '.hidden', encodeURIComponent(`../${t.config.uploadDir}`), 'a%00.png']) {
+      for (const name of [
+        '00000000-0000-4000-8000-000000000000.png',
+        'nope.png',
+        '..%2F..%2Fetc%2Fpasswd',
+        '.hidden',
+        encodeURIComponent(`../${t.config.uploadDir}`),
+        'a%00.png',
+      ]) {
         const res = await t.http().get(`/api/v1/images/${name}`);
         expect([res.status, res.body]).toEqual([404, { detail: 'Image not found' }]);
       }
@@ -310,10 +385,16 @@ describe('Images', () => {
            FROM generate_series(1, 7) AS n`,
       );
       // Two rows at the same instant: the higher id is newer.
-      await t.db.query(`UPDATE images SET uploaded_at = timestamptz '2026-01-01' + interval '7 minutes' WHERE original_filename = 'img-6.png'`);
+      await t.db.query(
+        `UPDATE images SET uploaded_at = timestamptz '2026-01-01' + interval '7 minutes' WHERE original_filename = 'img-6.png'`,
+      );
       const first = await t.http().get('/api/v1/images?limit=3').set(user.auth).expect(200);
       expect(first.body).toMatchObject({ total: 7, page: 1, size: 3, pages: 3 });
-      expect(first.body.items.map((i: { original_filename: string }) => i.original_filename)).toEqual(['img-7.png', 'img-6.png', 'img-5.png']);
+      expect(first.body.items.map((i: { original_filename: string }) => i.original_filename)).toEqual([
+        'img-7.png',
+        'img-6.png',
+        'img-5.png',
+      ]);
       expect(Object.keys(first.body.items[0]).sort()).toEqual(IMAGE_FIELDS);
       expect(first.body.items[0].uploaded_at).toBe('2026-01-01T00:07:00.000');
       const last = await t.http().get('/api/v1/images?skip=6&limit=3').set(user.auth).expect(200);
@@ -328,7 +409,10 @@ describe('Images', () => {
 
   describe('SVG serving', () => {
     it('serves an SVG containing script only under the sandbox CSP', async () => {
-      const body = svg('width="10" height="10" onload="alert(1)"', '<script>alert(document.cookie)</script><rect width="10" height="10"/>');
+      const body = svg(
+        'width="10" height="10" onload="alert(1)"',
+        '<script>alert(document.cookie)</script><rect width="10" height="10"/>',
+      );
       const res = await uploadImage(t, user.auth, body, 'script.svg', 'image/svg+xml').expect(201);
       const served = await t.http().get(res.body.url_path).buffer(true).parse(binaryParser).expect(200);
       expect(served.headers['content-type']).toBe('image/svg+xml');
@@ -346,25 +430,35 @@ describe('Images', () => {
       const file = join(t.config.uploadDir, meta.storage_filename);
       expect(existsSync(file)).toBe(true);
 
-      expect((await t.http().delete(`/api/v1/images/${id}`).set(otherUser.auth).expect(403)).body).toEqual({ detail: 'Not enough permissions' });
+      expect((await t.http().delete(`/api/v1/images/${id}`).set(otherUser.auth).expect(403)).body).toEqual({
+        detail: 'Not enough permissions',
+      });
       expect(existsSync(file)).toBe(true);
 
       const deleted = await t.http().delete(`/api/v1/images/${id}`).set(user.auth).expect(200);
       expect(deleted.body).toEqual(meta);
       expect(existsSync(file)).toBe(false);
-      expect((await t.http().get(`/api/v1/images/${id}`).set(user.auth).expect(404)).body).toEqual({ detail: 'Image not found' });
+      expect((await t.http().get(`/api/v1/images/${id}`).set(user.auth).expect(404)).body).toEqual({
+        detail: 'Image not found',
+      });
       expect((await t.http().get(url_path).expect(404)).body).toEqual({ detail: 'Image not found' });
-      expect((await t.http().delete(`/api/v1/images/${id}`).set(user.auth).expect(404)).body).toEqual({ detail: 'Image not found' });
+      expect((await t.http().delete(`/api/v1/images/${id}`).set(user.auth).expect(404)).body).toEqual({
+        detail: 'Image not found',
+      });
     });
 
     it("lets an admin delete anyone's image", async () => {
-      const res = await uploadImage(t, user.auth, svg('width="2" height="2"'), 'theirs.svg', 'image/svg+xml').expect(201);
+      const res = await uploadImage(t, user.auth, svg('width="2" height="2"'), 'theirs.svg', 'image/svg+xml').expect(
+        201,
+      );
       await t.http().delete(`/api/v1/images/${res.body.id}`).set(admin.auth).expect(200);
       await t.http().get(res.body.url_path).expect(404);
     });
 
     it('answers 404 for a missing id and 422 for a non-numeric one', async () => {
-      expect((await t.http().delete('/api/v1/images/987654').set(admin.auth).expect(404)).body).toEqual({ detail: 'Image not found' });
+      expect((await t.http().delete('/api/v1/images/987654').set(admin.auth).expect(404)).body).toEqual({
+        detail: 'Image not found',
+      });
       await t.http().delete('/api/v1/images/abc.png').set(admin.auth).expect(422);
     });
   });
@@ -384,7 +478,10 @@ describe('Images', () => {
   it('documents the image routes in OpenAPI, including the multipart body', async () => {
     const doc = (await t.http().get('/openapi.json').expect(200)).body;
     const upload = doc.paths['/api/v1/images'].post;
-    expect(upload.requestBody.content['multipart/form-data'].schema.properties.file).toEqual({ type: 'string', format: 'binary' });
+    expect(upload.requestBody.content['multipart/form-data'].schema.properties.file).toEqual({
+      type: 'string',
+      format: 'binary',
+    });
     expect(Object.keys(upload.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '403', '413', '422']));
     expect(doc.paths['/api/v1/images/{image_id}'].get.responses['404']).toBeDefined();
     expect(doc.paths['/api/v1/images/{image_id}'].delete.responses['200']).toBeDefined();

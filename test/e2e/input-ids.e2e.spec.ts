@@ -6,7 +6,23 @@ import { TRACKERS, trackerWorld, type TrackerWorld } from '../support/trackers.j
  * (1..2147483647), in the path, in the query and in JSON bodies; anything else is a 422 naming
  * the field, never a 5xx and never a silently converted id.
  */
-const BAD_TEXT_IDS = ['0x10', '1e3', '1.0', '%2B1', '+1', '%201', '1%20', '%091', '01', '-1', '0', '2147483648', '99999999999', 'abc', '%D9%A1'];
+const BAD_TEXT_IDS = [
+  '0x10',
+  '1e3',
+  '1.0',
+  '%2B1',
+  '+1',
+  '%201',
+  '1%20',
+  '%091',
+  '01',
+  '-1',
+  '0',
+  '2147483648',
+  '99999999999',
+  'abc',
+  '%D9%A1',
+];
 const ID_MESSAGE = 'must be a positive integer';
 
 describe('Strict ids', () => {
@@ -57,18 +73,27 @@ describe('Strict ids', () => {
       const hex = `0x${tracker.id.toString(16)}`;
       const put = await t.http().put(`${TRACKERS}/${hex}`).set(w.admin.auth).send({ notes: 'via hex' });
       expect422(put, 'id');
-      const status = await t.http().post(`${TRACKERS}/${tracker.id}.0/status`).set(w.admin.auth).send({ status: 'IN_TRANSIT' });
+      const status = await t
+        .http()
+        .post(`${TRACKERS}/${tracker.id}.0/status`)
+        .set(w.admin.auth)
+        .send({ status: 'IN_TRANSIT' });
       expect422(status, 'id');
       const del = await t.http().delete(`${TRACKERS}/${tracker.id}e0`).set(w.admin.auth);
       expect422(del, 'id');
-      const ingest = await t.http().post(`${TRACKERS}/0${tracker.id}/locations`).set(w.ingest.auth).send({ reports: [] });
+      const ingest = await t
+        .http()
+        .post(`${TRACKERS}/0${tracker.id}/locations`)
+        .set(w.ingest.auth)
+        .send({ reports: [] });
       expect422(ingest, 'id');
       const [row] = await t.db.query('SELECT notes, status FROM trackers WHERE id = $1', [tracker.id]);
       expect(row).toEqual({ notes: null, status: 'CREATED' });
     });
 
     it('an all-digit image reference is an image id and is just as strict', async () => {
-      for (const id of ['01', '0', '2147483648']) expect422(await t.http().get(`/api/v1/images/${id}`).set(w.admin.auth), 'image_id');
+      for (const id of ['01', '0', '2147483648'])
+        expect422(await t.http().get(`/api/v1/images/${id}`).set(w.admin.auth), 'image_id');
     });
 
     it('the largest int4 id is an ordinary missing id (404)', async () => {
@@ -96,7 +121,13 @@ describe('Strict ids', () => {
     });
 
     it('a repeated id parameter is refused rather than half-read', async () => {
-      expect422(await t.http().get(`${TRACKERS}?production_run_id=${w.runA.id}&production_run_id=${w.runA2.id}`).set(w.admin.auth), 'production_run_id');
+      expect422(
+        await t
+          .http()
+          .get(`${TRACKERS}?production_run_id=${w.runA.id}&production_run_id=${w.runA2.id}`)
+          .set(w.admin.auth),
+        'production_run_id',
+      );
     });
 
     it('a plain id still filters', async () => {
@@ -107,7 +138,18 @@ describe('Strict ids', () => {
 
     it('the id list of GET /trackers takes only int4 ids (2147483648 is a 422, not a database error)', async () => {
       const message = 'must be a positive integer or a comma list of them';
-      for (const list of ['2147483648', `${tracker.id},2147483648`, '99999999999', '0x10', '1.0', '01', `${tracker.id},,x`, '%201', `${tracker.id},%202`, `${tracker.id},`]) {
+      for (const list of [
+        '2147483648',
+        `${tracker.id},2147483648`,
+        '99999999999',
+        '0x10',
+        '1.0',
+        '01',
+        `${tracker.id},,x`,
+        '%201',
+        `${tracker.id},%202`,
+        `${tracker.id},`,
+      ]) {
         expect422(await t.http().get(`${TRACKERS}?id=${list}`).set(w.admin.auth), 'id', message);
       }
       const ok = await t.http().get(`${TRACKERS}?id=${tracker.id},2147483647`).set(w.admin.auth);
@@ -144,16 +186,30 @@ describe('Strict ids', () => {
 
   describe('body ids', () => {
     it.each([1.5, '1', 0, -1, 2147483648, true, [1]])('production_run_id %j → 422', async (value) => {
-      expect422(await t.http().post(TRACKERS).set(w.admin.auth).send({ name: 'body-id', production_run_id: value }), 'production_run_id');
+      expect422(
+        await t.http().post(TRACKERS).set(w.admin.auth).send({ name: 'body-id', production_run_id: value }),
+        'production_run_id',
+      );
     });
 
     it('ids in other bodies use the same rule and message', async () => {
-      expect422(await t.http().post('/api/v1/brands').set(w.admin.auth).send({ name: 'b', client_id: 2147483648 }), 'client_id');
+      expect422(
+        await t.http().post('/api/v1/brands').set(w.admin.auth).send({ name: 'b', client_id: 2147483648 }),
+        'client_id',
+      );
       expect422(await t.http().post('/api/v1/production-runs').set(w.admin.auth).send({ brand_id: 1.5 }), 'brand_id');
-      const status = await t.http().post(`${TRACKERS}/${tracker.id}/status`).set(w.admin.auth).send({ status: 'IN_STORAGE', storage_location_id: '1' });
+      const status = await t
+        .http()
+        .post(`${TRACKERS}/${tracker.id}/status`)
+        .set(w.admin.auth)
+        .send({ status: 'IN_STORAGE', storage_location_id: '1' });
       expect422(status, 'storage_location_id');
       for (const list of [[1.5], [0], ['1'], [2147483648]]) {
-        const user = await t.http().post('/api/v1/users').set(w.admin.auth).send({ name: 'n', email: 'ids@example.com', password: 'long-enough-1', client_list: list });
+        const user = await t
+          .http()
+          .post('/api/v1/users')
+          .set(w.admin.auth)
+          .send({ name: 'n', email: 'ids@example.com', password: 'long-enough-1', client_list: list });
         expect422(user, 'client_list');
       }
     });

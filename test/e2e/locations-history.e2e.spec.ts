@@ -18,7 +18,8 @@ describe('Locations: GET /trackers/{id}/location-history', () => {
   let cutoff: number;
   let clientAId: number;
 
-  const history = (id: number, query = '', as: CreatedUser = admin) => t.http().get(`/api/v1/trackers/${id}/location-history${query}`).set(as.auth);
+  const history = (id: number, query = '', as: CreatedUser = admin) =>
+    t.http().get(`/api/v1/trackers/${id}/location-history${query}`).set(as.auth);
   const iso = (ms: number) => new Date(ms).toISOString();
 
   beforeAll(async () => {
@@ -55,10 +56,38 @@ describe('Locations: GET /trackers/{id}/location-history', () => {
       const res = await history(visible).expect(200);
       expect(res.body).toEqual({
         items: [
-          { timestamp: iso(cutoff + HOUR), latitude: 1, longitude: 13.405, confidence: 3, reported_at: iso(cutoff + HOUR + 10 * 60_000), granularity: 'hourly' },
-          { timestamp: iso(cutoff), latitude: 2, longitude: 13.405, confidence: 3, reported_at: iso(cutoff), granularity: 'hourly' },
-          { timestamp: iso(cutoff - DAY), latitude: 3, longitude: 13.405, confidence: 3, reported_at: iso(cutoff - 1), granularity: 'daily' },
-          { timestamp: iso(cutoff - 3 * DAY), latitude: 4, longitude: 13.405, confidence: 3, reported_at: iso(cutoff - 3 * DAY + 5 * HOUR), granularity: 'daily' },
+          {
+            timestamp: iso(cutoff + HOUR),
+            latitude: 1,
+            longitude: 13.405,
+            confidence: 3,
+            reported_at: iso(cutoff + HOUR + 10 * 60_000),
+            granularity: 'hourly',
+          },
+          {
+            timestamp: iso(cutoff),
+            latitude: 2,
+            longitude: 13.405,
+            confidence: 3,
+            reported_at: iso(cutoff),
+            granularity: 'hourly',
+          },
+          {
+            timestamp: iso(cutoff - DAY),
+            latitude: 3,
+            longitude: 13.405,
+            confidence: 3,
+            reported_at: iso(cutoff - 1),
+            granularity: 'daily',
+          },
+          {
+            timestamp: iso(cutoff - 3 * DAY),
+            latitude: 4,
+            longitude: 13.405,
+            confidence: 3,
+            reported_at: iso(cutoff - 3 * DAY + 5 * HOUR),
+            granularity: 'daily',
+          },
         ],
         total: 4,
         page: 1,
@@ -69,7 +98,13 @@ describe('Locations: GET /trackers/{id}/location-history', () => {
 
     it('granularity=hourly and =daily read one table each', async () => {
       const hourly = await history(visible, '?granularity=hourly').expect(200);
-      expect(hourly.body.items.map((p: { timestamp: string; latitude: number; granularity: string }) => [p.timestamp, p.latitude, p.granularity])).toEqual([
+      expect(
+        hourly.body.items.map((p: { timestamp: string; latitude: number; granularity: string }) => [
+          p.timestamp,
+          p.latitude,
+          p.granularity,
+        ]),
+      ).toEqual([
         [iso(cutoff + HOUR), 1, 'hourly'],
         [iso(cutoff), 2, 'hourly'],
         [iso(cutoff - HOUR), 3, 'hourly'],
@@ -77,7 +112,13 @@ describe('Locations: GET /trackers/{id}/location-history', () => {
         [iso(cutoff - 3 * DAY + 2 * HOUR), 5, 'hourly'],
       ]);
       const daily = await history(visible, '?granularity=daily').expect(200);
-      expect(daily.body.items.map((p: { timestamp: string; latitude: number; granularity: string }) => [p.timestamp, p.latitude, p.granularity])).toEqual([
+      expect(
+        daily.body.items.map((p: { timestamp: string; latitude: number; granularity: string }) => [
+          p.timestamp,
+          p.latitude,
+          p.granularity,
+        ]),
+      ).toEqual([
         [iso(cutoff), 1, 'daily'],
         [iso(cutoff - DAY), 3, 'daily'],
         [iso(cutoff - 3 * DAY), 4, 'daily'],
@@ -94,15 +135,44 @@ describe('Locations: GET /trackers/{id}/location-history', () => {
     const lat = (body: { items: { latitude: number }[] }) => body.items.map((p) => p.latitude);
 
     it('start_date and end_date are inclusive bounds on the bucket start', async () => {
-      expect(lat((await history(fixed, '?granularity=hourly&start_date=2026-01-05T11:00:00Z&end_date=2026-01-05T13:00:00Z').expect(200)).body)).toEqual([13, 12, 11]);
-      expect(lat((await history(fixed, '?granularity=hourly&start_date=2026-01-05T11:00:00.001Z&end_date=2026-01-05T12:59:59Z').expect(200)).body)).toEqual([12]);
+      expect(
+        lat(
+          (
+            await history(
+              fixed,
+              '?granularity=hourly&start_date=2026-01-05T11:00:00Z&end_date=2026-01-05T13:00:00Z',
+            ).expect(200)
+          ).body,
+        ),
+      ).toEqual([13, 12, 11]);
+      expect(
+        lat(
+          (
+            await history(
+              fixed,
+              '?granularity=hourly&start_date=2026-01-05T11:00:00.001Z&end_date=2026-01-05T12:59:59Z',
+            ).expect(200)
+          ).body,
+        ),
+      ).toEqual([12]);
       // Without an offset a time is UTC; with one it is converted.
-      expect(lat((await history(fixed, '?granularity=hourly&start_date=2026-01-05T14:00:00&order=asc').expect(200)).body)).toEqual([14, 9]);
-      expect(lat((await history(fixed, '?granularity=hourly&end_date=2026-01-05T12:00:00%2B01:00').expect(200)).body)).toEqual([11, 10]);
+      expect(
+        lat((await history(fixed, '?granularity=hourly&start_date=2026-01-05T14:00:00&order=asc').expect(200)).body),
+      ).toEqual([14, 9]);
+      expect(
+        lat((await history(fixed, '?granularity=hourly&end_date=2026-01-05T12:00:00%2B01:00').expect(200)).body),
+      ).toEqual([11, 10]);
       // A bare date is its midnight UTC: the day's daily bucket starts exactly there.
-      expect(lat((await history(fixed, '?granularity=daily&start_date=2026-01-05&end_date=2026-01-05').expect(200)).body)).toEqual([14]);
-      expect(lat((await history(fixed, '?granularity=hourly&start_date=2026-01-05&end_date=2026-01-05').expect(200)).body)).toEqual([]);
-      const one = await history(fixed, '?granularity=hourly&start_date=2026-01-05T12:00:00Z&end_date=2026-01-05T12:00:00Z').expect(200);
+      expect(
+        lat((await history(fixed, '?granularity=daily&start_date=2026-01-05&end_date=2026-01-05').expect(200)).body),
+      ).toEqual([14]);
+      expect(
+        lat((await history(fixed, '?granularity=hourly&start_date=2026-01-05&end_date=2026-01-05').expect(200)).body),
+      ).toEqual([]);
+      const one = await history(
+        fixed,
+        '?granularity=hourly&start_date=2026-01-05T12:00:00Z&end_date=2026-01-05T12:00:00Z',
+      ).expect(200);
       expect(one.body).toMatchObject({ total: 1, pages: 1 });
     });
 
@@ -132,7 +202,9 @@ describe('Locations: GET /trackers/{id}/location-history', () => {
     ])('answers 422 for %s', async (query, field, message) => {
       const res = await history(fixed, query).expect(422);
       expect(res.body.detail).toMatch(/^Validation failed: /);
-      expect(res.body.errors).toEqual(expect.arrayContaining([expect.objectContaining(message ? { field, message } : { field })]));
+      expect(res.body.errors).toEqual(
+        expect.arrayContaining([expect.objectContaining(message ? { field, message } : { field })]),
+      );
     });
   });
 
@@ -140,15 +212,19 @@ describe('Locations: GET /trackers/{id}/location-history', () => {
     it('pages of the combined view run across the cutoff in both orders', async () => {
       const desc = await history(visible, '?skip=1&limit=2').expect(200);
       expect(desc.body).toMatchObject({ total: 4, page: 1, size: 2, pages: 2 });
-      expect(desc.body.items.map((p: { latitude: number; granularity: string }) => [p.latitude, p.granularity])).toEqual([
+      expect(
+        desc.body.items.map((p: { latitude: number; granularity: string }) => [p.latitude, p.granularity]),
+      ).toEqual([
         [2, 'hourly'],
         [3, 'daily'],
       ]);
       const asc = await history(visible, '?skip=1&limit=2&order=asc').expect(200);
-      expect(asc.body.items.map((p: { latitude: number; granularity: string }) => [p.latitude, p.granularity])).toEqual([
-        [3, 'daily'],
-        [2, 'hourly'],
-      ]);
+      expect(asc.body.items.map((p: { latitude: number; granularity: string }) => [p.latitude, p.granularity])).toEqual(
+        [
+          [3, 'daily'],
+          [2, 'hourly'],
+        ],
+      );
       const last = await history(visible, '?skip=3&limit=2').expect(200);
       expect(last.body.items.map((p: { latitude: number }) => p.latitude)).toEqual([4]);
     });
@@ -162,7 +238,11 @@ describe('Locations: GET /trackers/{id}/location-history', () => {
         ...Array.from({ length: 24 }, (_, h) => cutoff + h * HOUR),
         ...[1, 22].map((h) => cutoff + DAY + h * HOUR),
       ];
-      await postReports(t, ingest, hours.map((ms, i) => report(id, iso(ms + 17 * 60_000), { latitude: i }))).expect(200);
+      await postReports(
+        t,
+        ingest,
+        hours.map((ms, i) => report(id, iso(ms + 17 * 60_000), { latitude: i })),
+      ).expect(200);
       const days = [...new Set(hours.map((ms) => Math.floor(ms / DAY) * DAY))];
       const expected: Record<string, number[]> = {
         hourly: hours,
@@ -171,20 +251,43 @@ describe('Locations: GET /trackers/{id}/location-history', () => {
       };
       const bounds = [
         undefined,
-        ...[-3 * DAY, -2 * DAY, -2 * DAY + 5 * HOUR, -2 * DAY + 5 * HOUR + 1, -DAY - 1000, -DAY + 3 * HOUR, -1, 0, 11.5 * HOUR, 23 * HOUR, DAY, DAY + 21 * HOUR, 2 * DAY].map((offset) =>
-          iso(cutoff + offset),
-        ),
+        ...[
+          -3 * DAY,
+          -2 * DAY,
+          -2 * DAY + 5 * HOUR,
+          -2 * DAY + 5 * HOUR + 1,
+          -DAY - 1000,
+          -DAY + 3 * HOUR,
+          -1,
+          0,
+          11.5 * HOUR,
+          23 * HOUR,
+          DAY,
+          DAY + 21 * HOUR,
+          2 * DAY,
+        ].map((offset) => iso(cutoff + offset)),
       ];
       let checked = 0;
       for (const granularity of ['hourly', 'daily', 'auto']) {
         for (const start of bounds) {
           for (const end of bounds) {
             if (start && end && Date.parse(start) > Date.parse(end)) continue;
-            const query = [`granularity=${granularity}`, 'limit=1000', start && `start_date=${start}`, end && `end_date=${end}`].filter(Boolean).join('&');
+            const query = [
+              `granularity=${granularity}`,
+              'limit=1000',
+              start && `start_date=${start}`,
+              end && `end_date=${end}`,
+            ]
+              .filter(Boolean)
+              .join('&');
             const res = await history(id, `?${query}`).expect(200);
             const inRange = (ms: number) => (!start || ms >= Date.parse(start)) && (!end || ms <= Date.parse(end));
             const buckets = expected[granularity];
-            expect({ query, total: res.body.total, listed: res.body.items.length }).toEqual({ query, total: buckets.filter(inRange).length, listed: buckets.filter(inRange).length });
+            expect({ query, total: res.body.total, listed: res.body.items.length }).toEqual({
+              query,
+              total: buckets.filter(inRange).length,
+              listed: buckets.filter(inRange).length,
+            });
             checked++;
           }
         }
@@ -195,21 +298,31 @@ describe('Locations: GET /trackers/{id}/location-history', () => {
     it('each daily row counts its hourly rows through concurrent batches, deletes and rebuilds', async () => {
       const id = (await t.factories.tracker()).id;
       const hourCount = async () =>
-        t.db.query<{ bucket: Date; hourly_buckets: number }[]>(`SELECT bucket, hourly_buckets FROM location_history_daily WHERE tracker_id = $1 ORDER BY bucket`, [id]);
+        t.db.query<{ bucket: Date; hourly_buckets: number }[]>(
+          `SELECT bucket, hourly_buckets FROM location_history_daily WHERE tracker_id = $1 ORDER BY bucket`,
+          [id],
+        );
       // 24 single-report batches in parallel, one per hour of the same day (a new day: its daily row
       // is created by one batch and locked by the others), then again with newer reports.
       for (const minute of [10, 20]) {
         const results = await Promise.all(
-          Array.from({ length: 24 }, (_, h) => postReports(t, ingest, [report(id, iso(Date.UTC(2026, 2, 1, h, minute)), { latitude: h })])),
+          Array.from({ length: 24 }, (_, h) =>
+            postReports(t, ingest, [report(id, iso(Date.UTC(2026, 2, 1, h, minute)), { latitude: h })]),
+          ),
         );
         expect(results.map((r) => r.status)).toEqual(Array(24).fill(200));
         expect(await hourCount()).toEqual([{ bucket: new Date(Date.UTC(2026, 2, 1)), hourly_buckets: 24 }]);
       }
       expect((await history(id, '?granularity=hourly&limit=1').expect(200)).body.total).toBe(24);
       // Any writer of hourly rows keeps the count (statement triggers), here a plain DELETE.
-      await t.db.query(`DELETE FROM location_history_hourly WHERE tracker_id = $1 AND bucket >= $2`, [id, iso(Date.UTC(2026, 2, 1, 20))]);
+      await t.db.query(`DELETE FROM location_history_hourly WHERE tracker_id = $1 AND bucket >= $2`, [
+        id,
+        iso(Date.UTC(2026, 2, 1, 20)),
+      ]);
       expect(await hourCount()).toEqual([{ bucket: new Date(Date.UTC(2026, 2, 1)), hourly_buckets: 20 }]);
-      expect((await history(id, '?granularity=hourly&start_date=2026-03-01T10:00:00Z').expect(200)).body.total).toBe(10);
+      expect((await history(id, '?granularity=hourly&start_date=2026-03-01T10:00:00Z').expect(200)).body.total).toBe(
+        10,
+      );
     });
   });
 

@@ -2,7 +2,14 @@ import { createTestApp, type TestApp } from '../support/app.js';
 import type { CreatedUser } from '../support/factories.js';
 import { aggregateTables, postReports, rawReports, report } from '../support/locations.js';
 
-const EMPTY_RESULT = { accepted: 0, duplicates: 0, rejected: [], aggregated: 0, filtered_low_confidence: 0, filtered_manufacturing_region: 0 };
+const EMPTY_RESULT = {
+  accepted: 0,
+  duplicates: 0,
+  rejected: [],
+  aggregated: 0,
+  filtered_low_confidence: 0,
+  filtered_manufacturing_region: 0,
+};
 
 describe('Locations: report ingestion and aggregation rules', () => {
   let t: TestApp;
@@ -30,7 +37,12 @@ describe('Locations: report ingestion and aggregation rules', () => {
       expect(denied.body).toEqual({ detail: 'Not enough permissions' });
       await t.http().post(`/api/v1/trackers/${id}/locations`).set(user.auth).send(body).expect(403);
       await t.http().post('/api/v1/locations/reports').set(admin.auth).send(body).expect(200);
-      await t.http().post(`/api/v1/trackers/${id}/locations`).set(ingest.auth).send({ timestamp: '2026-01-01T00:00:01Z', latitude: 1, longitude: 1, confidence: 2 }).expect(200);
+      await t
+        .http()
+        .post(`/api/v1/trackers/${id}/locations`)
+        .set(ingest.auth)
+        .send({ timestamp: '2026-01-01T00:00:01Z', latitude: 1, longitude: 1, confidence: 2 })
+        .expect(200);
     });
 
     it.each([
@@ -40,14 +52,21 @@ describe('Locations: report ingestion and aggregation rules', () => {
       ['an empty list', { reports: [] }, 'reports'],
       ['an unknown top-level field', { reports: [report(1, '2026-01-01T00:00:00Z')], extra: 1 }, 'extra'],
     ])('answers 422 for a malformed body: %s', async (_name, body, field) => {
-      const res = await t.http().post('/api/v1/locations/reports').set(ingest.auth).send(body as object).expect(422);
+      const res = await t
+        .http()
+        .post('/api/v1/locations/reports')
+        .set(ingest.auth)
+        .send(body as object)
+        .expect(422);
       expect(res.body.detail).toMatch(/^Validation failed: /);
       expect(res.body.errors[0].field).toBe(field);
     });
 
     it('answers 422 for more than 10 000 reports and stores nothing', async () => {
       const id = await newTracker();
-      const reports = Array.from({ length: 10_001 }, (_, i) => report(id, new Date(Date.UTC(2025, 0, 1) + i * 1000).toISOString()));
+      const reports = Array.from({ length: 10_001 }, (_, i) =>
+        report(id, new Date(Date.UTC(2025, 0, 1) + i * 1000).toISOString()),
+      );
       const res = await postReports(t, ingest, reports).expect(422);
       expect(res.body.detail).toBe('Validation failed: reports: must contain between 1 and 10000 reports');
       expect(await rawReports(t.db, [id])).toEqual([]);
@@ -55,7 +74,9 @@ describe('Locations: report ingestion and aggregation rules', () => {
 
     it('accepts exactly 10 000 reports in one batch', async () => {
       const id = await newTracker();
-      const reports = Array.from({ length: 10_000 }, (_, i) => report(id, new Date(Date.UTC(2025, 0, 1) + i * 60_000).toISOString()));
+      const reports = Array.from({ length: 10_000 }, (_, i) =>
+        report(id, new Date(Date.UTC(2025, 0, 1) + i * 60_000).toISOString()),
+      );
       const res = await postReports(t, ingest, reports).expect(200);
       expect(res.body).toEqual({ ...EMPTY_RESULT, accepted: 10_000, aggregated: 10_000 });
       // 10 000 minutes = 166.7 hours over 7 days.
@@ -68,16 +89,33 @@ describe('Locations: report ingestion and aggregation rules', () => {
       const batch = doc.paths['/api/v1/locations/reports'].post;
       expect(batch.requestBody.content['application/json'].schema.$ref).toMatch(/LocationReportBatchDto$/);
       expect(Object.keys(batch.responses)).toEqual(expect.arrayContaining(['200', '401', '403', '422']));
-      expect(doc.paths['/api/v1/trackers/{id}/locations'].post.requestBody.content['application/json'].schema.oneOf).toHaveLength(2);
+      expect(
+        doc.paths['/api/v1/trackers/{id}/locations'].post.requestBody.content['application/json'].schema.oneOf,
+      ).toHaveLength(2);
       const history = doc.paths['/api/v1/trackers/{id}/location-history'].get;
-      expect(history.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['id', 'skip', 'limit', 'start_date', 'end_date', 'granularity', 'order']));
+      expect(history.parameters.map((p: { name: string }) => p.name)).toEqual(
+        expect.arrayContaining(['id', 'skip', 'limit', 'start_date', 'end_date', 'granularity', 'order']),
+      );
       expect(doc.components.schemas.IngestResultResponse.required).toEqual(
-        expect.arrayContaining(['accepted', 'duplicates', 'rejected', 'aggregated', 'filtered_low_confidence', 'filtered_manufacturing_region']),
+        expect.arrayContaining([
+          'accepted',
+          'duplicates',
+          'rejected',
+          'aggregated',
+          'filtered_low_confidence',
+          'filtered_manufacturing_region',
+        ]),
       );
     });
 
     it('answers 422 for malformed JSON', async () => {
-      const res = await t.http().post('/api/v1/locations/reports').set(ingest.auth).set('Content-Type', 'application/json').send('{"reports": [').expect(422);
+      const res = await t
+        .http()
+        .post('/api/v1/locations/reports')
+        .set(ingest.auth)
+        .set('Content-Type', 'application/json')
+        .send('{"reports": [')
+        .expect(422);
       expect(res.body.detail).toMatch(/^Validation failed/);
     });
   });
@@ -85,15 +123,35 @@ describe('Locations: report ingestion and aggregation rules', () => {
   describe('aggregation rules', () => {
     it('a tracker with one report shows that report in its hourly and daily bucket', async () => {
       const id = await newTracker();
-      const res = await postReports(t, ingest, [report(id, '2026-03-04T10:15:30.250Z', { latitude: 48.85, longitude: 2.35, confidence: 2 })]).expect(200);
+      const res = await postReports(t, ingest, [
+        report(id, '2026-03-04T10:15:30.250Z', { latitude: 48.85, longitude: 2.35, confidence: 2 }),
+      ]).expect(200);
       expect(res.body).toEqual({ ...EMPTY_RESULT, accepted: 1, aggregated: 1 });
       const [raw] = await rawReports(t.db, [id]);
-      const expected = { tracker_id: id, report_id: raw.id, reported_at: '2026-03-04T10:15:30.250Z', latitude: 48.85, longitude: 2.35, confidence: 2 };
+      const expected = {
+        tracker_id: id,
+        report_id: raw.id,
+        reported_at: '2026-03-04T10:15:30.250Z',
+        latitude: 48.85,
+        longitude: 2.35,
+        confidence: 2,
+      };
       expect(await hourly(id)).toEqual([{ ...expected, bucket: '2026-03-04T10:00:00.000Z' }]);
       expect(await daily(id)).toEqual([{ ...expected, bucket: '2026-03-04T00:00:00.000Z', hourly_buckets: 1 }]);
-      const history = await t.http().get(`/api/v1/trackers/${id}/location-history?granularity=hourly`).set(admin.auth).expect(200);
+      const history = await t
+        .http()
+        .get(`/api/v1/trackers/${id}/location-history?granularity=hourly`)
+        .set(admin.auth)
+        .expect(200);
       expect(history.body.items).toEqual([
-        { timestamp: '2026-03-04T10:00:00.000Z', latitude: 48.85, longitude: 2.35, confidence: 2, reported_at: '2026-03-04T10:15:30.250Z', granularity: 'hourly' },
+        {
+          timestamp: '2026-03-04T10:00:00.000Z',
+          latitude: 48.85,
+          longitude: 2.35,
+          confidence: 2,
+          reported_at: '2026-03-04T10:15:30.250Z',
+          granularity: 'hourly',
+        },
       ]);
     });
 
@@ -149,13 +207,17 @@ describe('Locations: report ingestion and aggregation rules', () => {
 
     it('confidence 1 is stored but not aggregated; confidence 2 is aggregated', async () => {
       const id = await newTracker();
-      const low = await postReports(t, ingest, [report(id, '2026-03-04T10:30:00Z', { confidence: 1, latitude: 7 })]).expect(200);
+      const low = await postReports(t, ingest, [
+        report(id, '2026-03-04T10:30:00Z', { confidence: 1, latitude: 7 }),
+      ]).expect(200);
       expect(low.body).toEqual({ ...EMPTY_RESULT, accepted: 1, filtered_low_confidence: 1 });
       expect(await hourly(id)).toEqual([]);
       expect(await daily(id)).toEqual([]);
       const raw = await rawReports(t.db, [id]);
       expect(raw).toMatchObject([{ confidence: 1, eligible: false }]);
-      const ok = await postReports(t, ingest, [report(id, '2026-03-04T10:10:00Z', { confidence: 2, latitude: 8 })]).expect(200);
+      const ok = await postReports(t, ingest, [
+        report(id, '2026-03-04T10:10:00Z', { confidence: 2, latitude: 8 }),
+      ]).expect(200);
       expect(ok.body).toEqual({ ...EMPTY_RESULT, accepted: 1, aggregated: 1 });
       // The newer low-confidence report does not take the bucket.
       expect((await hourly(id)).map((r) => [r.latitude, r.confidence])).toEqual([[8, 2]]);
@@ -180,19 +242,26 @@ describe('Locations: report ingestion and aggregation rules', () => {
       ['just north lat 53.5001', 53.5001, 100],
     ];
 
-    it.each(inside)('excludes a report inside the manufacturing-region box (inclusive): %s', async (_name, latitude, longitude) => {
-      const id = await newTracker();
-      const res = await postReports(t, ingest, [report(id, '2026-03-04T10:00:00Z', { latitude, longitude })]).expect(200);
-      expect(res.body).toEqual({ ...EMPTY_RESULT, accepted: 1, filtered_manufacturing_region: 1 });
-      expect(await hourly(id)).toEqual([]);
-      expect(await daily(id)).toEqual([]);
-      const history = await t.http().get(`/api/v1/trackers/${id}/location-history`).set(admin.auth).expect(200);
-      expect(history.body).toEqual({ items: [], total: 0, page: 1, size: 50, pages: 0 });
-    });
+    it.each(inside)(
+      'excludes a report inside the manufacturing-region box (inclusive): %s',
+      async (_name, latitude, longitude) => {
+        const id = await newTracker();
+        const res = await postReports(t, ingest, [report(id, '2026-03-04T10:00:00Z', { latitude, longitude })]).expect(
+          200,
+        );
+        expect(res.body).toEqual({ ...EMPTY_RESULT, accepted: 1, filtered_manufacturing_region: 1 });
+        expect(await hourly(id)).toEqual([]);
+        expect(await daily(id)).toEqual([]);
+        const history = await t.http().get(`/api/v1/trackers/${id}/location-history`).set(admin.auth).expect(200);
+        expect(history.body).toEqual({ items: [], total: 0, page: 1, size: 50, pages: 0 });
+      },
+    );
 
     it.each(outside)('includes a report just outside the box: %s', async (_name, latitude, longitude) => {
       const id = await newTracker();
-      const res = await postReports(t, ingest, [report(id, '2026-03-04T10:00:00Z', { latitude, longitude })]).expect(200);
+      const res = await postReports(t, ingest, [report(id, '2026-03-04T10:00:00Z', { latitude, longitude })]).expect(
+        200,
+      );
       expect(res.body).toEqual({ ...EMPTY_RESULT, accepted: 1, aggregated: 1 });
       expect((await hourly(id)).map((r) => [r.latitude, r.longitude])).toEqual([[latitude, longitude]]);
     });
@@ -204,7 +273,12 @@ describe('Locations: report ingestion and aggregation rules', () => {
         report(id, '2026-03-04T10:50:00Z', { latitude: 30, longitude: 100, confidence: 4 }),
         report(id, '2026-03-04T10:55:00Z', { latitude: 30, longitude: 100, confidence: 1 }),
       ]).expect(200);
-      expect(res.body).toEqual({ ...EMPTY_RESULT, accepted: 2, filtered_low_confidence: 1, filtered_manufacturing_region: 1 });
+      expect(res.body).toEqual({
+        ...EMPTY_RESULT,
+        accepted: 2,
+        filtered_low_confidence: 1,
+        filtered_manufacturing_region: 1,
+      });
       expect((await hourly(id)).map((r) => [r.latitude, r.longitude])).toEqual([[50, 10]]);
       expect(await rawReports(t.db, [id])).toHaveLength(3);
     });
@@ -215,7 +289,11 @@ describe('Locations: report ingestion and aggregation rules', () => {
         report(id, '2026-03-04T10:00:00Z', { confidence: 1 }),
         report(id, '2026-03-04T11:00:00Z', { latitude: 40, longitude: 116.4 }),
       ]).expect(200);
-      const history = await t.http().get(`/api/v1/trackers/${id}/location-history?granularity=hourly`).set(admin.auth).expect(200);
+      const history = await t
+        .http()
+        .get(`/api/v1/trackers/${id}/location-history?granularity=hourly`)
+        .set(admin.auth)
+        .expect(200);
       expect(history.body.total).toBe(0);
       const { LocationHistoryService } = await import('../../src/locations/location-history.service.js');
       const { AccessScope } = await import('../../src/common/auth/access-scope.js');
@@ -228,13 +306,21 @@ describe('Locations: report ingestion and aggregation rules', () => {
     it('counts duplicates within a batch and re-sent ones; they change nothing', async () => {
       const id = await newTracker();
       const first = report(id, '2026-03-04T10:00:00Z', { confidence: 3, source: 'gps', accuracy_m: 5 });
-      const res = await postReports(t, ingest, [first, { ...first, confidence: 4, source: 'second' }, report(id, '2026-03-04T10:20:00Z')]).expect(200);
+      const res = await postReports(t, ingest, [
+        first,
+        { ...first, confidence: 4, source: 'second' },
+        report(id, '2026-03-04T10:20:00Z'),
+      ]).expect(200);
       expect(res.body).toEqual({ ...EMPTY_RESULT, accepted: 2, duplicates: 1, aggregated: 2 });
       const before = { raw: await rawReports(t.db, [id]), aggregates: await aggregateTables(t.db, [id]) };
       // The first occurrence is the one stored.
       expect(before.raw[0]).toMatchObject({ confidence: 3, source: 'gps', accuracy_m: 5 });
       // Re-sending the whole batch (a retry) changes nothing, even with other non-key values.
-      const retry = await postReports(t, ingest, [{ ...first, confidence: 9 }, first, report(id, '2026-03-04T10:20:00Z')]).expect(200);
+      const retry = await postReports(t, ingest, [
+        { ...first, confidence: 9 },
+        first,
+        report(id, '2026-03-04T10:20:00Z'),
+      ]).expect(200);
       expect(retry.body).toEqual({ ...EMPTY_RESULT, duplicates: 3 });
       expect({ raw: await rawReports(t.db, [id]), aggregates: await aggregateTables(t.db, [id]) }).toEqual(before);
     });
@@ -245,7 +331,10 @@ describe('Locations: report ingestion and aggregation rules', () => {
       const res = await postReports(t, ingest, [report(id, '2026-03-04T10:00:00Z', { latitude: 52.5201 })]).expect(200);
       expect(res.body).toMatchObject({ accepted: 1, duplicates: 0 });
       // 2026-03-04T10:00:00.000Z and the same instant with an offset are the same report.
-      const again = await postReports(t, ingest, [report(id, '2026-03-04T11:00:00+01:00'), report(id, '2026-03-04T10:00:00')]).expect(200);
+      const again = await postReports(t, ingest, [
+        report(id, '2026-03-04T11:00:00+01:00'),
+        report(id, '2026-03-04T10:00:00'),
+      ]).expect(200);
       expect(again.body).toMatchObject({ accepted: 0, duplicates: 2 });
     });
   });
@@ -330,9 +419,17 @@ describe('Locations: report ingestion and aggregation rules', () => {
 
     it('stores accuracy_m and source and the eligibility verdict', async () => {
       const id = await newTracker();
-      await postReports(t, ingest, [report(id, '2026-03-04T10:00:00.123456Z', { accuracy_m: 12.5, source: 'gnss "a\\b"' })]).expect(200);
+      await postReports(t, ingest, [
+        report(id, '2026-03-04T10:00:00.123456Z', { accuracy_m: 12.5, source: 'gnss "a\\b"' }),
+      ]).expect(200);
       expect(await rawReports(t.db, [id])).toMatchObject([
-        { timestamp: '2026-03-04T10:00:00.123Z', accuracy_m: 12.5, source: 'gnss "a\\b"', eligible: true, confidence: 3 },
+        {
+          timestamp: '2026-03-04T10:00:00.123Z',
+          accuracy_m: 12.5,
+          source: 'gnss "a\\b"',
+          eligible: true,
+          confidence: 3,
+        },
       ]);
     });
   });
@@ -340,9 +437,15 @@ describe('Locations: report ingestion and aggregation rules', () => {
   describe('POST /trackers/{id}/locations', () => {
     it('takes a single report object or {reports:[...]} without tracker_id', async () => {
       const id = await newTracker();
-      const single = await t.http().post(`/api/v1/trackers/${id}/locations`).set(ingest.auth).send({ timestamp: '2026-03-04T10:00:00Z', latitude: 1, longitude: 2, confidence: 2 }).expect(200);
+      const single = await t
+        .http()
+        .post(`/api/v1/trackers/${id}/locations`)
+        .set(ingest.auth)
+        .send({ timestamp: '2026-03-04T10:00:00Z', latitude: 1, longitude: 2, confidence: 2 })
+        .expect(200);
       expect(single.body).toEqual({ ...EMPTY_RESULT, accepted: 1, aggregated: 1 });
-      const batch = await t.http()
+      const batch = await t
+        .http()
         .post(`/api/v1/trackers/${id}/locations`)
         .set(ingest.auth)
         .send({
@@ -368,8 +471,15 @@ describe('Locations: report ingestion and aggregation rules', () => {
 
     it('rejects a bad single report as index 0', async () => {
       const id = await newTracker();
-      const res = await t.http().post(`/api/v1/trackers/${id}/locations`).set(ingest.auth).send({ timestamp: 'now', latitude: 1, longitude: 2, confidence: 2 }).expect(200);
-      expect(res.body.rejected).toEqual([{ index: 0, detail: 'timestamp: must be an ISO 8601 date-time (year 1970 or later)' }]);
+      const res = await t
+        .http()
+        .post(`/api/v1/trackers/${id}/locations`)
+        .set(ingest.auth)
+        .send({ timestamp: 'now', latitude: 1, longitude: 2, confidence: 2 })
+        .expect(200);
+      expect(res.body.rejected).toEqual([
+        { index: 0, detail: 'timestamp: must be an ISO 8601 date-time (year 1970 or later)' },
+      ]);
     });
 
     it('answers 404 for an unknown tracker and 422 for a bad id or body', async () => {
@@ -389,7 +499,9 @@ describe('Locations: report ingestion and aggregation rules', () => {
       const trackers = [await newTracker(), await newTracker()];
       // 8 batches × 50 reports spread over the same two hours of both trackers, in shuffled order.
       const all = trackers.flatMap((id) =>
-        Array.from({ length: 200 }, (_, i) => report(id, new Date(Date.UTC(2026, 2, 4, 10, 0, 0) + i * 36_000).toISOString(), { latitude: 40 + i / 1000 })),
+        Array.from({ length: 200 }, (_, i) =>
+          report(id, new Date(Date.UTC(2026, 2, 4, 10, 0, 0) + i * 36_000).toISOString(), { latitude: 40 + i / 1000 }),
+        ),
       );
       const shuffled = [...all].sort(() => Math.random() - 0.5);
       const batches = Array.from({ length: 8 }, (_, b) => shuffled.slice(b * 50, b * 50 + 50));

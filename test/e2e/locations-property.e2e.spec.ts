@@ -49,27 +49,40 @@ describe('Locations: aggregation property (fast-check)', () => {
     const run = (await t.factories.run()).id;
     await fc.assert(
       fc.asyncProperty(scenarioArb, async (scenario) => {
-        const trackers = [(await t.factories.tracker({ runId: run })).id, (await t.factories.tracker({ runId: run })).id, (await t.factories.tracker({ runId: run })).id];
+        const trackers = [
+          (await t.factories.tracker({ runId: run })).id,
+          (await t.factories.tracker({ runId: run })).id,
+          (await t.factories.tracker({ runId: run })).id,
+        ];
         const items: ReportIn[] = scenario.reports.map((r) => ({
           tracker_id: trackers[r.tracker],
-          timestamp: new Date(BASE + r.hour * 3_600_000 + r.minute * 60_000 + Math.round(r.second * 1000)).toISOString(),
+          timestamp: new Date(
+            BASE + r.hour * 3_600_000 + r.minute * 60_000 + Math.round(r.second * 1000),
+          ).toISOString(),
           latitude: r.latitude,
           longitude: r.longitude,
           confidence: r.confidence,
         }));
         for (const i of scenario.repeats) items.push({ ...items[i % scenario.reports.length], confidence: 7 });
         // Random order, then random batch boundaries.
-        const sent = items.map((item, i) => ({ item, key: scenario.order[i % scenario.order.length] + i * 1e-9 })).sort((a, b) => a.key - b.key).map((x) => x.item);
+        const sent = items
+          .map((item, i) => ({ item, key: scenario.order[i % scenario.order.length] + i * 1e-9 }))
+          .sort((a, b) => a.key - b.key)
+          .map((x) => x.item);
         const cuts = [...new Set(scenario.cuts.map((c) => c % sent.length))].filter((c) => c > 0).sort((a, b) => a - b);
         const batches = [0, ...cuts].map((from, i, all) => sent.slice(from, all[i + 1] ?? sent.length));
 
         const responses = scenario.parallel
           ? await Promise.all(batches.map((batch) => postReports(t, ingest, batch)))
-          : await batches.reduce<Promise<Awaited<ReturnType<typeof postReports>>[]>>(async (acc, batch) => [...(await acc), await postReports(t, ingest, batch)], Promise.resolve([]));
+          : await batches.reduce<Promise<Awaited<ReturnType<typeof postReports>>[]>>(
+              async (acc, batch) => [...(await acc), await postReports(t, ingest, batch)],
+              Promise.resolve([]),
+            );
         for (const res of responses) expect(res.status).toBe(200);
 
         // Raw: one row per distinct (tracker, timestamp, latitude, longitude); sequential sends keep the first occurrence.
-        const keyOf = (r: { tracker_id?: number; timestamp: string; latitude: number; longitude: number }) => `${r.tracker_id}|${r.timestamp}|${r.latitude}|${r.longitude}`;
+        const keyOf = (r: { tracker_id?: number; timestamp: string; latitude: number; longitude: number }) =>
+          `${r.tracker_id}|${r.timestamp}|${r.latitude}|${r.longitude}`;
         const firstByKey = new Map<string, ReportIn>();
         for (const item of sent) if (!firstByKey.has(keyOf(item))) firstByKey.set(keyOf(item), item);
         const raw = await rawReports(t.db, trackers);
@@ -85,7 +98,9 @@ describe('Locations: aggregation property (fast-check)', () => {
         expect(sum('duplicates')).toBe(sent.length - firstByKey.size);
         expect(sum('aggregated')).toBe(raw.filter((r) => filterReason(r) === null).length);
         expect(sum('filtered_low_confidence')).toBe(raw.filter((r) => filterReason(r) === 'low_confidence').length);
-        expect(sum('filtered_manufacturing_region')).toBe(raw.filter((r) => filterReason(r) === 'manufacturing_region').length);
+        expect(sum('filtered_manufacturing_region')).toBe(
+          raw.filter((r) => filterReason(r) === 'manufacturing_region').length,
+        );
 
         expect(await aggregateTables(t.db, trackers)).toEqual(referenceAggregates(raw));
       }),

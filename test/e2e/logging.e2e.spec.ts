@@ -51,7 +51,10 @@ describe('Logging of the running service (production)', () => {
     const refused = await call(base, 'POST', '/api/v1/users', { token, body: MARKER });
     expect(refused).toEqual({ status: 500, body: { detail: 'Internal server error' } });
     // A NUL in a name: whatever the answer, the name is not logged either.
-    await call(base, 'POST', '/api/v1/users', { token, body: { ...MARKER, email: 'nul-9c1e@example.com', name: 'nul\u0000 9c1e' } });
+    await call(base, 'POST', '/api/v1/users', {
+      token,
+      body: { ...MARKER, email: 'nul-9c1e@example.com', name: 'nul\u0000 9c1e' },
+    });
     await service.stop('SIGTERM');
     lines = service.stdout().split('\n').filter(Boolean);
     logged = lines.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -65,7 +68,9 @@ describe('Logging of the running service (production)', () => {
 
   it('stdout is JSON log lines, apart from the start banner', () => {
     expect(lines.filter((line) => !line.startsWith('{') && !BANNER.test(line))).toEqual([]);
-    expect(logged).toContainEqual(expect.objectContaining({ level: 30, context: 'NestApplication', msg: 'Nest application successfully started' }));
+    expect(logged).toContainEqual(
+      expect.objectContaining({ level: 30, context: 'NestApplication', msg: 'Nest application successfully started' }),
+    );
   });
 
   it('one line per request: id, method, URL, status and time, at the level its status calls for', () => {
@@ -74,12 +79,21 @@ describe('Logging of the running service (production)', () => {
     expect(login).toMatchObject({
       level: 30,
       msg: 'request completed',
-      req: { id: expect.stringMatching(/^[0-9a-f-]{36}$/), method: 'POST', url: '/api/v1/auth/login/json', remoteAddress: expect.any(String) },
+      req: {
+        id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        method: 'POST',
+        url: '/api/v1/auth/login/json',
+        remoteAddress: expect.any(String),
+      },
       res: { statusCode: 200 },
       responseTime: expect.any(Number),
     });
     const failed = requests.filter((entry) => (entry.res as { statusCode?: number }).statusCode === 500);
-    expect(failed[0]).toMatchObject({ level: 50, msg: 'request errored', req: { method: 'POST', url: '/api/v1/users' } });
+    expect(failed[0]).toMatchObject({
+      level: 50,
+      msg: 'request errored',
+      req: { method: 'POST', url: '/api/v1/users' },
+    });
     // The exception filter's own line names the same request.
     const filterLine = logged.find((entry) => entry.msg === 'request failed with 500');
     expect(filterLine?.reqId).toBe((failed[0].req as { id: string }).id);
@@ -94,12 +108,16 @@ describe('Logging of the running service (production)', () => {
   });
 
   it("Nest's route mapping and module lines are not logged at info", () => {
-    const chatter = logged.filter((entry) => ['RoutesResolver', 'RouterExplorer', 'InstanceLoader'].includes(String(entry.context)));
+    const chatter = logged.filter((entry) =>
+      ['RoutesResolver', 'RouterExplorer', 'InstanceLoader'].includes(String(entry.context)),
+    );
     expect(chatter).toEqual([]);
   });
 
   it('the failed insert is logged with SQLSTATE, message and statement, and none of its values', () => {
-    const failure = logged.find((entry) => entry.msg === 'request failed with 500' && (entry.err as { code?: string })?.code === 'P0001');
+    const failure = logged.find(
+      (entry) => entry.msg === 'request failed with 500' && (entry.err as { code?: string })?.code === 'P0001',
+    );
     expect(failure?.err).toMatchObject({
       type: 'QueryFailedError',
       code: 'P0001',
@@ -108,6 +126,7 @@ describe('Logging of the running service (production)', () => {
       statement: expect.stringMatching(/^q_[0-9a-f]{20}$/),
     });
     const output = service.stdout() + service.stderr();
-    for (const secret of ['argon2id', MARKER.email, MARKER.password, '9c1e', 'row: ']) expect(output).not.toContain(secret);
+    for (const secret of ['argon2id', MARKER.email, MARKER.password, '9c1e', 'row: '])
+      expect(output).not.toContain(secret);
   });
 });

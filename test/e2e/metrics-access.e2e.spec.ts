@@ -49,7 +49,9 @@ describe('Metrics access: production with METRICS_TOKEN', () => {
   it('accepts the scrape token and nothing else, an admin token included', async () => {
     expect((await t.http().get('/metrics').expect(401)).body).toEqual({ detail: 'Not authenticated' });
     const admin = await t.factories.admin();
-    expect((await t.http().get('/metrics').set(admin.auth).expect(401)).body).toEqual({ detail: 'Could not validate credentials' });
+    expect((await t.http().get('/metrics').set(admin.auth).expect(401)).body).toEqual({
+      detail: 'Could not validate credentials',
+    });
     const extra = await t.http().get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN} junk`).expect(401);
     expect(extra.body).toEqual({ detail: 'Could not validate credentials' });
     const ok = await t.http().get('/metrics').set('Authorization', `bearer ${METRICS_TOKEN}`).expect(200);

@@ -30,9 +30,20 @@ describe('migrations', () => {
     const created = await relations(ds);
     expect(created).toEqual(
       expect.arrayContaining([
-        'users', 'revoked_tokens', 'clients', 'brands', 'production_runs', 'storage_locations', 'delivery_locations',
-        'trackers', 'tracker_status_history', 'location_reports', 'location_history_hourly', 'location_history_daily',
-        'location_history', 'images',
+        'users',
+        'revoked_tokens',
+        'clients',
+        'brands',
+        'production_runs',
+        'storage_locations',
+        'delivery_locations',
+        'trackers',
+        'tracker_status_history',
+        'location_reports',
+        'location_history_hourly',
+        'location_history_daily',
+        'location_history',
+        'images',
       ]),
     );
     for (let i = 0; i < MIGRATIONS.length; i++) await ds.undoLastMigration();
@@ -41,7 +52,7 @@ describe('migrations', () => {
     expect(await relations(ds)).toEqual(created);
   });
 
-  it('leaves room on the aggregate tables\' pages for HOT updates (fillfactor 85)', async () => {
+  it("leaves room on the aggregate tables' pages for HOT updates (fillfactor 85)", async () => {
     const rows = await ds.query<{ relname: string; reloptions: string[] | null }[]>(
       `SELECT relname, reloptions FROM pg_class WHERE relname IN ('location_history_hourly', 'location_history_daily') ORDER BY relname`,
     );
@@ -59,10 +70,16 @@ describe('migrations', () => {
          SELECT 424242, b, 1, b, 1, 1, 3 FROM unnest($1::timestamptz[]) b`,
         [buckets],
       );
-    await insert('location_history_hourly', ['2026-01-01T00:00:00Z', '2026-01-01T07:00:00Z', '2026-01-01T23:00:00Z', '2026-01-02T05:00:00Z']);
+    await insert('location_history_hourly', [
+      '2026-01-01T00:00:00Z',
+      '2026-01-01T07:00:00Z',
+      '2026-01-01T23:00:00Z',
+      '2026-01-02T05:00:00Z',
+    ]);
     await insert('location_history_daily', ['2026-01-01T00:00:00Z', '2026-01-02T00:00:00Z', '2026-01-03T00:00:00Z']);
     await ds.runMigrations();
-    const counts = () => ds.query(`SELECT hourly_buckets FROM location_history_daily WHERE tracker_id = 424242 ORDER BY bucket`);
+    const counts = () =>
+      ds.query(`SELECT hourly_buckets FROM location_history_daily WHERE tracker_id = 424242 ORDER BY bucket`);
     expect(await counts()).toEqual([{ hourly_buckets: 3 }, { hourly_buckets: 1 }, { hourly_buckets: 0 }]);
     const [{ def }] = await ds.query(`SELECT pg_get_indexdef('location_history_daily_pkey'::regclass) AS def`);
     expect(def).toContain('(tracker_id, bucket) INCLUDE (hourly_buckets)');
@@ -70,7 +87,9 @@ describe('migrations', () => {
     await insert('location_history_hourly', ['2026-01-03T01:00:00Z', '2026-01-03T02:00:00Z']);
     await ds.query(`DELETE FROM location_history_hourly WHERE tracker_id = 424242 AND bucket = '2026-01-01T07:00:00Z'`);
     expect(await counts()).toEqual([{ hourly_buckets: 2 }, { hourly_buckets: 1 }, { hourly_buckets: 2 }]);
-    await expect(ds.query(`UPDATE location_history_daily SET hourly_buckets = 25 WHERE tracker_id = 424242`)).rejects.toThrow(/hourly_buckets_range/);
+    await expect(
+      ds.query(`UPDATE location_history_daily SET hourly_buckets = 25 WHERE tracker_id = 424242`),
+    ).rejects.toThrow(/hourly_buckets_range/);
     await ds.query(`DELETE FROM location_history_daily WHERE tracker_id = 424242`);
     await ds.query(`DELETE FROM location_history_hourly WHERE tracker_id = 424242`);
   });
@@ -79,7 +98,10 @@ describe('migrations', () => {
     const [c1] = await ds.query(`INSERT INTO clients (name) VALUES ('m-c1') RETURNING id`);
     const [c2] = await ds.query(`INSERT INTO clients (name) VALUES ('m-c2') RETURNING id`);
     const [b] = await ds.query(`INSERT INTO brands (name, client_id) VALUES ('m-b', $1) RETURNING id`, [c1.id]);
-    const [run] = await ds.query(`INSERT INTO production_runs (description, brand_id) VALUES ('r', $1) RETURNING client_id`, [b.id]);
+    const [run] = await ds.query(
+      `INSERT INTO production_runs (description, brand_id) VALUES ('r', $1) RETURNING client_id`,
+      [b.id],
+    );
     expect(run.client_id).toBe(c1.id);
     await ds.query(`UPDATE brands SET client_id = $1 WHERE id = $2`, [c2.id, b.id]);
     const [moved] = await ds.query(`SELECT client_id FROM production_runs WHERE brand_id = $1`, [b.id]);

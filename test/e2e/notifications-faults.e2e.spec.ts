@@ -27,13 +27,28 @@ describe('notifications: streams through database and Redis faults', () => {
   afterAll(() => direct.close());
 
   const newTracker = async () =>
-    (await direct.http().post(TRACKERS).set(w.admin.auth).send({ name: `TRK-${Math.random().toString(36).slice(2, 8)}`, production_run_id: w.runA.id }).expect(201)).body;
+    (
+      await direct
+        .http()
+        .post(TRACKERS)
+        .set(w.admin.auth)
+        .send({ name: `TRK-${Math.random().toString(36).slice(2, 8)}`, production_run_id: w.runA.id })
+        .expect(201)
+    ).body;
   const move = (trackerId: number, status: string) =>
-    direct.http().post(`${TRACKERS}/${trackerId}/status`).set(w.admin.auth).send({ status, ...(status === 'IN_STORAGE' ? { storage_location_id: w.storage.id } : {}) }).expect(201);
+    direct
+      .http()
+      .post(`${TRACKERS}/${trackerId}/status`)
+      .set(w.admin.auth)
+      .send({ status, ...(status === 'IN_STORAGE' ? { storage_location_id: w.storage.id } : {}) })
+      .expect(201);
 
   it('a database outage delays delivery on the cut-off instance; afterwards everything arrives in order', async () => {
     const proxy = await FaultProxy.forUrl(databaseUrl(direct.database));
-    const cutOff = await createTestApp({ database: direct.database, databaseUrlOverride: proxy.rewrite(databaseUrl(direct.database)) });
+    const cutOff = await createTestApp({
+      database: direct.database,
+      databaseUrlOverride: proxy.rewrite(databaseUrl(direct.database)),
+    });
     try {
       const user = await direct.factories.user({ clients: [w.clientA.id] });
       const s = await openStream(await listening(cutOff), { headers: bearer(user.token) });
@@ -48,7 +63,11 @@ describe('notifications: streams through database and Redis faults', () => {
       expect(s.events).toHaveLength(1);
       await proxy.pass();
       const events = await s.waitFor(3, 8000);
-      expect(events.map((e) => (e.data as { event: { to_status: string } }).event.to_status)).toEqual(['IN_TRANSIT', 'IN_STORAGE', 'IN_TRANSIT']);
+      expect(events.map((e) => (e.data as { event: { to_status: string } }).event.to_status)).toEqual([
+        'IN_TRANSIT',
+        'IN_STORAGE',
+        'IN_TRANSIT',
+      ]);
       const ids = events.map((e) => Number(e.id));
       expect([...ids].sort((x, y) => x - y)).toEqual(ids);
     } finally {
@@ -58,25 +77,33 @@ describe('notifications: streams through database and Redis faults', () => {
     }
   });
 
-  (redisAvailable ? it : it.skip)('with Redis down, a ticket is issued and redeemed once, and its stream delivers', async () => {
-    const proxy = await FaultProxy.forUrl(process.env.REDIS_URL as string);
-    const noRedis = await createTestApp({ database: direct.database, redis: true, env: { REDIS_URL: proxy.rewrite(process.env.REDIS_URL as string) } });
-    try {
-      await proxy.cut();
-      const user = await direct.factories.user({ clients: [w.clientA.id] });
-      const ticket = (await noRedis.http().post(`${N}/stream-ticket`).set(user.auth).expect(201)).body.ticket as string;
-      const s = await openStream(await listening(noRedis), { query: `ticket=${encodeURIComponent(ticket)}` });
-      streams.push(s);
-      expect(s.status).toBe(200);
-      const again = await noRedis.http().get(`${N}/stream`).query({ ticket });
-      expect([again.status, again.body]).toEqual([401, { detail: 'Could not validate credentials' }]);
-      const trk = await newTracker();
-      await move(trk.id, 'IN_TRANSIT');
-      expect((await s.waitFor(1, 3000))[0].data).toMatchObject({ event: { tracker_id: trk.id } });
-    } finally {
-      await proxy.pass();
-      await noRedis.close();
-      await proxy.close();
-    }
-  });
+  (redisAvailable ? it : it.skip)(
+    'with Redis down, a ticket is issued and redeemed once, and its stream delivers',
+    async () => {
+      const proxy = await FaultProxy.forUrl(process.env.REDIS_URL as string);
+      const noRedis = await createTestApp({
+        database: direct.database,
+        redis: true,
+        env: { REDIS_URL: proxy.rewrite(process.env.REDIS_URL as string) },
+      });
+      try {
+        await proxy.cut();
+        const user = await direct.factories.user({ clients: [w.clientA.id] });
+        const ticket = (await noRedis.http().post(`${N}/stream-ticket`).set(user.auth).expect(201)).body
+          .ticket as string;
+        const s = await openStream(await listening(noRedis), { query: `ticket=${encodeURIComponent(ticket)}` });
+        streams.push(s);
+        expect(s.status).toBe(200);
+        const again = await noRedis.http().get(`${N}/stream`).query({ ticket });
+        expect([again.status, again.body]).toEqual([401, { detail: 'Could not validate credentials' }]);
+        const trk = await newTracker();
+        await move(trk.id, 'IN_TRANSIT');
+        expect((await s.waitFor(1, 3000))[0].data).toMatchObject({ event: { tracker_id: trk.id } });
+      } finally {
+        await proxy.pass();
+        await noRedis.close();
+        await proxy.close();
+      }
+    },
+  );
 });

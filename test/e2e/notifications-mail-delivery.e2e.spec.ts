@@ -36,7 +36,10 @@ describe('notifications: e-mail delivery', () => {
     expect(mail.html).toContain('CREATED → DELIVERED');
     expect(mail.html).toContain(w.delivery.name);
     expect(mail.raw).toMatch(/^From: Tracker Pipeline <no-reply@localhost>/m);
-    const [row] = await eventually(() => digestsOf(t, w.user.id), (rows) => rows[0]?.state === 'sent');
+    const [row] = await eventually(
+      () => digestsOf(t, w.user.id),
+      (rows) => rows[0]?.state === 'sent',
+    );
     expect(row).toMatchObject({ state: 'sent', attempts: 1, events: 1 });
     expect(Date.now() - before).toBeLessThan(5000);
     await sleep(300);
@@ -48,9 +51,16 @@ describe('notifications: e-mail delivery', () => {
     smtp.script(w.user.email, ['tempfail', 'tempfail', 'accept']);
     await setStatus(t, w, (await newTracker(t, w)).id);
     await smtp.waitFor(w.user.email, 1);
-    const [row] = await eventually(() => digestsOf(t, w.user.id), (rows) => rows[0]?.state === 'sent');
+    const [row] = await eventually(
+      () => digestsOf(t, w.user.id),
+      (rows) => rows[0]?.state === 'sent',
+    );
     expect(row.attempts).toBe(3);
-    expect(smtp.attempts.filter((a) => a.to === w.user.email.toLowerCase()).map((a) => a.behaviour)).toEqual(['tempfail', 'tempfail', 'accept']);
+    expect(smtp.attempts.filter((a) => a.to === w.user.email.toLowerCase()).map((a) => a.behaviour)).toEqual([
+      'tempfail',
+      'tempfail',
+      'accept',
+    ]);
     await sleep(300);
     expect(smtp.to(w.user.email)).toHaveLength(1);
   });
@@ -60,7 +70,10 @@ describe('notifications: e-mail delivery', () => {
     smtp.script(w.user.email, ['drop', 'accept']);
     await setStatus(t, w, (await newTracker(t, w)).id);
     await smtp.waitFor(w.user.email, 1);
-    const [row] = await eventually(() => digestsOf(t, w.user.id), (rows) => rows[0]?.state === 'sent');
+    const [row] = await eventually(
+      () => digestsOf(t, w.user.id),
+      (rows) => rows[0]?.state === 'sent',
+    );
     expect(row.attempts).toBe(2);
     await sleep(300);
     expect(smtp.to(w.user.email)).toHaveLength(1);
@@ -70,7 +83,10 @@ describe('notifications: e-mail delivery', () => {
     const w = await mailWorld(t);
     smtp.script(w.user.email, ['permanent', 'accept', 'accept']);
     await setStatus(t, w, (await newTracker(t, w)).id);
-    const [row] = await eventually(() => digestsOf(t, w.user.id), (rows) => rows[0]?.state === 'failed');
+    const [row] = await eventually(
+      () => digestsOf(t, w.user.id),
+      (rows) => rows[0]?.state === 'failed',
+    );
     expect(row.attempts).toBe(1);
     expect(row.last_error).toMatch(/550/);
     await sleep(500);
@@ -83,11 +99,28 @@ describe('notifications: e-mail delivery', () => {
 
   it('temporary failures past the retry period end as failed', async () => {
     const w = await mailWorld(t);
-    smtp.script(w.user.email, ['tempfail', 'tempfail', 'tempfail', 'tempfail', 'tempfail', 'tempfail', 'tempfail', 'tempfail']);
+    smtp.script(w.user.email, [
+      'tempfail',
+      'tempfail',
+      'tempfail',
+      'tempfail',
+      'tempfail',
+      'tempfail',
+      'tempfail',
+      'tempfail',
+    ]);
     await setStatus(t, w, (await newTracker(t, w)).id);
-    await eventually(() => digestsOf(t, w.user.id), (rows) => rows[0]?.attempts >= 1);
-    await t.db.query(`UPDATE mail_digests SET first_attempt_at = now() - interval '25 hours' WHERE user_id = $1`, [w.user.id]);
-    const [row] = await eventually(() => digestsOf(t, w.user.id), (rows) => rows[0]?.state === 'failed');
+    await eventually(
+      () => digestsOf(t, w.user.id),
+      (rows) => rows[0]?.attempts >= 1,
+    );
+    await t.db.query(`UPDATE mail_digests SET first_attempt_at = now() - interval '25 hours' WHERE user_id = $1`, [
+      w.user.id,
+    ]);
+    const [row] = await eventually(
+      () => digestsOf(t, w.user.id),
+      (rows) => rows[0]?.state === 'failed',
+    );
     expect(row.last_error).toMatch(/451/);
     smtp.script(w.user.email, []);
   });
@@ -96,9 +129,15 @@ describe('notifications: e-mail delivery', () => {
     const w = await mailWorld(t);
     smtp.script(w.user.email, ['tempfail', 'tempfail', 'tempfail', 'tempfail', 'tempfail', 'tempfail']);
     await setStatus(t, w, (await newTracker(t, w)).id);
-    await eventually(() => digestsOf(t, w.user.id), (rows) => rows[0]?.attempts >= 1);
+    await eventually(
+      () => digestsOf(t, w.user.id),
+      (rows) => rows[0]?.attempts >= 1,
+    );
     await t.db.query(`UPDATE users SET is_active = false WHERE id = $1`, [w.user.id]);
-    const [row] = await eventually(() => digestsOf(t, w.user.id), (rows) => rows[0]?.state === 'failed');
+    const [row] = await eventually(
+      () => digestsOf(t, w.user.id),
+      (rows) => rows[0]?.state === 'failed',
+    );
     expect(row.last_error).toMatch(/deactivated/);
     smtp.script(w.user.email, []);
   });
@@ -125,14 +164,24 @@ describe('notifications: a hanging SMTP server', () => {
       await setStatus(t, w, (await newTracker(t, w)).id);
       expect(Date.now() - started).toBeLessThan(1000);
     }
-    const rows = await eventually(() => digestsOf(t, w.user.id), (r) => r.length === 5 && r.some((d) => d.attempts >= 1));
+    const rows = await eventually(
+      () => digestsOf(t, w.user.id),
+      (r) => r.length === 5 && r.some((d) => d.attempts >= 1),
+    );
     expect(rows.every((d) => d.state === 'queued')).toBe(true);
     expect(rows.find((d) => d.attempts >= 1)?.last_error).toMatch(/greeting never received|timeout|timed out/i);
     const started = Date.now();
-    await t.http().get('/api/v1/health/basic').set({ Authorization: `Bearer ${t.tokenFor((await t.factories.admin()).id)}` }).expect(200);
+    await t
+      .http()
+      .get('/api/v1/health/basic')
+      .set({ Authorization: `Bearer ${t.tokenFor((await t.factories.admin()).id)}` })
+      .expect(200);
     expect(Date.now() - started).toBeLessThan(1000);
     smtp.hang = false;
     await smtp.waitFor(w.user.email, 5, 15_000);
-    await eventually(() => digestsOf(t, w.user.id), (r) => r.every((d) => d.state === 'sent'));
+    await eventually(
+      () => digestsOf(t, w.user.id),
+      (r) => r.every((d) => d.state === 'sent'),
+    );
   });
 });

@@ -66,12 +66,16 @@ describe('notifications: e-mail digests', () => {
 
   it('check_notification_delivery passes, and fails while an e-mail is unsent 15 minutes past its window', async () => {
     const admin = await t.factories.admin();
-    const step = async () => (await t.http().get(PIPELINE).set(admin.auth).expect(200)).body.test_steps.check_notification_delivery;
+    const step = async () =>
+      (await t.http().get(PIPELINE).set(admin.auth).expect(200)).body.test_steps.check_notification_delivery;
     expect(await step()).toMatchObject({ success: true, details: { skipped: false, overdue: 0 } });
     const w = await mailWorld(t);
     smtp.script(w.user.email, ['tempfail']);
     await setStatus(t, w, (await newTracker(t, w)).id);
-    await eventually(() => digestsOf(t, w.user.id), (rows) => rows[0]?.attempts === 1);
+    await eventually(
+      () => digestsOf(t, w.user.id),
+      (rows) => rows[0]?.attempts === 1,
+    );
     // Its window ended 16 minutes ago and the next retry is later.
     await t.db.query(
       `UPDATE mail_digests SET window_end = now() - interval '16 minutes', next_attempt_at = now() + interval '1 hour' WHERE user_id = $1`,
@@ -81,7 +85,9 @@ describe('notifications: e-mail digests', () => {
     expect(failing).toMatchObject({ success: false, details: { overdue: 1 } });
     expect(failing.issues[0]).toMatch(/15 minutes/);
     const body = (await t.http().get(PIPELINE).set(admin.auth).expect(200)).body;
-    expect(body.recommendations).toEqual([expect.objectContaining({ severity: 'warning', documentation: 'docs/operations.md#check_notification_delivery' })]);
+    expect(body.recommendations).toEqual([
+      expect.objectContaining({ severity: 'warning', documentation: 'docs/operations.md#check_notification_delivery' }),
+    ]);
     const metrics = await t.http().get('/metrics').expect(200);
     expect(Number(/^mail_queue_oldest_age_seconds (\S+)$/m.exec(metrics.text)?.[1])).toBeGreaterThan(900);
     await t.db.query(`UPDATE mail_digests SET next_attempt_at = now() WHERE user_id = $1`, [w.user.id]);

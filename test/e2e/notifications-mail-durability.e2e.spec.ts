@@ -1,6 +1,15 @@
 import { createTestApp, type TestApp } from '../support/app.js';
 import { createTestDatabase, dropTestDatabase } from '../support/database.js';
-import { digestsOf, eventually, mailEnv, mailWorld, newTracker, setStatus, sleep, type MailWorld } from '../support/mail.js';
+import {
+  digestsOf,
+  eventually,
+  mailEnv,
+  mailWorld,
+  newTracker,
+  setStatus,
+  sleep,
+  type MailWorld,
+} from '../support/mail.js';
 import { TestSmtpServer } from '../support/smtp.js';
 
 /** The queue lives in PostgreSQL: restarts lose nothing, and several instances send each e-mail once. */
@@ -42,7 +51,10 @@ describe('notifications: e-mail across restarts and instances', () => {
     const second = await start({ EMAIL_DIGEST_MINUTES: '0.05' });
     const [mail] = await smtp.waitFor(w.user.email, 1);
     expect(mail.subject).toBe('Tracker updates: 2 status changes');
-    await eventually(() => digestsOf(second, w.user.id), (rows) => rows[0]?.state === 'sent');
+    await eventually(
+      () => digestsOf(second, w.user.id),
+      (rows) => rows[0]?.state === 'sent',
+    );
     await sleep(300);
     expect(smtp.to(w.user.email)).toHaveLength(1);
   });
@@ -52,13 +64,19 @@ describe('notifications: e-mail across restarts and instances', () => {
     const w = await mailWorld(first);
     smtp.script(w.user.email, ['tempfail']);
     await setStatus(first, w, (await newTracker(first, w)).id);
-    await eventually(() => digestsOf(first, w.user.id), (rows) => rows[0]?.attempts === 1);
+    await eventually(
+      () => digestsOf(first, w.user.id),
+      (rows) => rows[0]?.attempts === 1,
+    );
     await stop(first);
     const second = await start();
     await smtp.waitFor(w.user.email, 1);
-    expect(await eventually(() => digestsOf(second, w.user.id), (rows) => rows[0]?.state === 'sent')).toEqual([
-      expect.objectContaining({ attempts: 2 }),
-    ]);
+    expect(
+      await eventually(
+        () => digestsOf(second, w.user.id),
+        (rows) => rows[0]?.state === 'sent',
+      ),
+    ).toEqual([expect.objectContaining({ attempts: 2 })]);
     await sleep(300);
     expect(smtp.to(w.user.email)).toHaveLength(1);
   });
@@ -69,14 +87,20 @@ describe('notifications: e-mail across restarts and instances', () => {
     await setStatus(first, w, (await newTracker(first, w)).id);
     await stop(first);
     // As a crashed instance leaves it: claimed, lease running.
-    await sharedQuery(`UPDATE mail_digests SET claims = claims + 1, claimed_until = now() + interval '3 seconds' WHERE user_id = $1`, [w.user.id]);
+    await sharedQuery(
+      `UPDATE mail_digests SET claims = claims + 1, claimed_until = now() + interval '3 seconds' WHERE user_id = $1`,
+      [w.user.id],
+    );
     const second = await start();
     const started = Date.now();
     await sleep(1000);
     expect(smtp.to(w.user.email)).toHaveLength(0);
     await smtp.waitFor(w.user.email, 1);
     expect(Date.now() - started).toBeGreaterThan(800);
-    await eventually(() => digestsOf(second, w.user.id), (rows) => rows[0]?.state === 'sent');
+    await eventually(
+      () => digestsOf(second, w.user.id),
+      (rows) => rows[0]?.state === 'sent',
+    );
   });
 
   it('two instances send every e-mail exactly once', async () => {
@@ -87,10 +111,12 @@ describe('notifications: e-mail across restarts and instances', () => {
     // Some refused once, so retries are claimed by either instance too.
     smtp.script(worlds[0].user.email, ['tempfail']);
     smtp.script(worlds[1].user.email, ['drop']);
-    await Promise.all(worlds.map(async (w, i) => {
-      const app = i % 2 === 0 ? a : b;
-      for (let k = 0; k < 3; k++) await setStatus(app, w, (await newTracker(app, w)).id);
-    }));
+    await Promise.all(
+      worlds.map(async (w, i) => {
+        const app = i % 2 === 0 ? a : b;
+        for (let k = 0; k < 3; k++) await setStatus(app, w, (await newTracker(app, w)).id);
+      }),
+    );
     for (const w of worlds) await smtp.waitFor(w.user.email, 3);
     await sleep(500);
     for (const w of worlds) expect(smtp.to(w.user.email)).toHaveLength(3);

@@ -41,10 +41,23 @@ describe('notifications: live stream', () => {
     return s;
   };
   const newTracker = async () =>
-    (await a.http().post(TRACKERS).set(w.admin.auth).send({ name: `TRK-${Math.random().toString(36).slice(2, 8)}`, production_run_id: w.runA.id }).expect(201)).body;
+    (
+      await a
+        .http()
+        .post(TRACKERS)
+        .set(w.admin.auth)
+        .send({ name: `TRK-${Math.random().toString(36).slice(2, 8)}`, production_run_id: w.runA.id })
+        .expect(201)
+    ).body;
   const move = (app: TestApp, trackerId: number, status = 'IN_TRANSIT') =>
-    app.http().post(`${TRACKERS}/${trackerId}/status`).set(w.admin.auth).send({ status, ...(status === 'IN_STORAGE' ? { storage_location_id: w.storage.id } : {}) }).expect(201);
-  const inbox = async (app: TestApp, auth: { Authorization: string }) => (await app.http().get(`${N}?limit=1000`).set(auth).expect(200)).body.items;
+    app
+      .http()
+      .post(`${TRACKERS}/${trackerId}/status`)
+      .set(w.admin.auth)
+      .send({ status, ...(status === 'IN_STORAGE' ? { storage_location_id: w.storage.id } : {}) })
+      .expect(201);
+  const inbox = async (app: TestApp, auth: { Authorization: string }) =>
+    (await app.http().get(`${N}?limit=1000`).set(auth).expect(200)).body.items;
 
   it('fans out across instances within 2 s: id, event and data lines, the data being the Notification', async () => {
     const user = await a.factories.user({ clients: [w.clientA.id] });
@@ -63,7 +76,9 @@ describe('notifications: live stream', () => {
     // A change made through the other instance reaches both as well.
     await move(a, trk.id, 'IN_STORAGE');
     await Promise.all([onA.waitFor(2, 2000), onB.waitFor(2, 2000)]);
-    expect(onB.events[1].data).toMatchObject({ event: { from_status: 'IN_TRANSIT', to_status: 'IN_STORAGE', storage_location_id: w.storage.id } });
+    expect(onB.events[1].data).toMatchObject({
+      event: { from_status: 'IN_TRANSIT', to_status: 'IN_STORAGE', storage_location_id: w.storage.id },
+    });
     // Another user's stream gets nothing of it.
     expect(onA.events.every((e) => (e.data as { id: number }).id > 0)).toBe(true);
   });
@@ -82,7 +97,12 @@ describe('notifications: live stream', () => {
     const fromZero = await stream(baseA, { headers: bearer(user.token), query: 'last_event_id=0' });
     expect((await fromZero.waitFor(3)).map((e) => e.id)).toEqual(ids.map(String));
 
-    await a.http().post(`${TRACKERS}/${trk.id}/status`).set(w.admin.auth).send({ status: 'DELIVERED', delivery_location_id: w.delivery.id }).expect(201);
+    await a
+      .http()
+      .post(`${TRACKERS}/${trk.id}/status`)
+      .set(w.admin.auth)
+      .send({ status: 'DELIVERED', delivery_location_id: w.delivery.id })
+      .expect(201);
     const [, , live] = await byHeader.waitFor(3);
     expect(live.data).toMatchObject({ event: { to_status: 'DELIVERED' } });
     expect(Number(live.id)).toBeGreaterThan(ids[2]);
@@ -96,7 +116,8 @@ describe('notifications: live stream', () => {
     const s = await stream(baseA, { headers: bearer(w.userA.token) });
     await new Promise((resolve) => setTimeout(resolve, 1300));
     expect(s.comments).toContain('keepalive');
-    const metric = async (app: TestApp, name: string) => Number(new RegExp(`^${name} (\\d+)`, 'm').exec((await app.http().get('/metrics').expect(200)).text)?.[1]);
+    const metric = async (app: TestApp, name: string) =>
+      Number(new RegExp(`^${name} (\\d+)`, 'm').exec((await app.http().get('/metrics').expect(200)).text)?.[1]);
     expect(await metric(a, 'notification_streams_open')).toBe(1);
     expect(await metric(b, 'notification_streams_open')).toBe(0);
     expect(await metric(a, 'notification_events_total')).toBeGreaterThan(0);
@@ -137,12 +158,34 @@ describe('notifications: live stream', () => {
   });
 
   it('hostile tickets and Last-Event-IDs: 401 or 422 with a detail, never 5xx or a leak', async () => {
-    const hostile = fc.oneof(fc.string({ maxLength: 60 }), fc.constantFrom('', '.', '..', 'a.b.c', '%00', '\u0000', '-1', '1e3', '99999999999999999999', '0x10', ' 1', "' OR 1=1 --"));
+    const hostile = fc.oneof(
+      fc.string({ maxLength: 60 }),
+      fc.constantFrom(
+        '',
+        '.',
+        '..',
+        'a.b.c',
+        '%00',
+        '\u0000',
+        '-1',
+        '1e3',
+        '99999999999999999999',
+        '0x10',
+        ' 1',
+        "' OR 1=1 --",
+      ),
+    );
     await fc.assert(
       fc.asyncProperty(hostile, hostile, async (ticket, lastEventId) => {
         const viaTicket = await b.http().get(`${N}/stream`).query({ ticket });
         expect([viaTicket.status, viaTicket.body]).toEqual([401, { detail: 'Could not validate credentials' }]);
-        const viaHeader = await a.http().get(`${N}/stream`).query({ last_event_id: lastEventId }).set(bearer(w.userA.token)).timeout(300).catch((error: { timeout?: number }) => error);
+        const viaHeader = await a
+          .http()
+          .get(`${N}/stream`)
+          .query({ last_event_id: lastEventId })
+          .set(bearer(w.userA.token))
+          .timeout(300)
+          .catch((error: { timeout?: number }) => error);
         // A well-formed id opens the stream (the request then times out here, by design); anything else is 422.
         if (!('timeout' in viaHeader && viaHeader.timeout)) {
           expect((viaHeader as { status: number }).status).toBe(422);
@@ -190,11 +233,17 @@ describe('notifications: live stream', () => {
     const trk = await newTracker();
     await move(b, trk.id);
     await s.waitFor(1);
-    await a.db.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'tracker-pipeline-notifications' AND datname = current_database()`);
+    await a.db.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'tracker-pipeline-notifications' AND datname = current_database()`,
+    );
     await move(b, trk.id, 'IN_STORAGE');
     await move(b, trk.id, 'IN_TRANSIT');
     const events = await s.waitFor(3, 6000);
-    expect(events.map((e) => (e.data as { event: { to_status: string } }).event.to_status)).toEqual(['IN_TRANSIT', 'IN_STORAGE', 'IN_TRANSIT']);
+    expect(events.map((e) => (e.data as { event: { to_status: string } }).event.to_status)).toEqual([
+      'IN_TRANSIT',
+      'IN_STORAGE',
+      'IN_TRANSIT',
+    ]);
     const ids = events.map((e) => Number(e.id));
     expect([...ids].sort((x, y) => x - y)).toEqual(ids);
   });

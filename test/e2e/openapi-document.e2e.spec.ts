@@ -6,7 +6,10 @@ interface Operation {
   security?: Json[];
   parameters?: { name: string; in: string; schema?: Json }[];
   requestBody?: { content: Record<string, { schema: Json }> };
-  responses: Record<string, { content?: Record<string, { schema?: Json; examples?: Record<string, { value: unknown }> }> }>;
+  responses: Record<
+    string,
+    { content?: Record<string, { schema?: Json; examples?: Record<string, { value: unknown }> }> }
+  >;
 }
 interface Document {
   openapi: string;
@@ -16,7 +19,8 @@ interface Document {
 }
 
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch']);
-const WHOLE_NUMBER = /^(id|.+_id|total|page|size|pages|.+_count|index|row|width|height|imported|skipped|accepted|duplicates|aggregated|confidence)$/;
+const WHOLE_NUMBER =
+  /^(id|.+_id|total|page|size|pages|.+_count|index|row|width|height|imported|skipped|accepted|duplicates|aggregated|confidence)$/;
 
 function operations(doc: Document): { route: string; op: Operation }[] {
   return Object.entries(doc.paths).flatMap(([path, item]) =>
@@ -69,7 +73,11 @@ describe('OpenAPI document', () => {
 
   it('documents ids, counts and page fields as integers, ids with their int4 bounds', () => {
     const wrong = namedSchemas(doc)
-      .filter(({ name, schema }) => WHOLE_NUMBER.test(name) && ['number', 'integer'].some((type) => ([] as unknown[]).concat(schema.type).includes(type)))
+      .filter(
+        ({ name, schema }) =>
+          WHOLE_NUMBER.test(name) &&
+          ['number', 'integer'].some((type) => ([] as unknown[]).concat(schema.type).includes(type)),
+      )
       .filter(({ name, schema }) => {
         if (!([] as unknown[]).concat(schema.type).includes('integer')) return true;
         return /(^|_)id$/.test(name) && !(schema.minimum === 1 && schema.maximum === 2_147_483_647);
@@ -79,32 +87,50 @@ describe('OpenAPI document', () => {
     const report = doc.components.schemas.LocationReportDto.properties!;
     expect(report.accuracy_m.type).toEqual(['number', 'null']);
     expect(report.source.type).toEqual(['string', 'null']);
-    expect(doc.components.schemas.UserResponse.properties!.client_list).toMatchObject({ type: 'array', items: { type: 'integer' } });
+    expect(doc.components.schemas.UserResponse.properties!.client_list).toMatchObject({
+      type: 'array',
+      items: { type: 'integer' },
+    });
   });
 
   it('writes nullable references as oneOf with null', () => {
     const nullRef = (target: string) => ({ oneOf: [{ $ref: `#/components/schemas/${target}` }, { type: 'null' }] });
-    expect(doc.components.schemas.TrackerResponse.properties!.latest_location).toMatchObject(nullRef('TrackerLocationPoint'));
-    expect(doc.components.schemas.TrackerDetailResponse.properties!.storage_location).toMatchObject(nullRef('TrackerLocationSummary'));
+    expect(doc.components.schemas.TrackerResponse.properties!.latest_location).toMatchObject(
+      nullRef('TrackerLocationPoint'),
+    );
+    expect(doc.components.schemas.TrackerDetailResponse.properties!.storage_location).toMatchObject(
+      nullRef('TrackerLocationSummary'),
+    );
   });
 
   it('types every 4xx/5xx body as Error or ValidationError, with example detail texts, and lists the errors every route can give', () => {
     const problems: string[] = [];
     const isErrorSchema = (schema: Json | undefined, name: string): boolean =>
-      schema?.$ref === `#/components/schemas/${name}` || ((schema?.anyOf as Json[] | undefined) ?? []).some((s) => s.$ref === `#/components/schemas/${name}`);
+      schema?.$ref === `#/components/schemas/${name}` ||
+      ((schema?.anyOf as Json[] | undefined) ?? []).some((s) => s.$ref === `#/components/schemas/${name}`);
     for (const { route, op } of operations(doc)) {
-      const expected = ['500', '503', ...(op.parameters?.length || op.requestBody ? ['422'] : []), ...(op.requestBody ? ['413'] : [])];
+      const expected = [
+        '500',
+        '503',
+        ...(op.parameters?.length || op.requestBody ? ['422'] : []),
+        ...(op.requestBody ? ['413'] : []),
+      ];
       for (const status of expected) if (!op.responses[status]) problems.push(`${route}: no ${status}`);
       for (const [status, response] of Object.entries(op.responses)) {
         if (Number(status) < 400) continue;
         const json = response.content?.['application/json'];
-        if (!isErrorSchema(json?.schema, status === '422' ? 'ValidationError' : 'Error')) problems.push(`${route} ${status}: ${JSON.stringify(json?.schema)}`);
+        if (!isErrorSchema(json?.schema, status === '422' ? 'ValidationError' : 'Error'))
+          problems.push(`${route} ${status}: ${JSON.stringify(json?.schema)}`);
         const details = Object.values(json?.examples ?? {}).map((e) => (e.value as { detail?: unknown }).detail);
-        if (details.length === 0 || !details.every((d) => typeof d === 'string')) problems.push(`${route} ${status}: no example detail`);
+        if (details.length === 0 || !details.every((d) => typeof d === 'string'))
+          problems.push(`${route} ${status}: no example detail`);
       }
     }
     expect(problems).toEqual([]);
-    expect(doc.components.schemas.Error).toMatchObject({ required: ['detail'], properties: { detail: { type: 'string' } } });
+    expect(doc.components.schemas.Error).toMatchObject({
+      required: ['detail'],
+      properties: { detail: { type: 'string' } },
+    });
     expect(doc.components.schemas.ValidationError).toMatchObject({ required: ['detail', 'errors'] });
     const notFound = doc.paths['/api/v1/trackers/{id}'].get.responses['404'].content!['application/json'].examples!;
     expect(Object.values(notFound).map((e) => e.value)).toContainEqual({ detail: 'Tracker not found' });
@@ -132,7 +158,8 @@ describe('OpenAPI document', () => {
           visit(doc.components.schemas[target], target);
         }
       });
-    for (const { route, op } of operations(doc)) for (const media of Object.values(op.requestBody?.content ?? {})) visit(media.schema, route);
+    for (const { route, op } of operations(doc))
+      for (const media of Object.values(op.requestBody?.content ?? {})) visit(media.schema, route);
     expect(defaults).toEqual([]);
     expect(doc.components.schemas.CreateTrackerDto.required?.sort()).toEqual(['name', 'production_run_id']);
     expect(doc.components.schemas.UpdateUserDto.required ?? []).toEqual([]);
@@ -175,10 +202,16 @@ describe('OpenAPI response check', () => {
 
   it('names the route, status and field of a body that does not fit', () => {
     const page = { items: [{ id: 1.5 }], total: 1, page: 1, size: 50, pages: 1 };
-    expect(t.responses.problemWith('GET', '/api/v1/trackers', 200, page)).toMatch(/documented as GET \/api\/v1\/trackers\).*\/items\/0\/id must be integer/);
+    expect(t.responses.problemWith('GET', '/api/v1/trackers', 200, page)).toMatch(
+      /documented as GET \/api\/v1\/trackers\).*\/items\/0\/id must be integer/,
+    );
     expect(t.responses.problemWith('GET', '/api/v1/trackers/7', 404, { detail: 'Tracker not found' })).toBeUndefined();
-    expect(t.responses.problemWith('GET', '/api/v1/trackers/7', 404, { message: 'x' })).toMatch(/must have required property 'detail'/);
-    expect(t.responses.problemWith('GET', '/api/v1/trackers/status-counts', 418, { detail: 'x' })).toMatch(/GET \/api\/v1\/trackers\/status-counts\).*status 418 is not documented/);
+    expect(t.responses.problemWith('GET', '/api/v1/trackers/7', 404, { message: 'x' })).toMatch(
+      /must have required property 'detail'/,
+    );
+    expect(t.responses.problemWith('GET', '/api/v1/trackers/status-counts', 418, { detail: 'x' })).toMatch(
+      /GET \/api\/v1\/trackers\/status-counts\).*status 418 is not documented/,
+    );
     expect(t.responses.problemWith('GET', '/api/v1/no-such-route', 404, { detail: 'Not Found' })).toBeUndefined();
   });
 });

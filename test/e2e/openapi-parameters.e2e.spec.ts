@@ -28,11 +28,15 @@ const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'optio
 
 /** Every operation of the document with its parameters ($refs resolved). */
 function operations(doc: Document): { route: string; parameters: Parameter[] }[] {
-  const resolveParameter = (p: Parameter): Parameter => (p.$ref ? doc.components!.parameters![p.$ref.split('/').pop()!] : p);
+  const resolveParameter = (p: Parameter): Parameter =>
+    p.$ref ? doc.components!.parameters![p.$ref.split('/').pop()!] : p;
   return Object.entries(doc.paths).flatMap(([path, item]) =>
     Object.entries(item)
       .filter(([method]) => METHODS.has(method))
-      .map(([method, op]) => ({ route: `${method.toUpperCase()} ${path}`, parameters: (op.parameters ?? []).map(resolveParameter) })),
+      .map(([method, op]) => ({
+        route: `${method.toUpperCase()} ${path}`,
+        parameters: (op.parameters ?? []).map(resolveParameter),
+      })),
   );
 }
 
@@ -55,7 +59,8 @@ describe('OpenAPI parameters', () => {
   afterAll(() => t.close());
 
   it('no optional query parameter carries an example other than its default', () => {
-    const resolveSchema = (s: Schema | undefined): Schema | undefined => (s?.$ref ? doc.components?.schemas?.[s.$ref.split('/').pop()!] : s);
+    const resolveSchema = (s: Schema | undefined): Schema | undefined =>
+      s?.$ref ? doc.components?.schemas?.[s.$ref.split('/').pop()!] : s;
     const offenders: string[] = [];
     let checked = 0;
     for (const { route, parameters } of operations(doc)) {
@@ -73,7 +78,10 @@ describe('OpenAPI parameters', () => {
           ...(schema?.examples ?? []),
         ].filter((e) => e !== undefined);
         for (const example of new Set(examples)) {
-          if (!isDeepStrictEqual(example, fallback)) offenders.push(`${route} ?${p.name}: example ${JSON.stringify(example)}, default ${JSON.stringify(fallback)}`);
+          if (!isDeepStrictEqual(example, fallback))
+            offenders.push(
+              `${route} ?${p.name}: example ${JSON.stringify(example)}, default ${JSON.stringify(fallback)}`,
+            );
         }
       }
     }
@@ -90,7 +98,10 @@ describe('OpenAPI parameters', () => {
       if (!isDeepStrictEqual(names, placeholders)) problems.push(`${route}: path parameters ${JSON.stringify(names)}`);
       for (const p of documented) {
         if (p.required !== true) problems.push(`${route} {${p.name}}: not required`);
-        if (/(^|_)id$/.test(p.name) && !(p.schema?.type === 'integer' && p.schema.minimum === 1 && p.schema.maximum === 2_147_483_647)) {
+        if (
+          /(^|_)id$/.test(p.name) &&
+          !(p.schema?.type === 'integer' && p.schema.minimum === 1 && p.schema.maximum === 2_147_483_647)
+        ) {
           problems.push(`${route} {${p.name}}: schema ${JSON.stringify(p.schema)}`);
         }
       }

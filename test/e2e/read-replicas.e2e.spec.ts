@@ -27,7 +27,11 @@ beforeAll(async () => {
     t = await createTestApp({
       database: pair.database,
       databaseUrlOverride: pair.primaryUrl,
-      env: { DATABASE_READ_URL: pair.replicaUrl, READ_REPLICA_MAX_LAG_MS: String(MAX_LAG_MS), READ_REPLICA_CHECK_INTERVAL_MS: String(CHECK_INTERVAL_MS) },
+      env: {
+        DATABASE_READ_URL: pair.replicaUrl,
+        READ_REPLICA_MAX_LAG_MS: String(MAX_LAG_MS),
+        READ_REPLICA_CHECK_INTERVAL_MS: String(CHECK_INTERVAL_MS),
+      },
     });
   } catch (error) {
     await pair.stop();
@@ -79,13 +83,22 @@ async function servedBy<T>(read: () => Promise<T>): Promise<{ result: T; by: 're
 async function trackerWithReports(hours: number): Promise<{ id: number; runId: number }> {
   const tracker = await t.factories.tracker();
   const base = Date.now() - 48 * 3600_000;
-  const reports = Array.from({ length: hours }, (_, i) => report(tracker.id, new Date(base + i * 3600_000).toISOString()));
+  const reports = Array.from({ length: hours }, (_, i) =>
+    report(tracker.id, new Date(base + i * 3600_000).toISOString()),
+  );
   await postReports(t, ingest, reports).expect(200);
   return { id: tracker.id, runId: tracker.production_run_id };
 }
 
 const historyTotal = async (trackerId: number): Promise<number> =>
-  (await t.http().get(`/api/v1/trackers/${trackerId}/location-history`).query({ granularity: 'hourly' }).set(admin.auth).expect(200)).body.total;
+  (
+    await t
+      .http()
+      .get(`/api/v1/trackers/${trackerId}/location-history`)
+      .query({ granularity: 'hourly' })
+      .set(admin.auth)
+      .expect(200)
+  ).body.total;
 
 describe('Read replicas (a real streaming replica)', () => {
   it('the data-access kit: db.replica reads run on the replica, except inside a transaction', async () => {
@@ -109,8 +122,18 @@ describe('Read replicas (a real streaming replica)', () => {
     const before = replicas().reads.failovers;
     const read = db.replica.one<{ standby: boolean }>(sql`SELECT pg_is_in_recovery() AS standby FROM pg_sleep(1)`);
     // The app's replica connection running it (not the lag probe's, which has its own name).
-    await waitFor('the read to run on the replica', async () => (await pair.replicaQuery("SELECT 1 FROM pg_stat_activity WHERE application_name = 'tracker-pipeline-read' AND query LIKE '%pg_sleep%'")).length > 0);
-    await pair.replicaQuery("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'tracker-pipeline-read' AND query LIKE '%pg_sleep%' AND pid <> pg_backend_pid()");
+    await waitFor(
+      'the read to run on the replica',
+      async () =>
+        (
+          await pair.replicaQuery(
+            "SELECT 1 FROM pg_stat_activity WHERE application_name = 'tracker-pipeline-read' AND query LIKE '%pg_sleep%'",
+          )
+        ).length > 0,
+    );
+    await pair.replicaQuery(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'tracker-pipeline-read' AND query LIKE '%pg_sleep%' AND pid <> pg_backend_pid()",
+    );
     expect((await read).standby).toBe(false);
     expect(replicas().reads.failovers).toBe(before + 1);
     // Marked down at once; the next measurement finds it well and routes reads to it again.
@@ -126,7 +149,9 @@ describe('Read replicas (a real streaming replica)', () => {
       max_lag_ms: MAX_LAG_MS,
       replicas: [{ name: 'replica-1', status: 'available', lag_ms: expect.any(Number), error: null }],
     });
-    expect(res.body.read_replicas.replicas[0].address).toBe(new URL(pair.replicaUrl).host + new URL(pair.replicaUrl).pathname);
+    expect(res.body.read_replicas.replicas[0].address).toBe(
+      new URL(pair.replicaUrl).host + new URL(pair.replicaUrl).pathname,
+    );
     expect(res.body.read_replicas.replicas[0].lag_ms).toBeLessThanOrEqual(MAX_LAG_MS);
   });
 
@@ -168,7 +193,12 @@ describe('Read replicas (a real streaming replica)', () => {
     try {
       // A user created now does not exist on the replica: authenticating it needs the primary.
       const fresh = await t.factories.user({ roles: ['admin'] });
-      const created = await t.http().post('/api/v1/trackers').set(fresh.auth).send({ name: 'fresh-on-primary', production_run_id: runId }).expect(201);
+      const created = await t
+        .http()
+        .post('/api/v1/trackers')
+        .set(fresh.auth)
+        .send({ name: 'fresh-on-primary', production_run_id: runId })
+        .expect(201);
       const id = created.body.id as number;
       await t.http().get(`/api/v1/trackers/${id}`).set(fresh.auth).expect(200);
       await t.http().post(`/api/v1/trackers/${id}/status`).set(fresh.auth).send({ status: 'IN_TRANSIT' }).expect(201);
@@ -185,11 +215,19 @@ describe('Read replicas (a real streaming replica)', () => {
   it('a cached list filled from the replica before it replayed a write is invalidated again once the replica has caught up', async () => {
     const runId = (await t.factories.run()).id;
     const list = async () =>
-      ((await t.http().get('/api/v1/trackers').query({ production_run_id: runId }).set(admin.auth).expect(200)).body.items as { name: string }[]).map((i) => i.name);
+      (
+        (await t.http().get('/api/v1/trackers').query({ production_run_id: runId }).set(admin.auth).expect(200)).body
+          .items as { name: string }[]
+      ).map((i) => i.name);
     await replicaInUse();
     await pair.pauseReplay();
     try {
-      await t.http().post('/api/v1/trackers').set(admin.auth).send({ name: 'cached-stale', production_run_id: runId }).expect(201);
+      await t
+        .http()
+        .post('/api/v1/trackers')
+        .set(admin.auth)
+        .send({ name: 'cached-stale', production_run_id: runId })
+        .expect(201);
       // The write invalidated the list; the next read missed the cache and was filled from the replica.
       expect(await servedBy(list)).toEqual({ result: [], by: 'replica' });
     } finally {
@@ -197,7 +235,11 @@ describe('Read replicas (a real streaming replica)', () => {
     }
     await replicaInUse();
     // The stale page is still cached (CACHE_TTL_SECONDS is 60 s) until the second invalidation.
-    const waited = await waitFor('the list to show the new tracker', async () => (await list()).includes('cached-stale'), replicaStalenessBoundMs(t.config) + 5000);
+    const waited = await waitFor(
+      'the list to show the new tracker',
+      async () => (await list()).includes('cached-stale'),
+      replicaStalenessBoundMs(t.config) + 5000,
+    );
     expect(waited).toBeLessThan(replicaStalenessBoundMs(t.config) + 5000);
   });
 
@@ -227,12 +269,17 @@ describe('Read replicas (a real streaming replica)', () => {
       // Straight away, before any measurement noticed: the replica's failure is retried on the primary.
       expect(await servedBy(() => historyTotal(tracker.id))).toEqual({ result: 2, by: 'primary' });
       await waitFor('the replica to be down', () => status() === 'down');
-      for (let i = 0; i < 5; i += 1) expect(await servedBy(() => historyTotal(tracker.id))).toEqual({ result: 2, by: 'primary' });
+      for (let i = 0; i < 5; i += 1)
+        expect(await servedBy(() => historyTotal(tracker.id))).toEqual({ result: 2, by: 'primary' });
       await t.http().get('/api/v1/trackers').set(admin.auth).expect(200);
       const health = await t.http().get('/api/v1/health/basic').set(admin.auth).expect(200);
       expect(health.body.status).toBe('healthy');
       expect(health.body.read_replicas.fallback).toBe(true);
-      expect(health.body.read_replicas.replicas[0]).toMatchObject({ status: 'down', lag_ms: null, error: expect.any(String) });
+      expect(health.body.read_replicas.replicas[0]).toMatchObject({
+        status: 'down',
+        lag_ms: null,
+        error: expect.any(String),
+      });
     } finally {
       await pair.startReplica();
     }
@@ -242,7 +289,8 @@ describe('Read replicas (a real streaming replica)', () => {
 
   it('metrics: reads per target and the replica lag', async () => {
     const res = await t.http().get('/metrics').expect(200);
-    const value = (line: string) => Number(new RegExp(`^${line.replace(/[{}"]/g, '\\$&')} (\\S+)$`, 'm').exec(res.text)?.[1]);
+    const value = (line: string) =>
+      Number(new RegExp(`^${line.replace(/[{}"]/g, '\\$&')} (\\S+)$`, 'm').exec(res.text)?.[1]);
     expect(value('db_lag_tolerant_reads_total{target="replica-1"}')).toBeGreaterThan(0);
     expect(value('db_lag_tolerant_reads_total{target="primary"}')).toBeGreaterThan(0);
     expect(value('db_replica_read_failovers_total')).toBeGreaterThan(0);

@@ -24,7 +24,12 @@ describe('Reference data: clients and brands', () => {
 
   describe('/clients', () => {
     it('creates a client (201, trimmed name) and stores it', async () => {
-      const res = await t.http().post('/api/v1/clients').set(admin.auth).send({ name: '  Gamma Devices  ' }).expect(201);
+      const res = await t
+        .http()
+        .post('/api/v1/clients')
+        .set(admin.auth)
+        .send({ name: '  Gamma Devices  ' })
+        .expect(201);
       expect(res.body).toEqual({
         id: expect.any(Number),
         name: 'Gamma Devices',
@@ -41,7 +46,14 @@ describe('Reference data: clients and brands', () => {
     });
 
     it('rejects bad bodies with 422', async () => {
-      for (const body of [{}, { name: '' }, { name: '   ' }, { name: 12 }, { name: 'x'.repeat(256) }, { name: 'ok', extra: 1 }]) {
+      for (const body of [
+        {},
+        { name: '' },
+        { name: '   ' },
+        { name: 12 },
+        { name: 'x'.repeat(256) },
+        { name: 'ok', extra: 1 },
+      ]) {
         const res = await t.http().post('/api/v1/clients').set(admin.auth).send(body).expect(422);
         expect(res.body.detail).toMatch(/^Validation failed: /);
       }
@@ -50,7 +62,11 @@ describe('Reference data: clients and brands', () => {
     it('lists clients as a Page with name filter and pagination', async () => {
       const all = await t.http().get('/api/v1/clients').set(admin.auth).expect(200);
       expect(all.body).toMatchObject({ total: 3, page: 1, size: 50, pages: 1 });
-      expect(all.body.items.map((c: { name: string }) => c.name)).toEqual(['Alpha Logistics', 'Beta Foods', 'Gamma Devices']);
+      expect(all.body.items.map((c: { name: string }) => c.name)).toEqual([
+        'Alpha Logistics',
+        'Beta Foods',
+        'Gamma Devices',
+      ]);
 
       const filtered = await t.http().get('/api/v1/clients?name=FOOD').set(admin.auth).expect(200);
       expect(filtered.body.items.map((c: { id: number }) => c.id)).toEqual([clientB.id]);
@@ -71,7 +87,7 @@ describe('Reference data: clients and brands', () => {
       await t.http().get('/api/v1/clients?skip=-1').set(admin.auth).expect(422);
     });
 
-    it('scopes reads to the user\'s client_list; invisible answers like missing', async () => {
+    it("scopes reads to the user's client_list; invisible answers like missing", async () => {
       const list = await t.http().get('/api/v1/clients').set(userA.auth).expect(200);
       expect(list.body.items.map((c: { id: number }) => c.id)).toEqual([clientA.id]);
       expect(list.body.total).toBe(1);
@@ -87,7 +103,9 @@ describe('Reference data: clients and brands', () => {
 
     it('enforces roles: user cannot write, ingest cannot read', async () => {
       const denied = { detail: 'Not enough permissions' };
-      expect((await t.http().post('/api/v1/clients').set(userA.auth).send({ name: 'Nope' }).expect(403)).body).toEqual(denied);
+      expect((await t.http().post('/api/v1/clients').set(userA.auth).send({ name: 'Nope' }).expect(403)).body).toEqual(
+        denied,
+      );
       await t.http().put(`/api/v1/clients/${clientA.id}`).set(userA.auth).send({ name: 'Nope' }).expect(403);
       await t.http().delete(`/api/v1/clients/${clientA.id}`).set(userA.auth).expect(403);
       expect((await t.http().get('/api/v1/clients').set(ingest.auth).expect(403)).body).toEqual(denied);
@@ -106,16 +124,28 @@ describe('Reference data: clients and brands', () => {
 
     it('updates a client (partial PUT) and refuses a name used by another client', async () => {
       const created = await t.factories.client('Delta Old');
-      const res = await t.http().put(`/api/v1/clients/${created.id}`).set(admin.auth).send({ name: 'Delta New' }).expect(200);
+      const res = await t
+        .http()
+        .put(`/api/v1/clients/${created.id}`)
+        .set(admin.auth)
+        .send({ name: 'Delta New' })
+        .expect(200);
       expect(res.body).toMatchObject({ id: created.id, name: 'Delta New' });
-      const [row] = await t.db.query('SELECT name, updated_at > created_at AS touched FROM clients WHERE id = $1', [created.id]);
+      const [row] = await t.db.query('SELECT name, updated_at > created_at AS touched FROM clients WHERE id = $1', [
+        created.id,
+      ]);
       expect(row).toEqual({ name: 'Delta New', touched: true });
 
       // Empty body: nothing changes. Same name in another case: allowed for itself.
       await t.http().put(`/api/v1/clients/${created.id}`).set(admin.auth).send({}).expect(200);
       await t.http().put(`/api/v1/clients/${created.id}`).set(admin.auth).send({ name: 'DELTA NEW' }).expect(200);
 
-      const dup = await t.http().put(`/api/v1/clients/${created.id}`).set(admin.auth).send({ name: 'beta foods' }).expect(409);
+      const dup = await t
+        .http()
+        .put(`/api/v1/clients/${created.id}`)
+        .set(admin.auth)
+        .send({ name: 'beta foods' })
+        .expect(409);
       expect(dup.body).toEqual({ detail: "Client 'beta foods' already exists" });
       await t.http().put(`/api/v1/clients/${created.id}`).set(admin.auth).send({ name: null }).expect(422);
       const missing = await t.http().put('/api/v1/clients/999999').set(admin.auth).send({ name: 'X' }).expect(404);
@@ -149,7 +179,12 @@ describe('Reference data: clients and brands', () => {
     });
 
     it('creates a brand (201) and stores it', async () => {
-      const res = await t.http().post('/api/v1/brands').set(admin.auth).send({ name: ' Beta Basic ', client_id: clientB.id }).expect(201);
+      const res = await t
+        .http()
+        .post('/api/v1/brands')
+        .set(admin.auth)
+        .send({ name: ' Beta Basic ', client_id: clientB.id })
+        .expect(201);
       expect(res.body).toEqual({
         id: expect.any(Number),
         name: 'Beta Basic',
@@ -162,18 +197,38 @@ describe('Reference data: clients and brands', () => {
     });
 
     it('allows the same name under another client but not twice under one (409)', async () => {
-      await t.http().post('/api/v1/brands').set(admin.auth).send({ name: 'Alpha Premium', client_id: clientB.id }).expect(201);
-      const dup = await t.http().post('/api/v1/brands').set(admin.auth).send({ name: 'ALPHA premium', client_id: clientA.id }).expect(409);
+      await t
+        .http()
+        .post('/api/v1/brands')
+        .set(admin.auth)
+        .send({ name: 'Alpha Premium', client_id: clientB.id })
+        .expect(201);
+      const dup = await t
+        .http()
+        .post('/api/v1/brands')
+        .set(admin.auth)
+        .send({ name: 'ALPHA premium', client_id: clientA.id })
+        .expect(409);
       expect(dup.body).toEqual({ detail: `Brand 'ALPHA premium' already exists for client ${clientA.id}` });
     });
 
     it('rejects an unknown client and bad bodies with 422', async () => {
-      const unknown = await t.http().post('/api/v1/brands').set(admin.auth).send({ name: 'X', client_id: 999999 }).expect(422);
+      const unknown = await t
+        .http()
+        .post('/api/v1/brands')
+        .set(admin.auth)
+        .send({ name: 'X', client_id: 999999 })
+        .expect(422);
       expect(unknown.body).toEqual({
         detail: 'Validation failed: client_id: client does not exist',
         errors: [{ field: 'client_id', message: 'client does not exist' }],
       });
-      for (const body of [{ name: 'X' }, { client_id: clientA.id }, { name: 'X', client_id: '1' }, { name: 'X', client_id: 0 }]) {
+      for (const body of [
+        { name: 'X' },
+        { client_id: clientA.id },
+        { name: 'X', client_id: '1' },
+        { name: 'X', client_id: 0 },
+      ]) {
         await t.http().post('/api/v1/brands').set(admin.auth).send(body).expect(422);
       }
     });
@@ -184,9 +239,17 @@ describe('Reference data: clients and brands', () => {
       expect(byClient.body).toMatchObject({ total: 2, pages: 1 });
 
       const byName = await t.http().get('/api/v1/brands?name=premium').set(admin.auth).expect(200);
-      expect(byName.body.items.map((b: { name: string }) => b.name)).toEqual(['Alpha Premium', 'Beta Premium', 'Alpha Premium']);
+      expect(byName.body.items.map((b: { name: string }) => b.name)).toEqual([
+        'Alpha Premium',
+        'Beta Premium',
+        'Alpha Premium',
+      ]);
 
-      const both = await t.http().get(`/api/v1/brands?name=premium&client_id=${clientB.id}`).set(admin.auth).expect(200);
+      const both = await t
+        .http()
+        .get(`/api/v1/brands?name=premium&client_id=${clientB.id}`)
+        .set(admin.auth)
+        .expect(200);
       expect(both.body.items.every((b: { client_id: number }) => b.client_id === clientB.id)).toBe(true);
       expect(both.body.total).toBe(2);
 
@@ -199,7 +262,7 @@ describe('Reference data: clients and brands', () => {
       await t.http().get('/api/v1/brands?unknown=1').set(admin.auth).expect(422);
     });
 
-    it('scopes brands to the user\'s clients', async () => {
+    it("scopes brands to the user's clients", async () => {
       const list = await t.http().get('/api/v1/brands').set(userA.auth).expect(200);
       expect(list.body.items.map((b: { id: number }) => b.id)).toEqual([brandA1.id, brandA2.id]);
       const filteredToB = await t.http().get(`/api/v1/brands?client_id=${clientB.id}`).set(userA.auth).expect(200);
@@ -207,7 +270,9 @@ describe('Reference data: clients and brands', () => {
       await t.http().get(`/api/v1/brands/${brandA1.id}`).set(userA.auth).expect(200);
       const hidden = await t.http().get(`/api/v1/brands/${brandB.id}`).set(userA.auth).expect(404);
       expect(hidden.body).toEqual({ detail: 'Brand not found' });
-      expect((await t.http().get('/api/v1/brands/999999').set(userA.auth).expect(404)).body).toEqual({ detail: 'Brand not found' });
+      expect((await t.http().get('/api/v1/brands/999999').set(userA.auth).expect(404)).body).toEqual({
+        detail: 'Brand not found',
+      });
     });
 
     it('enforces roles', async () => {
@@ -224,12 +289,22 @@ describe('Reference data: clients and brands', () => {
       const run = await t.factories.run({ brandId: brand.id });
       await t.http().get(`/api/v1/production-runs/${run.id}`).set(userA.auth).expect(200);
 
-      const renamed = await t.http().put(`/api/v1/brands/${brand.id}`).set(admin.auth).send({ name: 'Mover 2' }).expect(200);
+      const renamed = await t
+        .http()
+        .put(`/api/v1/brands/${brand.id}`)
+        .set(admin.auth)
+        .send({ name: 'Mover 2' })
+        .expect(200);
       expect(renamed.body).toMatchObject({ id: brand.id, name: 'Mover 2', client_id: clientA.id });
 
       const cache = t.app.get(CacheService);
       const before = await cache.generations(['trackers', `analytics:run:${run.id}`]);
-      const moved = await t.http().put(`/api/v1/brands/${brand.id}`).set(admin.auth).send({ client_id: clientB.id }).expect(200);
+      const moved = await t
+        .http()
+        .put(`/api/v1/brands/${brand.id}`)
+        .set(admin.auth)
+        .send({ client_id: clientB.id })
+        .expect(200);
       const after = await cache.generations(['trackers', `analytics:run:${run.id}`]);
       expect(after[0]).not.toBe(before[0]);
       expect(after[1]).not.toBe(before[1]);
@@ -240,11 +315,18 @@ describe('Reference data: clients and brands', () => {
       await t.http().get(`/api/v1/brands/${brand.id}`).set(userA.auth).expect(404);
 
       // Moving into a client that already has the name → 409; to an unknown client → 422.
-      const dup = await t.http().put(`/api/v1/brands/${brand.id}`).set(admin.auth).send({ name: 'Beta Premium' }).expect(409);
+      const dup = await t
+        .http()
+        .put(`/api/v1/brands/${brand.id}`)
+        .set(admin.auth)
+        .send({ name: 'Beta Premium' })
+        .expect(409);
       expect(dup.body).toEqual({ detail: `Brand 'Beta Premium' already exists for client ${clientB.id}` });
       await t.http().put(`/api/v1/brands/${brand.id}`).set(admin.auth).send({ client_id: 999999 }).expect(422);
       await t.http().put(`/api/v1/brands/${brand.id}`).set(admin.auth).send({ client_id: null }).expect(422);
-      expect((await t.http().put('/api/v1/brands/999999').set(admin.auth).send({}).expect(404)).body).toEqual({ detail: 'Brand not found' });
+      expect((await t.http().put('/api/v1/brands/999999').set(admin.auth).send({}).expect(404)).body).toEqual({
+        detail: 'Brand not found',
+      });
     });
 
     it('deletes an unreferenced brand and refuses one with runs (409)', async () => {
@@ -267,7 +349,9 @@ describe('Reference data: clients and brands', () => {
       const list = doc.paths[`/api/v1/${resource}`];
       const item = doc.paths[`/api/v1/${resource}/{id}`];
       expect(Object.keys(list.get.responses)).toEqual(expect.arrayContaining(['200', '401', '403', '422']));
-      expect(list.get.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['skip', 'limit']));
+      expect(list.get.parameters.map((p: { name: string }) => p.name)).toEqual(
+        expect.arrayContaining(['skip', 'limit']),
+      );
       expect(Object.keys(list.post.responses)).toEqual(expect.arrayContaining(['201', '422']));
       expect(Object.keys(item.get.responses)).toEqual(expect.arrayContaining(['200', '404', '422']));
       expect(Object.keys(item.put.responses)).toEqual(expect.arrayContaining(['200', '404', '422']));

@@ -4,8 +4,18 @@ import type { CreatedUser } from '../support/factories.js';
 
 /** /storage-locations and /delivery-locations — shared reference data, same shape. */
 describe.each([
-  { path: 'storage-locations', table: 'storage_locations', resource: 'Storage location', column: 'storage_location_id' },
-  { path: 'delivery-locations', table: 'delivery_locations', resource: 'Delivery location', column: 'delivery_location_id' },
+  {
+    path: 'storage-locations',
+    table: 'storage_locations',
+    resource: 'Storage location',
+    column: 'storage_location_id',
+  },
+  {
+    path: 'delivery-locations',
+    table: 'delivery_locations',
+    resource: 'Delivery location',
+    column: 'delivery_location_id',
+  },
 ])('Reference data: /$path', ({ path, table, resource, column }) => {
   let t: TestApp;
   let admin: CreatedUser;
@@ -19,12 +29,19 @@ describe.each([
     ingest = await t.factories.ingest();
     // A user with no clients still reads the shared locations.
     user = await t.factories.user({ clients: [] });
-    await t.db.query(`INSERT INTO ${table} (name, address, latitude, longitude) VALUES ('Rotterdam Hub', 'Maasvlakte 1', 51.95, 4.05), ('Hamburg Depot', NULL, NULL, NULL)`);
+    await t.db.query(
+      `INSERT INTO ${table} (name, address, latitude, longitude) VALUES ('Rotterdam Hub', 'Maasvlakte 1', 51.95, 4.05), ('Hamburg Depot', NULL, NULL, NULL)`,
+    );
   });
   afterAll(() => t.close());
 
   it('creates a location (201) with all fields and stores it', async () => {
-    const res = await t.http().post(url).set(admin.auth).send({ name: ' Chicago Depot ', address: '200 W Lake St', latitude: 41.88, longitude: -87.63 }).expect(201);
+    const res = await t
+      .http()
+      .post(url)
+      .set(admin.auth)
+      .send({ name: ' Chicago Depot ', address: '200 W Lake St', latitude: 41.88, longitude: -87.63 })
+      .expect(201);
     expect(res.body).toEqual({
       id: expect.any(Number),
       name: 'Chicago Depot',
@@ -74,8 +91,16 @@ describe.each([
   it('gets one location; missing → 404 with the resource detail; bad id → 422', async () => {
     const [first] = await t.db.query(`SELECT id FROM ${table} WHERE name = 'Rotterdam Hub'`);
     const res = await t.http().get(`${url}/${first.id}`).set(user.auth).expect(200);
-    expect(res.body).toMatchObject({ id: first.id, name: 'Rotterdam Hub', address: 'Maasvlakte 1', latitude: 51.95, longitude: 4.05 });
-    expect((await t.http().get(`${url}/999999`).set(user.auth).expect(404)).body).toEqual({ detail: `${resource} not found` });
+    expect(res.body).toMatchObject({
+      id: first.id,
+      name: 'Rotterdam Hub',
+      address: 'Maasvlakte 1',
+      latitude: 51.95,
+      longitude: 4.05,
+    });
+    expect((await t.http().get(`${url}/999999`).set(user.auth).expect(404)).body).toEqual({
+      detail: `${resource} not found`,
+    });
     await t.http().get(`${url}/x1`).set(user.auth).expect(422);
   });
 
@@ -90,13 +115,21 @@ describe.each([
 
   it('updates partially; null clears optional fields; a rename invalidates the analytics of runs that show it', async () => {
     const cache = t.app.get(CacheService);
-    const created = await t.http().post(url).set(admin.auth).send({ name: 'Old', address: 'Street 1', latitude: 1, longitude: 2 }).expect(201);
+    const created = await t
+      .http()
+      .post(url)
+      .set(admin.auth)
+      .send({ name: 'Old', address: 'Street 1', latitude: 1, longitude: 2 })
+      .expect(201);
     const id = created.body.id;
     // Run A shows the place through a status entry of its tracker; run B does not reference it.
     const runA = await t.factories.run();
     const runB = await t.factories.run();
     const tracker = await t.factories.tracker({ runId: runA.id });
-    await t.db.query(`INSERT INTO tracker_status_history (tracker_id, status, timestamp, ${column}) VALUES ($1, 'IN_TRANSIT', now(), $2)`, [tracker.id, id]);
+    await t.db.query(
+      `INSERT INTO tracker_status_history (tracker_id, status, timestamp, ${column}) VALUES ($1, 'IN_TRANSIT', now(), $2)`,
+      [tracker.id, id],
+    );
     const areas = [`analytics:run:${runA.id}`, `analytics:run:${runB.id}`];
     const before = await cache.generations(areas);
 
@@ -114,7 +147,9 @@ describe.each([
 
     await t.http().put(`${url}/${id}`).set(admin.auth).send({ name: null }).expect(422);
     await t.http().put(`${url}/${id}`).set(admin.auth).send({ longitude: 200 }).expect(422);
-    expect((await t.http().put(`${url}/999999`).set(admin.auth).send({ name: 'X' }).expect(404)).body).toEqual({ detail: `${resource} not found` });
+    expect((await t.http().put(`${url}/999999`).set(admin.auth).send({ name: 'X' }).expect(404)).body).toEqual({
+      detail: `${resource} not found`,
+    });
   });
 
   it('deletes an unused location (200 with it) and refuses one still referenced (409)', async () => {
@@ -122,7 +157,9 @@ describe.each([
     const res = await t.http().delete(`${url}/${unused.body.id}`).set(admin.auth).expect(200);
     expect(res.body).toMatchObject({ id: unused.body.id, name: 'Temporary' });
     expect(await t.db.query(`SELECT id FROM ${table} WHERE id = $1`, [unused.body.id])).toEqual([]);
-    expect((await t.http().delete(`${url}/${unused.body.id}`).set(admin.auth).expect(404)).body).toEqual({ detail: `${resource} not found` });
+    expect((await t.http().delete(`${url}/${unused.body.id}`).set(admin.auth).expect(404)).body).toEqual({
+      detail: `${resource} not found`,
+    });
 
     // Referenced by a tracker's current location / destination.
     const onTracker = await t.http().post(url).set(admin.auth).send({ name: 'Used by tracker' }).expect(201);
@@ -133,12 +170,14 @@ describe.each([
 
     // Referenced only by a status history entry.
     const inHistory = await t.http().post(url).set(admin.auth).send({ name: 'Used by history' }).expect(201);
-    await t.db.query(`INSERT INTO tracker_status_history (tracker_id, status, timestamp, ${column}) VALUES ($1, 'IN_TRANSIT', now(), $2)`, [
-      tracker.id,
-      inHistory.body.id,
-    ]);
+    await t.db.query(
+      `INSERT INTO tracker_status_history (tracker_id, status, timestamp, ${column}) VALUES ($1, 'IN_TRANSIT', now(), $2)`,
+      [tracker.id, inHistory.body.id],
+    );
     const historyConflict = await t.http().delete(`${url}/${inHistory.body.id}`).set(admin.auth).expect(409);
     expect(historyConflict.body).toEqual({ detail: `${resource} is still referenced by tracker status history` });
-    expect(await t.db.query(`SELECT id FROM ${table} WHERE id = ANY($1::int[])`, [[onTracker.body.id, inHistory.body.id]])).toHaveLength(2);
+    expect(
+      await t.db.query(`SELECT id FROM ${table} WHERE id = ANY($1::int[])`, [[onTracker.body.id, inHistory.body.id]]),
+    ).toHaveLength(2);
   });
 });

@@ -30,7 +30,12 @@ describe('Reference data: production runs', () => {
     brandA = await t.factories.brand(clientA.id);
     brandA2 = await t.factories.brand(clientA.id);
     brandB = await t.factories.brand(clientB.id);
-    runA = await t.factories.run({ brandId: brandA.id, description: 'Run A', startDate: '2026-01-01T00:00:00Z', endDate: '2026-02-01T00:00:00Z' });
+    runA = await t.factories.run({
+      brandId: brandA.id,
+      description: 'Run A',
+      startDate: '2026-01-01T00:00:00Z',
+      endDate: '2026-02-01T00:00:00Z',
+    });
     runB = await t.factories.run({ brandId: brandB.id, description: 'Run B' });
     // Three trackers in run A, one in run B, inserted set-based.
     await t.db.query(
@@ -46,7 +51,12 @@ describe('Reference data: production runs', () => {
       .http()
       .post('/api/v1/production-runs')
       .set(admin.auth)
-      .send({ description: ' Spring batch ', brand_id: brandA.id, start_date: '2026-03-01T10:00:00', end_date: '2026-03-02T10:00:00+02:00' })
+      .send({
+        description: ' Spring batch ',
+        brand_id: brandA.id,
+        start_date: '2026-03-01T10:00:00',
+        end_date: '2026-03-02T10:00:00+02:00',
+      })
       .expect(201);
     expect(res.body).toEqual({
       id: expect.any(Number),
@@ -64,7 +74,12 @@ describe('Reference data: production runs', () => {
   });
 
   it('creates a run with only a brand (description "", no dates)', async () => {
-    const res = await t.http().post('/api/v1/production-runs').set(admin.auth).send({ brand_id: brandB.id }).expect(201);
+    const res = await t
+      .http()
+      .post('/api/v1/production-runs')
+      .set(admin.auth)
+      .send({ brand_id: brandB.id })
+      .expect(201);
     expect(res.body).toMatchObject({ description: '', client_id: clientB.id, start_date: null, end_date: null });
   });
 
@@ -110,7 +125,9 @@ describe('Reference data: production runs', () => {
   it('lists runs with brand_id / client_id filters, tracker counts and pagination', async () => {
     const all = await t.http().get('/api/v1/production-runs').set(admin.auth).expect(200);
     expect(all.body.total).toBe(4);
-    const counts = Object.fromEntries(all.body.items.map((r: { id: number; tracker_count: number }) => [r.id, r.tracker_count]));
+    const counts = Object.fromEntries(
+      all.body.items.map((r: { id: number; tracker_count: number }) => [r.id, r.tracker_count]),
+    );
     expect(counts[runA.id]).toBe(3);
     expect(counts[runB.id]).toBe(1);
 
@@ -121,7 +138,11 @@ describe('Reference data: production runs', () => {
     const byClient = await t.http().get(`/api/v1/production-runs?client_id=${clientA.id}`).set(admin.auth).expect(200);
     expect(byClient.body.items.map((r: { client_id: number }) => r.client_id)).toEqual([clientA.id, clientA.id]);
 
-    const none = await t.http().get(`/api/v1/production-runs?client_id=${clientA.id}&brand_id=${brandB.id}`).set(admin.auth).expect(200);
+    const none = await t
+      .http()
+      .get(`/api/v1/production-runs?client_id=${clientA.id}&brand_id=${brandB.id}`)
+      .set(admin.auth)
+      .expect(200);
     expect(none.body).toEqual({ items: [], total: 0, page: 1, size: 50, pages: 0 });
 
     const paged = await t.http().get('/api/v1/production-runs?skip=3&limit=3').set(admin.auth).expect(200);
@@ -132,7 +153,7 @@ describe('Reference data: production runs', () => {
     await t.http().get('/api/v1/production-runs?client_id=x').set(admin.auth).expect(422);
   });
 
-  it('scopes runs to the user\'s clients; invisible answers like missing', async () => {
+  it("scopes runs to the user's clients; invisible answers like missing", async () => {
     const list = await t.http().get('/api/v1/production-runs').set(userA.auth).expect(200);
     expect(list.body.items.every((r: { client_id: number }) => r.client_id === clientA.id)).toBe(true);
     expect(list.body.items.map((r: { id: number }) => r.id)).toContain(runA.id);
@@ -159,25 +180,58 @@ describe('Reference data: production runs', () => {
   it('updates fields partially, checks dates against the stored ones, and invalidates its analytics', async () => {
     const run = await t.factories.run({ brandId: brandA.id, description: 'Before', startDate: '2026-05-01T00:00:00Z' });
     const before = await generation(`analytics:run:${run.id}`);
-    const res = await t.http().put(`/api/v1/production-runs/${run.id}`).set(admin.auth).send({ description: 'After' }).expect(200);
-    expect(res.body).toMatchObject({ id: run.id, description: 'After', start_date: '2026-05-01T00:00:00.000Z', end_date: null, tracker_count: 0 });
+    const res = await t
+      .http()
+      .put(`/api/v1/production-runs/${run.id}`)
+      .set(admin.auth)
+      .send({ description: 'After' })
+      .expect(200);
+    expect(res.body).toMatchObject({
+      id: run.id,
+      description: 'After',
+      start_date: '2026-05-01T00:00:00.000Z',
+      end_date: null,
+      tracker_count: 0,
+    });
     expect(await generation(`analytics:run:${run.id}`)).not.toBe(before);
 
-    const early = await t.http().put(`/api/v1/production-runs/${run.id}`).set(admin.auth).send({ end_date: '2026-04-30T23:59:59Z' }).expect(422);
+    const early = await t
+      .http()
+      .put(`/api/v1/production-runs/${run.id}`)
+      .set(admin.auth)
+      .send({ end_date: '2026-04-30T23:59:59Z' })
+      .expect(422);
     expect(early.body.errors).toEqual([{ field: 'end_date', message: 'must not be before start_date' }]);
 
-    const ended = await t.http().put(`/api/v1/production-runs/${run.id}`).set(admin.auth).send({ end_date: '2026-06-01T00:00:00Z' }).expect(200);
+    const ended = await t
+      .http()
+      .put(`/api/v1/production-runs/${run.id}`)
+      .set(admin.auth)
+      .send({ end_date: '2026-06-01T00:00:00Z' })
+      .expect(200);
     expect(ended.body.end_date).toBe('2026-06-01T00:00:00.000Z');
     // Clearing the start date lifts the ordering rule; null clears.
-    const cleared = await t.http().put(`/api/v1/production-runs/${run.id}`).set(admin.auth).send({ start_date: null }).expect(200);
+    const cleared = await t
+      .http()
+      .put(`/api/v1/production-runs/${run.id}`)
+      .set(admin.auth)
+      .send({ start_date: null })
+      .expect(200);
     expect(cleared.body).toMatchObject({ start_date: null, end_date: '2026-06-01T00:00:00.000Z' });
-    const [row] = await t.db.query('SELECT description, start_date, end_date FROM production_runs WHERE id = $1', [run.id]);
+    const [row] = await t.db.query('SELECT description, start_date, end_date FROM production_runs WHERE id = $1', [
+      run.id,
+    ]);
     expect(row).toEqual({ description: 'After', start_date: null, end_date: new Date('2026-06-01T00:00:00Z') });
 
     await t.http().put(`/api/v1/production-runs/${run.id}`).set(admin.auth).send({ description: null }).expect(422);
     await t.http().put(`/api/v1/production-runs/${run.id}`).set(admin.auth).send({ client_id: clientB.id }).expect(422);
     await t.http().put(`/api/v1/production-runs/${run.id}`).set(admin.auth).send({ brand_id: 999999 }).expect(422);
-    const missing = await t.http().put('/api/v1/production-runs/999999').set(admin.auth).send({ description: 'x' }).expect(404);
+    const missing = await t
+      .http()
+      .put('/api/v1/production-runs/999999')
+      .set(admin.auth)
+      .send({ description: 'x' })
+      .expect(404);
     expect(missing.body).toEqual({ detail: 'Production run not found' });
   });
 
@@ -185,7 +239,12 @@ describe('Reference data: production runs', () => {
     const run = await t.factories.run({ brandId: brandA.id });
     await t.http().put(`/api/v1/production-runs/${run.id}`).set(admin.auth).send({ brand_id: brandA2.id }).expect(200);
     const trackersBefore = await generation('trackers');
-    const res = await t.http().put(`/api/v1/production-runs/${run.id}`).set(admin.auth).send({ brand_id: brandB.id }).expect(200);
+    const res = await t
+      .http()
+      .put(`/api/v1/production-runs/${run.id}`)
+      .set(admin.auth)
+      .send({ brand_id: brandB.id })
+      .expect(200);
     expect(res.body).toMatchObject({ brand_id: brandB.id, client_id: clientB.id });
     expect(await generation('trackers')).not.toBe(trackersBefore);
     await t.http().get(`/api/v1/production-runs/${run.id}`).set(userA.auth).expect(404);

@@ -5,7 +5,16 @@ import { DatabasePool } from '../../src/infrastructure/database/database-pool.js
 import { createTestApp, type TestApp } from '../support/app.js';
 import { createTestDatabase, databaseUrl, dropTestDatabase } from '../support/database.js';
 import { FaultProxy } from '../support/fault-proxy.js';
-import { call, listen, ReliabilityProbeModule, sleep, summary, trafficUntil, waitFor, type Outcome } from '../support/reliability.js';
+import {
+  call,
+  listen,
+  ReliabilityProbeModule,
+  sleep,
+  summary,
+  trafficUntil,
+  waitFor,
+  type Outcome,
+} from '../support/reliability.js';
 
 const UNAVAILABLE = { detail: 'Service temporarily unavailable' };
 /** a request against an unreachable database fails within this bound, never hangs. */
@@ -27,7 +36,8 @@ describe('Reliability: PostgreSQL behind a fault proxy', () => {
   let direct: pg.Client;
 
   const read = () => call(base, 'GET', '/api/v1/reliability-probe/read', { token });
-  const write = (i: number) => call(base, 'POST', '/api/v1/reliability-probe/write', { token, body: { name: `w-${Date.now()}-${i}` } });
+  const write = (i: number) =>
+    call(base, 'POST', '/api/v1/reliability-probe/write', { token, body: { name: `w-${Date.now()}-${i}` } });
   let trackerId = 0;
   const ingestStart = Date.now() - 3_600_000;
   /** A batch of 5 reports with timestamps unique to request i (so every accepted one can be found again). */
@@ -54,7 +64,12 @@ describe('Reliability: PostgreSQL behind a fault proxy', () => {
     proxy = await FaultProxy.forUrl(databaseUrl(database));
     // Without the in-process cache tier, so every request needs the database for its user row: this
     // suite is about requests that need it (with the tier, a warm cached read needs none).
-    t = await createTestApp({ database, databaseUrlOverride: proxy.rewrite(databaseUrl(database)), env: { NEAR_CACHE_MAX_MB: '0' }, imports: [ReliabilityProbeModule] });
+    t = await createTestApp({
+      database,
+      databaseUrlOverride: proxy.rewrite(databaseUrl(database)),
+      env: { NEAR_CACHE_MAX_MB: '0' },
+      imports: [ReliabilityProbeModule],
+    });
     token = (await t.factories.admin()).token;
     trackerId = (await t.factories.tracker()).id;
     base = await listen(t.app);
@@ -100,14 +115,21 @@ describe('Reliability: PostgreSQL behind a fault proxy', () => {
     // Every write answered 201 was committed: nothing acknowledged is lost.
     const acknowledged = outcomes.filter((o) => o.status === 201).map((o) => (o.body as { id: number }).id);
     expect(acknowledged.length).toBeGreaterThan(0);
-    const { rows } = await direct.query<{ n: number }>('SELECT count(*)::int AS n FROM clients WHERE id = ANY($1::int[])', [acknowledged]);
+    const { rows } = await direct.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM clients WHERE id = ANY($1::int[])',
+      [acknowledged],
+    );
     expect(rows[0].n).toBe(acknowledged.length);
     // Every ingest batch answered 200 is stored.
-    const ingested = outcomes.filter((o) => o.status === 200 && typeof (o.body as { accepted?: number }).accepted === 'number');
+    const ingested = outcomes.filter(
+      (o) => o.status === 200 && typeof (o.body as { accepted?: number }).accepted === 'number',
+    );
     expect(ingested.length).toBeGreaterThan(0);
     const acceptedReports = ingested.reduce((n, o) => n + (o.body as { accepted: number }).accepted, 0);
     expect(acceptedReports).toBe(ingested.length * 5);
-    const timestamps = ingested.flatMap((o) => Array.from({ length: 5 }, (_, k) => new Date(ingestStart + o.i * 1000 + k).toISOString()));
+    const timestamps = ingested.flatMap((o) =>
+      Array.from({ length: 5 }, (_, k) => new Date(ingestStart + o.i * 1000 + k).toISOString()),
+    );
     const stored = await direct.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM location_reports WHERE tracker_id = $1 AND timestamp = ANY($2::timestamptz[])',
       [trackerId, timestamps],
@@ -118,7 +140,9 @@ describe('Reliability: PostgreSQL behind a fault proxy', () => {
   it('black-holed database (TCP accepted, no reply): in-flight and new requests fail within 5 s, then recover', async () => {
     await proxy.blackhole();
     const started = performance.now();
-    const during = await Promise.all(Array.from({ length: 6 }, (_, i) => mixed(i).then((r) => ({ ...r, ms: performance.now() - started }))));
+    const during = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => mixed(i).then((r) => ({ ...r, ms: performance.now() - started }))),
+    );
     const timeTo503 = Math.round(Math.max(...during.map((o) => o.ms)));
     for (const o of during) expect(o).toMatchObject({ status: 503, body: UNAVAILABLE });
     expect(timeTo503).toBeLessThan(FAIL_FAST_BOUND_MS);
@@ -130,7 +154,9 @@ describe('Reliability: PostgreSQL behind a fault proxy', () => {
 
     await proxy.pass();
     const recoveryMs = Math.round(await waitFor(healthy, 10_000));
-    console.log(`[reliability] PostgreSQL black-holed: all 503 within ${timeTo503} ms, next request refused in ${refusedMs} ms, recovered ${recoveryMs} ms after it returned`);
+    console.log(
+      `[reliability] PostgreSQL black-holed: all 503 within ${timeTo503} ms, next request refused in ${refusedMs} ms, recovered ${recoveryMs} ms after it returned`,
+    );
   });
 
   it('a killed liveness connection is not mistaken for a dead database', async () => {
@@ -164,7 +190,10 @@ describe('Reliability: pool exhaustion', () => {
     // 2 connections → at most 40 waiting checkouts (MAX_WAITING_PER_CONNECTION = 20), each giving up after 2 s.
     // Without the in-process cache tier: every request then needs a connection for the user row,
     // which is what this test exhausts (with it, a warm request needs no connection at all).
-    t = await createTestApp({ env: { DB_POOL_SIZE: '2', DB_CONNECTION_TIMEOUT_MS: '2000', NEAR_CACHE_MAX_MB: '0' }, imports: [ReliabilityProbeModule] });
+    t = await createTestApp({
+      env: { DB_POOL_SIZE: '2', DB_CONNECTION_TIMEOUT_MS: '2000', NEAR_CACHE_MAX_MB: '0' },
+      imports: [ReliabilityProbeModule],
+    });
     token = (await t.factories.admin()).token;
     base = await listen(t.app);
   });
@@ -190,14 +219,19 @@ describe('Reliability: pool exhaustion', () => {
     const started = performance.now();
     const outcomes = await Promise.all(
       Array.from({ length: 60 }, () =>
-        call(base, 'GET', '/api/v1/reliability-probe/read', { token }).then((r) => ({ ...r, ms: performance.now() - started })),
+        call(base, 'GET', '/api/v1/reliability-probe/read', { token }).then((r) => ({
+          ...r,
+          ms: performance.now() - started,
+        })),
       ),
     );
     clearInterval(sampler);
     for (const o of outcomes) expect(o).toMatchObject({ status: 503, body: UNAVAILABLE });
     const refusedAtOnce = guard.refused.exhausted - refusedBefore;
     const slowest = Math.round(Math.max(...outcomes.map((o) => o.ms)));
-    console.log(`[reliability] pool exhaustion (size 2, 60 requests): queue peaked at ${maxWaiting}, ${refusedAtOnce} refused without queueing, slowest 503 after ${slowest} ms`);
+    console.log(
+      `[reliability] pool exhaustion (size 2, 60 requests): queue peaked at ${maxWaiting}, ${refusedAtOnce} refused without queueing, slowest 503 after ${slowest} ms`,
+    );
     // The queue never grows past its bound; the rest are refused without waiting.
     expect(maxWaiting).toBeLessThanOrEqual(guard.maxWaiting);
     expect(guard.maxWaiting).toBe(40);

@@ -50,7 +50,8 @@ describe('Metrics: GET /metrics (Prometheus)', () => {
     await t.http().get('/api/v1/clients').expect(401);
     await t.http().get('/api/v1/no-such-route/123').expect(404);
     const text = await scrape();
-    const count = (route: string, status: string) => sample(text, 'http_request_duration_seconds_count', { method: 'GET', route, status });
+    const count = (route: string, status: string) =>
+      sample(text, 'http_request_duration_seconds_count', { method: 'GET', route, status });
     expect(count('/api/v1/clients', '200')).toBe(1);
     expect(count('/api/v1/clients', '401')).toBe(1);
     expect(count('/api/v1/clients/:id', '404')).toBe(1);
@@ -66,9 +67,18 @@ describe('Metrics: GET /metrics (Prometheus)', () => {
     const before = await scrape();
     const hits = sample(before, 'cache_requests_total', { result: 'hit' }) ?? 0;
     const misses = sample(before, 'cache_requests_total', { result: 'miss' }) ?? 0;
-    await t.http().post('/api/v1/reliability-probe/write').set('Authorization', `Bearer ${token}`).send({ name: 'metrics-probe' }).expect(201);
-    expect((await t.http().get('/api/v1/reliability-probe/read').set('Authorization', `Bearer ${token}`)).body.cached).toBe(false);
-    expect((await t.http().get('/api/v1/reliability-probe/read').set('Authorization', `Bearer ${token}`)).body.cached).toBe(true);
+    await t
+      .http()
+      .post('/api/v1/reliability-probe/write')
+      .set('Authorization', `Bearer ${token}`)
+      .send({ name: 'metrics-probe' })
+      .expect(201);
+    expect(
+      (await t.http().get('/api/v1/reliability-probe/read').set('Authorization', `Bearer ${token}`)).body.cached,
+    ).toBe(false);
+    expect(
+      (await t.http().get('/api/v1/reliability-probe/read').set('Authorization', `Bearer ${token}`)).body.cached,
+    ).toBe(true);
     const after = await scrape();
     // At least the probe's own miss and hit (the guard's revocation lookups add more).
     expect(sample(after, 'cache_requests_total', { result: 'hit' })).toBeGreaterThanOrEqual(hits + 1);
@@ -89,11 +99,25 @@ describe('Metrics: GET /metrics (Prometheus)', () => {
     const before = await scrape();
     const value = (text: string, outcome: string) => sample(text, 'ingest_reports_total', { outcome }) ?? 0;
     const tracker = await t.factories.tracker();
-    const report = { tracker_id: tracker.id, timestamp: '2026-03-01T10:00:00Z', latitude: 48.1, longitude: 11.5, confidence: 3 };
-    const res = await t.http()
+    const report = {
+      tracker_id: tracker.id,
+      timestamp: '2026-03-01T10:00:00Z',
+      latitude: 48.1,
+      longitude: 11.5,
+      confidence: 3,
+    };
+    const res = await t
+      .http()
       .post('/api/v1/locations/reports')
       .set('Authorization', `Bearer ${token}`)
-      .send({ reports: [report, report, { ...report, timestamp: '2026-03-01T11:00:00Z', confidence: 1 }, { ...report, latitude: 123 }] })
+      .send({
+        reports: [
+          report,
+          report,
+          { ...report, timestamp: '2026-03-01T11:00:00Z', confidence: 1 },
+          { ...report, latitude: 123 },
+        ],
+      })
       .expect(200);
     expect(res.body).toMatchObject({ accepted: 2, duplicates: 1, filtered_low_confidence: 1 });
     expect(res.body.rejected).toHaveLength(1);
@@ -113,7 +137,9 @@ describe('Metrics: GET /metrics (Prometheus)', () => {
     metrics.recordIngest('accepted', 3);
     const text = await scrape();
     expect(sample(text, 'ingest_reports_total', { outcome: 'accepted' })).toBeGreaterThanOrEqual(10);
-    expect(sample(text, 'ingest_reports_total', { outcome: 'filtered_manufacturing_region' })).toBeGreaterThanOrEqual(0);
+    expect(sample(text, 'ingest_reports_total', { outcome: 'filtered_manufacturing_region' })).toBeGreaterThanOrEqual(
+      0,
+    );
     expect(sample(await scrape(other), 'ingest_reports_total', { outcome: 'accepted' })).toBe(0);
   });
 });

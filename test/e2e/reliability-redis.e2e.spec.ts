@@ -15,7 +15,8 @@ describeWithRedis('Reliability: Redis behind a fault proxy', () => {
   let token: string;
 
   const read = () => call(base, 'GET', '/api/v1/reliability-probe/read', { token });
-  const write = (i: number) => call(base, 'POST', '/api/v1/reliability-probe/write', { token, body: { name: `r-${Date.now()}-${i}` } });
+  const write = (i: number) =>
+    call(base, 'POST', '/api/v1/reliability-probe/write', { token, body: { name: `r-${Date.now()}-${i}` } });
   const listClients = () => call(base, 'GET', '/api/v1/clients', { token });
   const basicHealth = () => call(base, 'GET', '/api/v1/health/basic', { token });
   const mixed = (i: number) => [read, listClients, read, write][i % 4](i);
@@ -26,7 +27,11 @@ describeWithRedis('Reliability: Redis behind a fault proxy', () => {
     proxy = await FaultProxy.forUrl(process.env.REDIS_URL as string);
     // Redis is unreachable while the service boots.
     await proxy.cut();
-    t = await createTestApp({ redis: true, env: { REDIS_URL: proxy.rewrite(process.env.REDIS_URL as string) }, imports: [ReliabilityProbeModule] });
+    t = await createTestApp({
+      redis: true,
+      env: { REDIS_URL: proxy.rewrite(process.env.REDIS_URL as string) },
+      imports: [ReliabilityProbeModule],
+    });
     token = (await t.factories.admin()).token;
     base = await listen(t.app);
   });
@@ -40,7 +45,9 @@ describeWithRedis('Reliability: Redis behind a fault proxy', () => {
     expect(t.app.get(CacheService).storeKind).toBe('redis');
     const health = await basicHealth();
     expect(health.status).toBe(200);
-    expect((health.body as { components: { cache_store: { status: string } } }).components.cache_store.status).toBe('unhealthy');
+    expect((health.body as { components: { cache_store: { status: string } } }).components.cache_store.status).toBe(
+      'unhealthy',
+    );
     const first = await read();
     const second = await read();
     expect(first).toMatchObject({ status: 200, body: { cached: false } });
@@ -50,8 +57,12 @@ describeWithRedis('Reliability: Redis behind a fault proxy', () => {
     await proxy.pass();
     const resumedMs = Math.round(await waitFor(cacheServes, 10_000));
     const healed = await basicHealth();
-    expect((healed.body as { components: { cache_store: { status: string } } }).components.cache_store.status).toBe('healthy');
-    console.log(`[reliability] Redis down at boot: served from PostgreSQL; cache resumed ${resumedMs} ms after Redis returned`);
+    expect((healed.body as { components: { cache_store: { status: string } } }).components.cache_store.status).toBe(
+      'healthy',
+    );
+    console.log(
+      `[reliability] Redis down at boot: served from PostgreSQL; cache resumed ${resumedMs} ms after Redis returned`,
+    );
   });
 
   for (const fault of ['cut', 'blackhole'] as const) {
@@ -68,7 +79,9 @@ describeWithRedis('Reliability: Redis behind a fault proxy', () => {
       });
       const resumedMs = Math.round(performance.now() - restoredAt + (await waitFor(cacheServes, 10_000)));
       const s = summary(outcomes);
-      console.log(`[reliability] Redis ${fault}: ${JSON.stringify(s)}; cache resumed within ${resumedMs} ms of Redis returning`);
+      console.log(
+        `[reliability] Redis ${fault}: ${JSON.stringify(s)}; cache resumed within ${resumedMs} ms of Redis returning`,
+      );
       const failed = outcomes.filter((o) => o.status < 200 || o.status >= 300);
       expect(failed).toEqual([]);
       expect(s.maxMs).toBeLessThan(SLOWEST_ALLOWED_MS);

@@ -50,9 +50,11 @@ describe('Reliability: SIGTERM under load (the built service as a child process)
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     exited = new Promise((resolve) => child.once('exit', (code) => resolve({ code, at: performance.now() })));
-    await waitFor(async () => (await call(base, 'GET', '/metrics', { timeoutMs: 1000 })).status === 200, 60_000).catch((error: Error) => {
-      throw new Error(`service did not start: ${error.message}\n${output}`);
-    });
+    await waitFor(async () => (await call(base, 'GET', '/metrics', { timeoutMs: 1000 })).status === 200, 60_000).catch(
+      (error: Error) => {
+        throw new Error(`service did not start: ${error.message}\n${output}`);
+      },
+    );
   }, 180_000);
 
   afterAll(async () => {
@@ -90,7 +92,9 @@ describe('Reliability: SIGTERM under load (the built service as a child process)
       })),
     });
     const inFlight = [
-      ...Array.from({ length: 4 }, (_, n) => call(base, 'POST', '/api/v1/locations/reports', { token, body: batch(n) })),
+      ...Array.from({ length: 4 }, (_, n) =>
+        call(base, 'POST', '/api/v1/locations/reports', { token, body: batch(n) }),
+      ),
       ...Array.from({ length: 4 }, () => call(base, 'GET', '/api/v1/clients', { token })),
     ];
     // SIGTERM once the service is handling all of them (plus the scrape itself).
@@ -106,14 +110,19 @@ describe('Reliability: SIGTERM under load (the built service as a child process)
     const answers = await Promise.all(inFlight);
     const exit = await exited;
     const exitMs = Math.round(exit.at - signalledAt);
-    console.log(`[reliability] SIGTERM: new connections refused after ${refusedMs} ms, ${answers.length} in-flight requests answered, exit ${exit.code} after ${exitMs} ms`);
+    console.log(
+      `[reliability] SIGTERM: new connections refused after ${refusedMs} ms, ${answers.length} in-flight requests answered, exit ${exit.code} after ${exitMs} ms`,
+    );
 
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200, 200, 200]);
     expect(exit.code).toBe(0);
     expect(exitMs).toBeLessThan(EXIT_BOUND_MS);
     expect(output).toContain('SIGTERM received');
     // The acknowledged ingest batches are stored.
-    const stored = await direct.query<{ n: number }>('SELECT count(*)::int AS n FROM location_reports WHERE tracker_id = $1', [trackerId]);
+    const stored = await direct.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM location_reports WHERE tracker_id = $1',
+      [trackerId],
+    );
     expect(stored.rows[0].n).toBe(4 * 50);
     await direct.end();
   });

@@ -36,12 +36,24 @@ const id = (pick: (fx: MatrixFixtures) => number) => (fx: MatrixFixtures) => ({ 
 const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString();
 
 /** Rows for a reference-data resource: reads for admin/user, writes admin-only. */
-function referenceRows(path: string, key: 'client' | 'brand' | 'run' | 'storage' | 'delivery', create: (fx: MatrixFixtures, caller: Caller) => object, update: object): MatrixRow[] {
+function referenceRows(
+  path: string,
+  key: 'client' | 'brand' | 'run' | 'storage' | 'delivery',
+  create: (fx: MatrixFixtures, caller: Caller) => object,
+  update: object,
+): MatrixRow[] {
   return [
     { method: 'get', path, allowed: READERS, status: 200 },
     { method: 'post', path, allowed: ADMIN, status: 201, body: create },
     { method: 'get', path: `${path}/{id}`, allowed: READERS, status: 200, params: id((fx) => fx[key]) },
-    { method: 'put', path: `${path}/{id}`, allowed: ADMIN, status: 200, params: id((fx) => fx[key]), body: () => update },
+    {
+      method: 'put',
+      path: `${path}/{id}`,
+      allowed: ADMIN,
+      status: 200,
+      params: id((fx) => fx[key]),
+      body: () => update,
+    },
     { method: 'delete', path: `${path}/{id}`, allowed: ADMIN, status: 200, params: id((fx) => fx.spare[key]) },
   ];
 }
@@ -55,57 +67,207 @@ const ROWS: MatrixRow[] = [
   { method: 'post', path: '/api/v1/auth/logout', allowed: 'public', status: 200 },
   // users
   { method: 'get', path: '/api/v1/users/me', allowed: EVERYONE, status: 200 },
-  { method: 'patch', path: '/api/v1/users/me', allowed: EVERYONE, status: 200, body: (_fx, caller) => ({ name: `Matrix ${caller}` }) },
+  {
+    method: 'patch',
+    path: '/api/v1/users/me',
+    allowed: EVERYONE,
+    status: 200,
+    body: (_fx, caller) => ({ name: `Matrix ${caller}` }),
+  },
   { method: 'get', path: '/api/v1/users', allowed: ADMIN, status: 200 },
   {
     method: 'post',
     path: '/api/v1/users',
     allowed: ADMIN,
     status: 201,
-    body: (_fx, caller) => ({ name: 'Matrix', email: `matrix-${caller}@example.com`, password: 'password123', roles: ['user'], client_list: [] }),
+    body: (_fx, caller) => ({
+      name: 'Matrix',
+      email: `matrix-${caller}@example.com`,
+      password: 'password123',
+      roles: ['user'],
+      client_list: [],
+    }),
   },
   { method: 'get', path: '/api/v1/users/{id}', allowed: ADMIN, status: 200, params: id((fx) => fx.otherUser) },
-  { method: 'patch', path: '/api/v1/users/{id}', allowed: ADMIN, status: 200, params: id((fx) => fx.otherUser), body: () => ({ name: 'Renamed' }) },
+  {
+    method: 'patch',
+    path: '/api/v1/users/{id}',
+    allowed: ADMIN,
+    status: 200,
+    params: id((fx) => fx.otherUser),
+    body: () => ({ name: 'Renamed' }),
+  },
   { method: 'delete', path: '/api/v1/users/{id}', allowed: ADMIN, status: 200, params: id((fx) => fx.spare.user) },
   // reference data
-  ...referenceRows('/api/v1/clients', 'client', (_fx, caller) => ({ name: `matrix-client-${caller}` }), { name: 'matrix-client-renamed' }),
-  ...referenceRows('/api/v1/brands', 'brand', (fx, caller) => ({ name: `matrix-brand-${caller}`, client_id: fx.client }), { name: 'matrix-brand-renamed' }),
-  ...referenceRows('/api/v1/production-runs', 'run', (fx, caller) => ({ description: `matrix-run-${caller}`, brand_id: fx.brand }), { description: 'renamed' }),
-  ...referenceRows('/api/v1/storage-locations', 'storage', (_fx, caller) => ({ name: `matrix-storage-${caller}` }), { address: 'Pier 1' }),
-  ...referenceRows('/api/v1/delivery-locations', 'delivery', (_fx, caller) => ({ name: `matrix-delivery-${caller}` }), { address: 'Dock 2' }),
-  { method: 'get', path: '/api/v1/storage-locations/{id}/trackers', allowed: READERS, status: 200, params: id((fx) => fx.storage) },
-  { method: 'get', path: '/api/v1/delivery-locations/{id}/trackers', allowed: READERS, status: 200, params: id((fx) => fx.delivery) },
-  { method: 'get', path: '/api/v1/storage-locations/{id}/visits', allowed: READERS, status: 200, params: id((fx) => fx.storage) },
-  { method: 'get', path: '/api/v1/delivery-locations/{id}/visits', allowed: READERS, status: 200, params: id((fx) => fx.delivery) },
+  ...referenceRows('/api/v1/clients', 'client', (_fx, caller) => ({ name: `matrix-client-${caller}` }), {
+    name: 'matrix-client-renamed',
+  }),
+  ...referenceRows(
+    '/api/v1/brands',
+    'brand',
+    (fx, caller) => ({ name: `matrix-brand-${caller}`, client_id: fx.client }),
+    { name: 'matrix-brand-renamed' },
+  ),
+  ...referenceRows(
+    '/api/v1/production-runs',
+    'run',
+    (fx, caller) => ({ description: `matrix-run-${caller}`, brand_id: fx.brand }),
+    { description: 'renamed' },
+  ),
+  ...referenceRows('/api/v1/storage-locations', 'storage', (_fx, caller) => ({ name: `matrix-storage-${caller}` }), {
+    address: 'Pier 1',
+  }),
+  ...referenceRows('/api/v1/delivery-locations', 'delivery', (_fx, caller) => ({ name: `matrix-delivery-${caller}` }), {
+    address: 'Dock 2',
+  }),
+  {
+    method: 'get',
+    path: '/api/v1/storage-locations/{id}/trackers',
+    allowed: READERS,
+    status: 200,
+    params: id((fx) => fx.storage),
+  },
+  {
+    method: 'get',
+    path: '/api/v1/delivery-locations/{id}/trackers',
+    allowed: READERS,
+    status: 200,
+    params: id((fx) => fx.delivery),
+  },
+  {
+    method: 'get',
+    path: '/api/v1/storage-locations/{id}/visits',
+    allowed: READERS,
+    status: 200,
+    params: id((fx) => fx.storage),
+  },
+  {
+    method: 'get',
+    path: '/api/v1/delivery-locations/{id}/visits',
+    allowed: READERS,
+    status: 200,
+    params: id((fx) => fx.delivery),
+  },
   // analytics (read visible data)
-  { method: 'get', path: '/api/v1/production-runs/{id}/analytics', allowed: READERS, status: 200, params: id((fx) => fx.run) },
-  { method: 'get', path: '/api/v1/production-runs/{id}/analytics/summary', allowed: READERS, status: 200, params: id((fx) => fx.run) },
-  { method: 'get', path: '/api/v1/production-runs/{id}/analytics/delivery-performance', allowed: READERS, status: 200, params: id((fx) => fx.run) },
-  { method: 'get', path: '/api/v1/production-runs/{id}/analytics/csv', allowed: READERS, status: 200, params: id((fx) => fx.run) },
+  {
+    method: 'get',
+    path: '/api/v1/production-runs/{id}/analytics',
+    allowed: READERS,
+    status: 200,
+    params: id((fx) => fx.run),
+  },
+  {
+    method: 'get',
+    path: '/api/v1/production-runs/{id}/analytics/summary',
+    allowed: READERS,
+    status: 200,
+    params: id((fx) => fx.run),
+  },
+  {
+    method: 'get',
+    path: '/api/v1/production-runs/{id}/analytics/delivery-performance',
+    allowed: READERS,
+    status: 200,
+    params: id((fx) => fx.run),
+  },
+  {
+    method: 'get',
+    path: '/api/v1/production-runs/{id}/analytics/csv',
+    allowed: READERS,
+    status: 200,
+    params: id((fx) => fx.run),
+  },
   // trackers: admin and (scoped) user read and write; delete is admin-only
   { method: 'get', path: '/api/v1/trackers', allowed: READERS, status: 200 },
-  { method: 'post', path: '/api/v1/trackers', allowed: READERS, status: 201, body: (fx, caller) => ({ name: `matrix-${caller}`, production_run_id: fx.run }) },
+  {
+    method: 'post',
+    path: '/api/v1/trackers',
+    allowed: READERS,
+    status: 201,
+    body: (fx, caller) => ({ name: `matrix-${caller}`, production_run_id: fx.run }),
+  },
   { method: 'get', path: '/api/v1/trackers/status-counts', allowed: READERS, status: 200 },
   {
     method: 'post',
     path: '/api/v1/trackers/import-csv',
     allowed: READERS,
     status: 201,
-    upload: (fx, caller) => ({ bytes: Buffer.from(`name,production_run_id\nmatrix-import-${caller},${fx.run}\n`), filename: 'trackers.csv', contentType: 'text/csv' }),
+    upload: (fx, caller) => ({
+      bytes: Buffer.from(`name,production_run_id\nmatrix-import-${caller},${fx.run}\n`),
+      filename: 'trackers.csv',
+      contentType: 'text/csv',
+    }),
   },
   { method: 'get', path: '/api/v1/trackers/{id}', allowed: READERS, status: 200, params: id((fx) => fx.tracker) },
-  { method: 'put', path: '/api/v1/trackers/{id}', allowed: READERS, status: 200, params: id((fx) => fx.tracker), body: (_fx, caller) => ({ notes: `by ${caller}` }) },
-  { method: 'delete', path: '/api/v1/trackers/{id}', allowed: ADMIN, status: 200, params: id((fx) => fx.spare.tracker) },
-  { method: 'get', path: '/api/v1/trackers/{id}/status-history', allowed: READERS, status: 200, params: id((fx) => fx.tracker) },
-  { method: 'get', path: '/api/v1/trackers/{id}/visits', allowed: READERS, status: 200, params: id((fx) => fx.tracker) },
+  {
+    method: 'put',
+    path: '/api/v1/trackers/{id}',
+    allowed: READERS,
+    status: 200,
+    params: id((fx) => fx.tracker),
+    body: (_fx, caller) => ({ notes: `by ${caller}` }),
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/trackers/{id}',
+    allowed: ADMIN,
+    status: 200,
+    params: id((fx) => fx.spare.tracker),
+  },
+  {
+    method: 'get',
+    path: '/api/v1/trackers/{id}/status-history',
+    allowed: READERS,
+    status: 200,
+    params: id((fx) => fx.tracker),
+  },
+  {
+    method: 'get',
+    path: '/api/v1/trackers/{id}/visits',
+    allowed: READERS,
+    status: 200,
+    params: id((fx) => fx.tracker),
+  },
   // back-dated, so the tracker's current state stays IN_STORAGE for the rows after it
-  { method: 'post', path: '/api/v1/trackers/{id}/status', allowed: READERS, status: 201, params: id((fx) => fx.tracker), body: () => ({ status: 'IN_TRANSIT', timestamp: daysAgo(1.5) }) },
+  {
+    method: 'post',
+    path: '/api/v1/trackers/{id}/status',
+    allowed: READERS,
+    status: 201,
+    params: id((fx) => fx.tracker),
+    body: () => ({ status: 'IN_TRANSIT', timestamp: daysAgo(1.5) }),
+  },
   // location reports: admin and ingest post, admin and user read history
-  { method: 'post', path: '/api/v1/locations/reports', allowed: REPORTERS, status: 200, body: (fx) => ({ reports: [{ tracker_id: fx.tracker, ...reportOneHourAgo() }] }) },
-  { method: 'post', path: '/api/v1/trackers/{id}/locations', allowed: REPORTERS, status: 200, params: id((fx) => fx.tracker), body: () => reportOneHourAgo() },
-  { method: 'get', path: '/api/v1/trackers/{id}/location-history', allowed: READERS, status: 200, params: id((fx) => fx.tracker) },
+  {
+    method: 'post',
+    path: '/api/v1/locations/reports',
+    allowed: REPORTERS,
+    status: 200,
+    body: (fx) => ({ reports: [{ tracker_id: fx.tracker, ...reportOneHourAgo() }] }),
+  },
+  {
+    method: 'post',
+    path: '/api/v1/trackers/{id}/locations',
+    allowed: REPORTERS,
+    status: 200,
+    params: id((fx) => fx.tracker),
+    body: () => reportOneHourAgo(),
+  },
+  {
+    method: 'get',
+    path: '/api/v1/trackers/{id}/location-history',
+    allowed: READERS,
+    status: 200,
+    params: id((fx) => fx.tracker),
+  },
   // images: bytes are public (the unguessable name is the capability); delete is checked per image below
-  { method: 'post', path: '/api/v1/images', allowed: READERS, status: 201, upload: () => ({ bytes: tinyPng(), filename: 'm.png', contentType: 'image/png' }) },
+  {
+    method: 'post',
+    path: '/api/v1/images',
+    allowed: READERS,
+    status: 201,
+    upload: () => ({ bytes: tinyPng(), filename: 'm.png', contentType: 'image/png' }),
+  },
   { method: 'get', path: '/api/v1/images', allowed: READERS, status: 200 },
   {
     method: 'get',
@@ -117,13 +279,21 @@ const ROWS: MatrixRow[] = [
       return { storage_name, extension };
     },
   },
-  { method: 'get', path: '/api/v1/images/{image_id}', allowed: READERS, status: 200, params: (fx) => ({ image_id: fx.image.id }) },
+  {
+    method: 'get',
+    path: '/api/v1/images/{image_id}',
+    allowed: READERS,
+    status: 200,
+    params: (fx) => ({ image_id: fx.image.id }),
+  },
   {
     method: 'delete',
     path: '/api/v1/images/{image_id}',
     allowed: READERS,
     status: 200,
-    params: (fx, caller) => ({ image_id: caller === 'admin' || caller === 'user' ? fx.deletableImage[caller] : fx.image.id }),
+    params: (fx, caller) => ({
+      image_id: caller === 'admin' || caller === 'user' ? fx.deletableImage[caller] : fx.image.id,
+    }),
   },
   // notifications: the caller's own (a missing one is 404 after authorization); the stream is
   // authorized before its query is validated, so an allowed caller's bad Last-Event-ID is 422
@@ -132,7 +302,13 @@ const ROWS: MatrixRow[] = [
   { method: 'post', path: '/api/v1/notifications/read-all', allowed: READERS, status: 200 },
   { method: 'post', path: '/api/v1/notifications/stream-ticket', allowed: READERS, status: 201 },
   { method: 'get', path: '/api/v1/notifications/stream', allowed: READERS, status: 422, query: 'last_event_id=x' },
-  { method: 'post', path: '/api/v1/notifications/{notification_id}/read', allowed: READERS, status: 404, params: () => ({ notification_id: 2_147_483_000 }) },
+  {
+    method: 'post',
+    path: '/api/v1/notifications/{notification_id}/read',
+    allowed: READERS,
+    status: 404,
+    params: () => ({ notification_id: 2_147_483_000 }),
+  },
   // health: admin only, db-pool included
   { method: 'get', path: '/api/v1/health/basic', allowed: ADMIN, status: 200 },
   { method: 'get', path: '/api/v1/health/status', allowed: ADMIN, status: 200 },
@@ -181,7 +357,10 @@ describe('Role matrix', () => {
   const outcome = async (row: MatrixRow, caller: Caller, headers: Record<string, string>) => {
     const res = await sendRow(t, row, fx, caller, headers);
     // The body only matters when the status is wrong; a JSON detail says why.
-    return { res, seen: { caller, status: res.status, detail: (res.body as { detail?: unknown } | undefined)?.detail } };
+    return {
+      res,
+      seen: { caller, status: res.status, detail: (res.body as { detail?: unknown } | undefined)?.detail },
+    };
   };
 
   it.each(ROWS.map((row) => [rowName(row), row] as const))('%s', async (_name, row) => {
@@ -216,7 +395,12 @@ describe('Role matrix', () => {
   });
 
   it("a user may delete only an image they uploaded: someone else's answers 403 'Not enough permissions' and stays", async () => {
-    const upload = await t.http().post('/api/v1/images').set(callers.admin.auth).attach('file', tinyPng(), { filename: 'a.png', contentType: 'image/png' }).expect(201);
+    const upload = await t
+      .http()
+      .post('/api/v1/images')
+      .set(callers.admin.auth)
+      .attach('file', tinyPng(), { filename: 'a.png', contentType: 'image/png' })
+      .expect(201);
     const denied = await t.http().delete(`/api/v1/images/${upload.body.id}`).set(callers.user.auth);
     expect([denied.status, denied.body]).toEqual([403, { detail: 'Not enough permissions' }]);
     await t.http().get(`/api/v1/images/${upload.body.id}`).set(callers.user.auth).expect(200);
@@ -248,7 +432,10 @@ describe('Role matrix', () => {
   it('the API description is public, and documents bearer auth, 401 and 403 on every protected route', async () => {
     await t.http().get('/docs').expect(200);
     const doc = (await t.http().get('/openapi.json').expect(200)).body as {
-      paths: Record<string, Record<string, { security?: Record<string, unknown>[]; responses: Record<string, unknown> }>>;
+      paths: Record<
+        string,
+        Record<string, { security?: Record<string, unknown>[]; responses: Record<string, unknown> }>
+      >;
     };
     const undocumented = ROWS.filter((row) => row.allowed !== 'public').flatMap((row) => {
       const op = doc.paths[row.path]?.[row.method];
@@ -262,7 +449,9 @@ describe('Role matrix', () => {
   });
 
   it('has a row for every documented route, and no row for a route that does not exist', async () => {
-    const doc = (await t.http().get('/openapi.json').expect(200)).body as { paths: Record<string, Record<string, unknown>> };
+    const doc = (await t.http().get('/openapi.json').expect(200)).body as {
+      paths: Record<string, Record<string, unknown>>;
+    };
     const documentedPaths = Object.keys(doc.paths);
     expect(documentedPaths.filter((path) => !underPrefix(path, COVERED_PREFIXES))).toEqual([]);
     const documented = Object.entries(doc.paths)

@@ -46,7 +46,10 @@ describe('unstorable text that reaches PostgreSQL (production mode)', () => {
 
   it('a NUL in a CSV cell is 422 with a detail, and nothing is imported', async () => {
     const run = await t.factories.run();
-    for (const csv of [`name,production_run_id,notes\nNUL-1,${run.id},a\u0000b\n`, `name,production_run_id\nNUL\u0000-2,${run.id}\n`]) {
+    for (const csv of [
+      `name,production_run_id,notes\nNUL-1,${run.id},a\u0000b\n`,
+      `name,production_run_id\nNUL\u0000-2,${run.id}\n`,
+    ]) {
       const res = await uploadCsv(t, admin.auth, csv);
       expect(res.status).toBe(422);
       expect(typeof res.body.detail).toBe('string');

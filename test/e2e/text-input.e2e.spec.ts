@@ -25,11 +25,19 @@ describe('text and shape of incoming input (production mode)', () => {
   });
   afterAll(() => t.close());
 
-  const json = (method: 'post' | 'put' | 'patch', url: string, raw: string | Buffer, auth?: { Authorization: string }) => {
+  const json = (
+    method: 'post' | 'put' | 'patch',
+    url: string,
+    raw: string | Buffer,
+    auth?: { Authorization: string },
+  ) => {
     const req = t.http()[method](url).set('Content-Type', 'application/json');
     return (auth ? req.set(auth) : req).send(raw);
   };
-  const expect422 = (res: { status: number; body: { detail?: unknown; errors?: unknown } }, errors: { field: string; message: string }[]) => {
+  const expect422 = (
+    res: { status: number; body: { detail?: unknown; errors?: unknown } },
+    errors: { field: string; message: string }[],
+  ) => {
     expect(res.status).toBe(422);
     expect(res.body.errors).toEqual(errors);
     expect(res.body.detail).toBe(`Validation failed: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`);
@@ -40,8 +48,14 @@ describe('text and shape of incoming input (production mode)', () => {
       const user = await t.factories.user();
       const attempts = [
         t.http().post(`${API}/auth/login/json`).send({ email: 'x\u0000@example.com', password: 'password' }),
-        t.http().post(`${API}/auth/login/json`).send({ email: `${user.email}\u0000`, password: user.password }),
-        t.http().post(`${API}/auth/login/json`).send({ email: user.email, password: `${user.password}\u0000` }),
+        t
+          .http()
+          .post(`${API}/auth/login/json`)
+          .send({ email: `${user.email}\u0000`, password: user.password }),
+        t
+          .http()
+          .post(`${API}/auth/login/json`)
+          .send({ email: user.email, password: `${user.password}\u0000` }),
         t.http().post(`${API}/auth/login`).type('form').send(`username=x%00%40example.com&password=password`),
         t.http().post(`${API}/auth/login`).send({ username: 'x\u0000@example.com', password: 'password' }),
         t.http().post(`${API}/auth/login`).field('username', 'x\u0000@example.com').field('password', 'password'),
@@ -60,12 +74,20 @@ describe('text and shape of incoming input (production mode)', () => {
       expect(res.body).toEqual({ detail: 'Invalid refresh token' });
     });
 
-    it('a credential checked by its handler keeps the handler\'s answer; a new password with a NUL is 422', async () => {
+    it("a credential checked by its handler keeps the handler's answer; a new password with a NUL is 422", async () => {
       const user = await t.factories.user();
-      const wrong = await t.http().patch(`${API}/users/me`).set(user.auth).send({ password: 'new-password-1', current_password: `${user.password}\u0000` });
+      const wrong = await t
+        .http()
+        .patch(`${API}/users/me`)
+        .set(user.auth)
+        .send({ password: 'new-password-1', current_password: `${user.password}\u0000` });
       expect(wrong.status).toBe(400);
       expect(wrong.body).toEqual({ detail: 'Current password is incorrect' });
-      const nul = await t.http().patch(`${API}/users/me`).set(user.auth).send({ password: 'new\u0000password', current_password: user.password });
+      const nul = await t
+        .http()
+        .patch(`${API}/users/me`)
+        .set(user.auth)
+        .send({ password: 'new\u0000password', current_password: user.password });
       expect422(nul, [{ field: 'password', message: CONTROL }]);
       const login = await t.http().post(`${API}/auth/login/json`).send({ email: user.email, password: user.password });
       expect(login.status).toBe(200);
@@ -136,17 +158,29 @@ describe('text and shape of incoming input (production mode)', () => {
   describe('keys named after Object.prototype members', () => {
     it('are unknown fields in bodies (422 "should not exist"), and nothing is created', async () => {
       for (const key of ['constructor', '__proto__', 'hasOwnProperty', 'toString', 'valueOf']) {
-        const res = await json('post', TRACKERS, `{"name":"proto-${key}","production_run_id":${w.runA.id},"${key}":5}`, w.admin.auth);
+        const res = await json(
+          'post',
+          TRACKERS,
+          `{"name":"proto-${key}","production_run_id":${w.runA.id},"${key}":5}`,
+          w.admin.auth,
+        );
         expect422(res, [{ field: key, message: 'should not exist' }]);
       }
-      const nestedKey = await json('patch', `${API}/users/me`, '{"notification_preferences":{"email":true,"constructor":1}}', w.admin.auth);
+      const nestedKey = await json(
+        'patch',
+        `${API}/users/me`,
+        '{"notification_preferences":{"email":true,"constructor":1}}',
+        w.admin.auth,
+      );
       expect422(nestedKey, [{ field: 'notification_preferences.constructor', message: 'should not exist' }]);
       expect(await countRows(t.db, 'trackers', "name LIKE 'proto-%'")).toBe(0);
     });
 
     it('are unknown parameters in queries', async () => {
       for (const key of ['constructor', '__proto__', 'toString']) {
-        expect422(await t.http().get(`${TRACKERS}?${key}=1`).set(w.admin.auth), [{ field: key, message: 'should not exist' }]);
+        expect422(await t.http().get(`${TRACKERS}?${key}=1`).set(w.admin.auth), [
+          { field: key, message: 'should not exist' },
+        ]);
       }
     });
   });
@@ -154,7 +188,9 @@ describe('text and shape of incoming input (production mode)', () => {
   describe('control characters and malformed text', () => {
     it('single-line fields refuse every control character, tab and line breaks included', async () => {
       for (const bad of ['a\tb', 'a\nb', 'a\rb', 'a\u0007b', 'a\u001bb', 'a\u007fb', 'a\u0085b', 'a\u009fb']) {
-        expect422(await t.http().post(TRACKERS).set(w.admin.auth).send({ name: bad, production_run_id: w.runA.id }), [{ field: 'name', message: CONTROL }]);
+        expect422(await t.http().post(TRACKERS).set(w.admin.auth).send({ name: bad, production_run_id: w.runA.id }), [
+          { field: 'name', message: CONTROL },
+        ]);
       }
       expect422(await t.http().get(`${TRACKERS}?name=a%0Ab`).set(w.admin.auth), [{ field: 'name', message: CONTROL }]);
       expect(await countRows(t.db, 'trackers', "name ~ '^a.b$'")).toBe(0);
@@ -162,33 +198,68 @@ describe('text and shape of incoming input (production mode)', () => {
 
     it('multi-line fields keep tab and every line ending exactly, and refuse other control characters', async () => {
       const notes = 'line 1\r\nline 2\nline 3\rcol\tcol';
-      const created = await t.http().post(TRACKERS).set(w.admin.auth).send({ name: 'multi-line', production_run_id: w.runA.id, notes });
+      const created = await t
+        .http()
+        .post(TRACKERS)
+        .set(w.admin.auth)
+        .send({ name: 'multi-line', production_run_id: w.runA.id, notes });
       expect(created.status).toBe(201);
       expect(created.body.notes).toBe(notes);
       const [row] = await t.db.query('SELECT notes FROM trackers WHERE id = $1', [created.body.id]);
       expect(row.notes).toBe(notes);
       const address = 'Street 1\r\nCity';
-      const place = await t.http().post(`${API}/storage-locations`).set(w.admin.auth).send({ name: 'multi-line place', address });
+      const place = await t
+        .http()
+        .post(`${API}/storage-locations`)
+        .set(w.admin.auth)
+        .send({ name: 'multi-line place', address });
       expect(place.status).toBe(201);
       expect(place.body.address).toBe(address);
       for (const bad of ['a\u0000b', 'a\u000bb', 'a\u000cb', 'a\u007fb', 'a\u0080b']) {
-        expect422(await t.http().put(`${TRACKERS}/${created.body.id}`).set(w.admin.auth).send({ notes: bad }), [{ field: 'notes', message: MULTILINE }]);
+        expect422(await t.http().put(`${TRACKERS}/${created.body.id}`).set(w.admin.auth).send({ notes: bad }), [
+          { field: 'notes', message: MULTILINE },
+        ]);
       }
     });
 
     it('lone surrogates (JSON escapes) are 422, not stored as U+FFFD; paired ones are fine', async () => {
-      const lone = await json('post', TRACKERS, `{"name":"surrogate \\ud800 x","production_run_id":${w.runA.id}}`, w.admin.auth);
+      const lone = await json(
+        'post',
+        TRACKERS,
+        `{"name":"surrogate \\ud800 x","production_run_id":${w.runA.id}}`,
+        w.admin.auth,
+      );
       expect422(lone, [{ field: 'name', message: MALFORMED }]);
-      const loneLow = await json('post', TRACKERS, `{"name":"ok","production_run_id":${w.runA.id},"notes":"\\udc00"}`, w.admin.auth);
+      const loneLow = await json(
+        'post',
+        TRACKERS,
+        `{"name":"ok","production_run_id":${w.runA.id},"notes":"\\udc00"}`,
+        w.admin.auth,
+      );
       expect422(loneLow, [{ field: 'notes', message: MALFORMED }]);
-      const pair = await json('post', TRACKERS, `{"name":"surrogate \\ud83d\\ude00","production_run_id":${w.runA.id}}`, w.admin.auth);
+      const pair = await json(
+        'post',
+        TRACKERS,
+        `{"name":"surrogate \\ud83d\\ude00","production_run_id":${w.runA.id}}`,
+        w.admin.auth,
+      );
       expect(pair.status).toBe(201);
       expect(pair.body.name).toBe('surrogate 😀');
     });
 
     it('raw bytes that are not UTF-8 in a JSON body are 422, not stored as U+FFFD', async () => {
-      const body = Buffer.concat([Buffer.from(`{"name":"bad `), Buffer.from([0xff, 0xfe]), Buffer.from(`","production_run_id":${w.runA.id}}`)]);
-      const res = await t.http().post(TRACKERS).set(w.admin.auth).set('Content-Type', 'application/json').serialize(() => body as unknown as string).send(body);
+      const body = Buffer.concat([
+        Buffer.from(`{"name":"bad `),
+        Buffer.from([0xff, 0xfe]),
+        Buffer.from(`","production_run_id":${w.runA.id}}`),
+      ]);
+      const res = await t
+        .http()
+        .post(TRACKERS)
+        .set(w.admin.auth)
+        .set('Content-Type', 'application/json')
+        .serialize(() => body as unknown as string)
+        .send(body);
       expect422(res, [{ field: 'body', message: 'malformed JSON' }]);
       expect(await countRows(t.db, 'trackers', "name LIKE 'bad %'")).toBe(0);
     });

@@ -28,7 +28,9 @@ describe('Trackers: cached lists and counts', () => {
     expect(second.headers['x-cache']).toBe('HIT');
     expect(second.body).toEqual(first.body);
     // the same query written differently (order of list items, case, explicit defaults) is the same entry
-    const normalized = await list(`production_run_id=${w.runA.id}&status=in_transit,CREATED&sort_order=asc&skip=0&limit=50`);
+    const normalized = await list(
+      `production_run_id=${w.runA.id}&status=in_transit,CREATED&sort_order=asc&skip=0&limit=50`,
+    );
     expect(normalized.headers['x-cache']).toBe('HIT');
     expect((await list(`production_run_id=${w.runA.id}&limit=10`)).headers['x-cache']).toBe('MISS');
     // another scope never reads the admin's entry
@@ -69,7 +71,10 @@ describe('Trackers: cached lists and counts', () => {
     expect(miss.body.items[0].latest_location).toBeNull();
     // written in SQL, behind the service's back: the trigger's invalidation reaches it within the bound
     await insertHourlyPoint(t.db, tracker.id, { bucket: '2026-03-03T03:00:00Z', latitude: 12, longitude: 34 });
-    const hit = await withinBound(() => list(q), (res) => res.body.items?.[0]?.latest_location !== null);
+    const hit = await withinBound(
+      () => list(q),
+      (res) => res.body.items?.[0]?.latest_location !== null,
+    );
     expect(hit.headers['x-cache']).toBe('HIT');
     expect(hit.body.items[0].latest_location).toMatchObject({ latitude: 12, longitude: 34 });
     // the cached rows never carry a location: without the flag it is null
@@ -107,7 +112,9 @@ describe('Trackers: cached lists and counts', () => {
       expect((await list(q)).headers['x-cache']).toBe('HIT');
       expect((await counts()).headers['x-cache']).toBe('HIT');
     };
-    const expectFresh = async (check: (items: { id: number; name: string; status: string }[], total: number) => void) => {
+    const expectFresh = async (
+      check: (items: { id: number; name: string; status: string }[], total: number) => void,
+    ) => {
       const res = await list(q);
       expect(res.headers['x-cache']).toBe('MISS');
       check(res.body.items, res.body.total);
@@ -115,7 +122,12 @@ describe('Trackers: cached lists and counts', () => {
     };
 
     await warm();
-    const created = await t.http().post(TRACKERS).set(w.userA.auth).send({ name: 'fresh', production_run_id: w.runA.id }).expect(201);
+    const created = await t
+      .http()
+      .post(TRACKERS)
+      .set(w.userA.auth)
+      .send({ name: 'fresh', production_run_id: w.runA.id })
+      .expect(201);
     await expectFresh((items) => expect(items.map((i) => i.name)).toContain('fresh'));
 
     await warm();
@@ -123,12 +135,19 @@ describe('Trackers: cached lists and counts', () => {
     await expectFresh((items) => expect(items.map((i) => i.name)).toContain('renamed'));
 
     await warm();
-    await t.http().post(`${TRACKERS}/${created.body.id}/status`).set(w.userA.auth).send({ status: 'IN_TRANSIT' }).expect(201);
+    await t
+      .http()
+      .post(`${TRACKERS}/${created.body.id}/status`)
+      .set(w.userA.auth)
+      .send({ status: 'IN_TRANSIT' })
+      .expect(201);
     await expectFresh((items) => expect(items.find((i) => i.id === created.body.id)?.status).toBe('IN_TRANSIT'));
 
     await warm();
     await uploadCsv(t, w.userA.auth, 'name\nimported-1\nimported-2\n', `production_run_id=${w.runA.id}`).expect(201);
-    await expectFresh((items) => expect(items.map((i) => i.name)).toEqual(expect.arrayContaining(['imported-1', 'imported-2'])));
+    await expectFresh((items) =>
+      expect(items.map((i) => i.name)).toEqual(expect.arrayContaining(['imported-1', 'imported-2'])),
+    );
 
     await warm();
     await uploadCsv(t, w.userA.auth, 'name\nimported-3\n', `production_run_id=${w.runA.id}&dry_run=true`).expect(201);
@@ -150,9 +169,22 @@ describe('Trackers: cached lists and counts', () => {
   it('bumps the analytics cache area of every affected run', async () => {
     const cache = t.app.get((await import('../../src/infrastructure/cache/cache.service.js')).CacheService);
     const tracker = await t.factories.tracker({ runId: w.runA.id, name: 'run-mover' });
-    const before = await cache.generations([`analytics:run:${w.runA.id}`, `analytics:run:${w.runA2.id}`, `analytics:run:${w.runB.id}`]);
-    await t.http().put(`${TRACKERS}/${tracker.id}`).set(w.admin.auth).send({ production_run_id: w.runA2.id }).expect(200);
-    const after = await cache.generations([`analytics:run:${w.runA.id}`, `analytics:run:${w.runA2.id}`, `analytics:run:${w.runB.id}`]);
+    const before = await cache.generations([
+      `analytics:run:${w.runA.id}`,
+      `analytics:run:${w.runA2.id}`,
+      `analytics:run:${w.runB.id}`,
+    ]);
+    await t
+      .http()
+      .put(`${TRACKERS}/${tracker.id}`)
+      .set(w.admin.auth)
+      .send({ production_run_id: w.runA2.id })
+      .expect(200);
+    const after = await cache.generations([
+      `analytics:run:${w.runA.id}`,
+      `analytics:run:${w.runA2.id}`,
+      `analytics:run:${w.runB.id}`,
+    ]);
     expect(after[0]).not.toBe(before[0]);
     expect(after[1]).not.toBe(before[1]);
     expect(after[2]).toBe(before[2]);
@@ -187,16 +219,35 @@ describeWithRedis('Trackers: invalidation across instances sharing Redis', () =>
     await b.http().get(counts).set(w.admin.auth);
 
     // The other instance drops its in-process copies when the invalidation reaches it: within 1 s.
-    const created = await a.http().post(TRACKERS).set(w.admin.auth).send({ name: 'seen-everywhere', production_run_id: w.runA.id }).expect(201);
-    const onB = await withinBound(() => b.http().get(q).set(w.admin.auth), (res) => res.body.total === 1);
+    const created = await a
+      .http()
+      .post(TRACKERS)
+      .set(w.admin.auth)
+      .send({ name: 'seen-everywhere', production_run_id: w.runA.id })
+      .expect(201);
+    const onB = await withinBound(
+      () => b.http().get(q).set(w.admin.auth),
+      (res) => res.body.total === 1,
+    );
     expect(onB.headers['x-cache']).toBe('MISS');
     expect(onB.body.items.map((i: { name: string }) => i.name)).toEqual(['seen-everywhere']);
-    const countsOnB = await withinBound(() => b.http().get(counts).set(w.admin.auth), (res) => res.body.total === 1);
+    const countsOnB = await withinBound(
+      () => b.http().get(counts).set(w.admin.auth),
+      (res) => res.body.total === 1,
+    );
     expect(countsOnB.headers['x-cache']).toBe('MISS');
     expect(countsOnB.body).toMatchObject({ CREATED: 1, total: 1 });
 
-    await b.http().post(`${TRACKERS}/${created.body.id}/status`).set(w.admin.auth).send({ status: 'IN_TRANSIT' }).expect(201);
-    const onA = await withinBound(() => a.http().get(q).set(w.admin.auth), (res) => res.body.items?.[0]?.status === 'IN_TRANSIT');
+    await b
+      .http()
+      .post(`${TRACKERS}/${created.body.id}/status`)
+      .set(w.admin.auth)
+      .send({ status: 'IN_TRANSIT' })
+      .expect(201);
+    const onA = await withinBound(
+      () => a.http().get(q).set(w.admin.auth),
+      (res) => res.body.items?.[0]?.status === 'IN_TRANSIT',
+    );
     expect(onA.headers['x-cache']).toBe('MISS');
     expect(onA.body.items[0].status).toBe('IN_TRANSIT');
   });

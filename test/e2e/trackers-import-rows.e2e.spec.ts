@@ -13,7 +13,9 @@ describe('POST /trackers/import-csv: rows and their limits', () => {
   afterAll(() => t.close());
 
   const stored = (runId: number) =>
-    t.db.query(`SELECT name, notes FROM trackers WHERE production_run_id = $1 ORDER BY id`, [runId]) as Promise<{ name: string; notes: string | null }[]>;
+    t.db.query(`SELECT name, notes FROM trackers WHERE production_run_id = $1 ORDER BY id`, [runId]) as Promise<
+      { name: string; notes: string | null }[]
+    >;
 
   it.each([
     ['\\r\\n header, \\n rows', 'name,notes\r\nA1,n1\nB1,n2\nC1,n3\r\n'],
@@ -44,7 +46,12 @@ describe('POST /trackers/import-csv: rows and their limits', () => {
     ]);
 
     // Lines: 1 header, 2-3 a quoted cell over \r, 4 LOST (bad), 5 fine, 6 an unclosed quote.
-    const bad = await uploadCsv(t, w.userA.auth, 'name,status,notes\nA,,"x\ry"\rz,LOST,\r\nok,,\n"open,\n', `production_run_id=${run.id}`);
+    const bad = await uploadCsv(
+      t,
+      w.userA.auth,
+      'name,status,notes\nA,,"x\ry"\rz,LOST,\r\nok,,\n"open,\n',
+      `production_run_id=${run.id}`,
+    );
     expect(bad.status).toBe(422);
     expect(bad.body).toEqual({
       detail: 'Import failed: 2 errors',
@@ -79,7 +86,11 @@ describe('POST /trackers/import-csv: rows and their limits', () => {
   it('a row the API would refuse is refused by the import too, with the same message', async () => {
     const run = await t.factories.run({ clientId: w.clientA.id });
     const longNotes = 'x'.repeat(10_001);
-    const api = await t.http().post(TRACKERS).set(w.userA.auth).send({ name: 'api', production_run_id: run.id, notes: longNotes });
+    const api = await t
+      .http()
+      .post(TRACKERS)
+      .set(w.userA.auth)
+      .send({ name: 'api', production_run_id: run.id, notes: longNotes });
     expect(api.status).toBe(422);
     const apiError = api.body.errors.find((e: { field: string }) => e.field === 'notes');
     expect(apiError).toEqual({ field: 'notes', message: expect.stringContaining('10000') });
@@ -111,7 +122,10 @@ describe('POST /trackers/import-csv: rows and their limits', () => {
 
     // Without the bad row the file imports, and a list page is bounded by limit × the largest row:
     // name ≤ 255 and notes ≤ 10 000 characters of at most 3 UTF-8 bytes each, plus fixed fields.
-    const good = lines.slice(0, 1000).join('\n').replace(/z{10000}/g, 'ü'.repeat(10_000));
+    const good = lines
+      .slice(0, 1000)
+      .join('\n')
+      .replace(/z{10000}/g, 'ü'.repeat(10_000));
     const ok = await uploadCsv(t, w.userA.auth, good, `production_run_id=${run.id}`);
     expect([ok.status, ok.body.imported]).toEqual([201, 999]);
     const page = await t.http().get(`${TRACKERS}?production_run_id=${run.id}&limit=1000`).set(w.userA.auth).expect(200);

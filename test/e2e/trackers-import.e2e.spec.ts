@@ -32,42 +32,88 @@ describe('POST /trackers/import-csv', () => {
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ imported: 4, skipped: 0, duplicates: [], errors: [] });
     expect(await trackersOf(run.id)).toEqual([
-      { name: 'TRK-A', status: 'IN_TRANSIT', storage_location_id: null, delivery_location_id: null, notes: 'first', history: ['IN_TRANSIT'] },
-      { name: 'TRK-B', status: 'DELIVERED', storage_location_id: null, delivery_location_id: w.delivery.id, notes: null, history: ['DELIVERED'] },
-      { name: 'TRK-C', status: 'IN_STORAGE', storage_location_id: w.storage.id, delivery_location_id: null, notes: null, history: ['IN_STORAGE'] },
-      { name: 'TRK-D', status: 'CREATED', storage_location_id: null, delivery_location_id: null, notes: null, history: ['CREATED'] },
+      {
+        name: 'TRK-A',
+        status: 'IN_TRANSIT',
+        storage_location_id: null,
+        delivery_location_id: null,
+        notes: 'first',
+        history: ['IN_TRANSIT'],
+      },
+      {
+        name: 'TRK-B',
+        status: 'DELIVERED',
+        storage_location_id: null,
+        delivery_location_id: w.delivery.id,
+        notes: null,
+        history: ['DELIVERED'],
+      },
+      {
+        name: 'TRK-C',
+        status: 'IN_STORAGE',
+        storage_location_id: w.storage.id,
+        delivery_location_id: null,
+        notes: null,
+        history: ['IN_STORAGE'],
+      },
+      {
+        name: 'TRK-D',
+        status: 'CREATED',
+        storage_location_id: null,
+        delivery_location_id: null,
+        notes: null,
+        history: ['CREATED'],
+      },
     ]);
   });
 
-  it.each([
-    ['name,production_run_id', 'tracker_name,production_run', 'TRACKER,Run Id', 'Name,ProductionRunID'],
-  ])('accepts every spelling of the name and run columns', async (...headers) => {
-    const run = await t.factories.run({ clientId: w.clientA.id });
-    for (const [i, header] of headers.entries()) {
-      const res = await uploadCsv(t, w.admin.auth, `${header}\nspelling-${i},${run.id}\n`);
-      expect([header, res.status]).toEqual([header, 201]);
-    }
-    const statusAliases = ['status', 'current_status', 'state'];
-    const destinationAliases = ['delivery_location_id', 'delivery_location'];
-    const notesAliases = ['notes', 'note', 'comment'];
-    for (const [i, status] of statusAliases.entries()) {
-      const header = `name,${status},${destinationAliases[i % 2]},${notesAliases[i]}`;
-      const res = await uploadCsv(t, w.admin.auth, `${header}\nalias-${i},delivered,${w.delivery2.id},n${i}\n`, `production_run_id=${run.id}`);
-      expect([header, res.status]).toEqual([header, 201]);
-    }
-    const rows = await trackersOf(run.id);
-    expect(rows.filter((r: { name: string }) => r.name.startsWith('alias-'))).toEqual(
-      [0, 1, 2].map((i) => ({ name: `alias-${i}`, status: 'DELIVERED', storage_location_id: null, delivery_location_id: w.delivery2.id, notes: `n${i}`, history: ['DELIVERED'] })),
-    );
-  });
+  it.each([['name,production_run_id', 'tracker_name,production_run', 'TRACKER,Run Id', 'Name,ProductionRunID']])(
+    'accepts every spelling of the name and run columns',
+    async (...headers) => {
+      const run = await t.factories.run({ clientId: w.clientA.id });
+      for (const [i, header] of headers.entries()) {
+        const res = await uploadCsv(t, w.admin.auth, `${header}\nspelling-${i},${run.id}\n`);
+        expect([header, res.status]).toEqual([header, 201]);
+      }
+      const statusAliases = ['status', 'current_status', 'state'];
+      const destinationAliases = ['delivery_location_id', 'delivery_location'];
+      const notesAliases = ['notes', 'note', 'comment'];
+      for (const [i, status] of statusAliases.entries()) {
+        const header = `name,${status},${destinationAliases[i % 2]},${notesAliases[i]}`;
+        const res = await uploadCsv(
+          t,
+          w.admin.auth,
+          `${header}\nalias-${i},delivered,${w.delivery2.id},n${i}\n`,
+          `production_run_id=${run.id}`,
+        );
+        expect([header, res.status]).toEqual([header, 201]);
+      }
+      const rows = await trackersOf(run.id);
+      expect(rows.filter((r: { name: string }) => r.name.startsWith('alias-'))).toEqual(
+        [0, 1, 2].map((i) => ({
+          name: `alias-${i}`,
+          status: 'DELIVERED',
+          storage_location_id: null,
+          delivery_location_id: w.delivery2.id,
+          notes: `n${i}`,
+          history: ['DELIVERED'],
+        })),
+      );
+    },
+  );
 
   it('uses production_run_id from the query for rows without one; quoted fields may hold delimiters and newlines', async () => {
-    const [runDefault, runOwn] = [await t.factories.run({ clientId: w.clientA.id }), await t.factories.run({ clientId: w.clientA.id })];
+    const [runDefault, runOwn] = [
+      await t.factories.run({ clientId: w.clientA.id }),
+      await t.factories.run({ clientId: w.clientA.id }),
+    ];
     const csv = `name,run_id,notes\n"Quoted, name",,"line one\nline two"\nplain,${runOwn.id},\n`;
     const res = await uploadCsv(t, w.userA.auth, csv, `production_run_id=${runDefault.id}`);
     expect(res.status).toBe(201);
     expect(res.body.imported).toBe(2);
-    expect(await trackersOf(runDefault.id)).toEqual([expect.objectContaining({ name: 'Quoted, name', notes: 'line one\nline two' })]);
+    expect(await trackersOf(runDefault.id)).toEqual([
+      expect.objectContaining({ name: 'Quoted, name', notes: 'line one\nline two' }),
+    ]);
     expect(await trackersOf(runOwn.id)).toEqual([expect.objectContaining({ name: 'plain' })]);
   });
 
@@ -114,7 +160,11 @@ describe('POST /trackers/import-csv', () => {
     const res = await uploadCsv(t, w.admin.auth, 'name\nlonely\n');
     expect(res.status).toBe(422);
     expect(res.body.errors).toEqual([
-      { row: 2, field: 'production_run_id', message: 'is required (no value in the row and no production_run_id query parameter)' },
+      {
+        row: 2,
+        field: 'production_run_id',
+        message: 'is required (no value in the row and no production_run_id query parameter)',
+      },
     ]);
   });
 
@@ -130,7 +180,11 @@ describe('POST /trackers/import-csv', () => {
       imported: 0,
       errors: [
         { row: 3, field: 'name', message: `Tracker 'stored' already exists in production run ${run.id}` },
-        { row: 5, field: 'name', message: `Tracker 'new-1' already exists in production run ${run.id} (repeated in the file)` },
+        {
+          row: 5,
+          field: 'name',
+          message: `Tracker 'new-1' already exists in production run ${run.id} (repeated in the file)`,
+        },
       ],
     });
     expect(await totals()).toEqual(before);
@@ -139,7 +193,12 @@ describe('POST /trackers/import-csv', () => {
   it('skip_duplicates=true imports the rest and reports the skipped rows', async () => {
     const run = await t.factories.run({ clientId: w.clientA.id });
     await t.factories.tracker({ runId: run.id, name: 'stored' });
-    const res = await uploadCsv(t, w.userA.auth, `name\nnew-1\nstored\nnew-2\nnew-1\n`, `production_run_id=${run.id}&skip_duplicates=true`);
+    const res = await uploadCsv(
+      t,
+      w.userA.auth,
+      `name\nnew-1\nstored\nnew-2\nnew-1\n`,
+      `production_run_id=${run.id}&skip_duplicates=true`,
+    );
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
       imported: 2,
@@ -157,12 +216,27 @@ describe('POST /trackers/import-csv', () => {
     const run = await t.factories.run({ clientId: w.clientA.id });
     await t.factories.tracker({ runId: run.id, name: 'stored' });
     const before = await totals();
-    const ok = await uploadCsv(t, w.admin.auth, 'name\na\nb\nstored\n', `production_run_id=${run.id}&dry_run=true&skip_duplicates=1`);
+    const ok = await uploadCsv(
+      t,
+      w.admin.auth,
+      'name\na\nb\nstored\n',
+      `production_run_id=${run.id}&dry_run=true&skip_duplicates=1`,
+    );
     expect(ok.status).toBe(201);
-    expect(ok.body).toEqual({ imported: 2, skipped: 1, duplicates: [{ row: 4, name: 'stored', production_run_id: run.id }], errors: [] });
+    expect(ok.body).toEqual({
+      imported: 2,
+      skipped: 1,
+      duplicates: [{ row: 4, name: 'stored', production_run_id: run.id }],
+      errors: [],
+    });
     const dup = await uploadCsv(t, w.admin.auth, 'name\na\nstored\n', `production_run_id=${run.id}&dry_run=TRUE`);
     expect(dup.status).toBe(409);
-    const invalid = await uploadCsv(t, w.admin.auth, 'name,status\na,LOST\n', `production_run_id=${run.id}&dry_run=true`);
+    const invalid = await uploadCsv(
+      t,
+      w.admin.auth,
+      'name,status\na,LOST\n',
+      `production_run_id=${run.id}&dry_run=true`,
+    );
     expect(invalid.status).toBe(422);
     expect(await totals()).toEqual(before);
   });
@@ -185,7 +259,11 @@ describe('POST /trackers/import-csv', () => {
     expect(none.body.detail).toBe('Validation failed: file: a CSV file is required (multipart field "file")');
     const json = await t.http().post(`${TRACKERS}/import-csv`).set(w.admin.auth).send({ file: 'name\nx' });
     expect(json.status).toBe(422);
-    const wrongField = await t.http().post(`${TRACKERS}/import-csv`).set(w.admin.auth).attach('upload', Buffer.from('name\nx\n'), 'a.csv');
+    const wrongField = await t
+      .http()
+      .post(`${TRACKERS}/import-csv`)
+      .set(w.admin.auth)
+      .attach('upload', Buffer.from('name\nx\n'), 'a.csv');
     expect(wrongField.status).toBe(422);
     for (const query of ['skip_duplicates=maybe', 'dry_run=2', 'production_run_id=abc', 'production_run_id=0']) {
       expect((await uploadCsv(t, w.admin.auth, 'name\nx\n', query)).status).toBe(422);
@@ -219,7 +297,12 @@ describe('POST /trackers/import-csv', () => {
 
     const before = await totals();
     lines.push('BULK-100001;created;x');
-    const tooMany = await uploadCsv(t, w.userA.auth, lines.join('\n').replaceAll('BULK-', 'MORE-'), `production_run_id=${run.id}`);
+    const tooMany = await uploadCsv(
+      t,
+      w.userA.auth,
+      lines.join('\n').replaceAll('BULK-', 'MORE-'),
+      `production_run_id=${run.id}`,
+    );
     expect(tooMany.status).toBe(413);
     expect(tooMany.body).toEqual({ detail: 'Too many rows: the maximum is 100000 data rows' });
     expect(await totals()).toEqual(before);

@@ -34,11 +34,15 @@ describe('TypeScript client (openapi-typescript + openapi-fetch)', () => {
   it('has the types openapi-typescript generates from the served document (else: npm run client:generate)', async () => {
     const document = await (await fetch(`${baseUrl}/openapi.json`)).text();
     writeFileSync(join(dir, 'openapi.json'), document);
-    execFileSync(bin('openapi-typescript'), [join(dir, 'openapi.json'), '-o', join(dir, 'schema.d.ts')], { stdio: 'pipe' });
+    execFileSync(bin('openapi-typescript'), [join(dir, 'openapi.json'), '-o', join(dir, 'schema.d.ts')], {
+      stdio: 'pipe',
+    });
     const generated = readFileSync(join(dir, 'schema.d.ts'), 'utf8');
     const stale = readFileSync('clients/typescript/schema.d.ts', 'utf8') !== generated;
     // A 7000-line diff helps nobody: say what to run.
-    expect(stale ? 'clients/typescript/schema.d.ts is stale: run `npm run client:generate` and commit it' : 'current').toBe('current');
+    expect(
+      stale ? 'clients/typescript/schema.d.ts is stale: run `npm run client:generate` and commit it' : 'current',
+    ).toBe('current');
   }, 60_000);
 
   it('compiles with strict type checking', () => {

@@ -34,7 +34,8 @@ type Op =
   | { kind: 'insert'; entries: EntrySpec[] }
   | { kind: 'deleteLast'; tracker: number }
   | { kind: 'replaceLast'; tracker: number; steps: number }
-  | { kind: 'move'; tracker: number; steps: number } | { kind: 'rename'; location: number };
+  | { kind: 'move'; tracker: number; steps: number }
+  | { kind: 'rename'; location: number };
 
 const entryArb: fc.Arbitrary<EntrySpec> = fc.record({
   tracker: fc.integer({ min: 0, max: TRACKERS - 1 }),
@@ -45,14 +46,40 @@ const entryArb: fc.Arbitrary<EntrySpec> = fc.record({
   location: fc.integer({ min: 0, max: 2 }),
 });
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 12, arbitrary: fc.record({ kind: fc.constant('insert' as const), entries: fc.array(entryArb, { minLength: 1, maxLength: 5 }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('deleteLast' as const), tracker: fc.integer({ min: 0, max: TRACKERS - 1 }) }) },
+  {
+    weight: 12,
+    arbitrary: fc.record({
+      kind: fc.constant('insert' as const),
+      entries: fc.array(entryArb, { minLength: 1, maxLength: 5 }),
+    }),
+  },
   {
     weight: 1,
-    arbitrary: fc.record({ kind: fc.constant('replaceLast' as const), tracker: fc.integer({ min: 0, max: TRACKERS - 1 }), steps: fc.integer({ min: 0, max: 3 }) }),
+    arbitrary: fc.record({
+      kind: fc.constant('deleteLast' as const),
+      tracker: fc.integer({ min: 0, max: TRACKERS - 1 }),
+    }),
   },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('move' as const), tracker: fc.integer({ min: 0, max: TRACKERS - 1 }), steps: fc.integer({ min: 0, max: 30 }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('rename' as const), location: fc.integer({ min: 0, max: 1 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('replaceLast' as const),
+      tracker: fc.integer({ min: 0, max: TRACKERS - 1 }),
+      steps: fc.integer({ min: 0, max: 3 }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('move' as const),
+      tracker: fc.integer({ min: 0, max: TRACKERS - 1 }),
+      steps: fc.integer({ min: 0, max: 30 }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('rename' as const), location: fc.integer({ min: 0, max: 1 }) }),
+  },
 );
 
 describe('journey facts kept incrementally equal a recomputation (property)', () => {
@@ -65,8 +92,14 @@ describe('journey facts kept incrementally equal a recomputation (property)', ()
   beforeAll(async () => {
     m = await createMediumContext();
     runId = (await m.factories.run()).id;
-    storage = [(await m.factories.storageLocation('North "cold" \\ é')).id, (await m.factories.storageLocation('South')).id];
-    delivery = [(await m.factories.deliveryLocation('Berlin')).id, (await m.factories.deliveryLocation('Amsterdam')).id];
+    storage = [
+      (await m.factories.storageLocation('North "cold" \\ é')).id,
+      (await m.factories.storageLocation('South')).id,
+    ];
+    delivery = [
+      (await m.factories.deliveryLocation('Berlin')).id,
+      (await m.factories.deliveryLocation('Amsterdam')).id,
+    ];
   });
   afterAll(async () => m?.close());
 
@@ -89,14 +122,18 @@ describe('journey facts kept incrementally equal a recomputation (property)', ()
     );
     return trackers.map((t) => Number(rows.find((r) => r.tracker_id === t)?.last ?? BASE * 1000));
   }
-  const iso = (us: number) => new Date(Math.floor(us / 1000)).toISOString().replace('Z', `${String(us % 1000).padStart(3, '0')}Z`);
+  const iso = (us: number) =>
+    new Date(Math.floor(us / 1000)).toISOString().replace('Z', `${String(us % 1000).padStart(3, '0')}Z`);
 
   async function apply(op: Op, trackers: number[]): Promise<void> {
     switch (op.kind) {
       case 'insert': {
         const last = await lastTimes(trackers);
         const rows = op.entries.map((e) => {
-          const at = e.when === 'back' ? (BASE + e.steps * STEP_MS) * 1000 : last[e.tracker] + (e.when === 'after' ? e.steps * STEP_MS * 1000 + e.us : 0);
+          const at =
+            e.when === 'back'
+              ? (BASE + e.steps * STEP_MS) * 1000
+              : last[e.tracker] + (e.when === 'after' ? e.steps * STEP_MS * 1000 + e.us : 0);
           if (e.when !== 'back') last[e.tracker] = at;
           return [
             e.when === 'lowId' ? -++lowIds : null,
@@ -139,7 +176,10 @@ describe('journey facts kept incrementally equal a recomputation (property)', ()
         );
         return;
       case 'rename':
-        await m.db.query(`UPDATE storage_locations SET name = name || $2 WHERE id = $1`, [storage[op.location], `,${op.location}`]);
+        await m.db.query(`UPDATE storage_locations SET name = name || $2 WHERE id = $1`, [
+          storage[op.location],
+          `,${op.location}`,
+        ]);
         return;
     }
   }
@@ -160,26 +200,42 @@ describe('journey facts kept incrementally equal a recomputation (property)', ()
     }
   }
 
-  it('after every statement of random write sequences', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 30 }), async (ops) => {
-        const trackers = await createTrackers();
-        for (const op of ops) {
-          await apply(op, trackers);
-          const kept = (await m.db.query(FACTS, [trackers])).map((r: { row: string }) => r.row);
-          expect(kept).toEqual(await recomputed(trackers));
-        }
-      }),
-      { numRuns: RUNS },
-    );
-  }, 30_000 + RUNS * 2_000);
+  it(
+    'after every statement of random write sequences',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 30 }), async (ops) => {
+          const trackers = await createTrackers();
+          for (const op of ops) {
+            await apply(op, trackers);
+            const kept = (await m.db.query(FACTS, [trackers])).map((r: { row: string }) => r.row);
+            expect(kept).toEqual(await recomputed(trackers));
+          }
+        }),
+        { numRuns: RUNS },
+      );
+    },
+    30_000 + RUNS * 2_000,
+  );
 
   it('closes a storage visit at a next entry with the same timestamp (zero seconds)', async () => {
     const [tracker] = await createTrackers();
-    await apply({ kind: 'insert', entries: [{ tracker: 0, status: 'IN_STORAGE', when: 'after', steps: 1, us: 5_000, location: 0 }] }, [tracker]);
-    await apply({ kind: 'insert', entries: [{ tracker: 0, status: 'IN_TRANSIT', when: 'same', steps: 0, us: 0, location: 0 }] }, [tracker]);
+    await apply(
+      {
+        kind: 'insert',
+        entries: [{ tracker: 0, status: 'IN_STORAGE', when: 'after', steps: 1, us: 5_000, location: 0 }],
+      },
+      [tracker],
+    );
+    await apply(
+      { kind: 'insert', entries: [{ tracker: 0, status: 'IN_TRANSIT', when: 'same', steps: 0, us: 0, location: 0 }] },
+      [tracker],
+    );
     const [{ name }] = await m.db.query(`SELECT name FROM storage_locations WHERE id = $1`, [storage[0]]);
-    const [row] = await m.db.query(`SELECT visit_count, closed_visit_seconds, visits_json, last_status FROM tracker_journey_facts WHERE tracker_id = $1`, [tracker]);
+    const [row] = await m.db.query(
+      `SELECT visit_count, closed_visit_seconds, visits_json, last_status FROM tracker_journey_facts WHERE tracker_id = $1`,
+      [tracker],
+    );
     expect(row).toEqual({
       visit_count: 1,
       closed_visit_seconds: [0],

@@ -66,7 +66,10 @@ describe('bulk tracker loads with the journey-facts statistics of an empty table
       read = now;
     }
     expect(read).toBeLessThan(10 * count);
-    const [facts] = await m.db.query(`SELECT count(*)::int AS n FROM tracker_journey_facts f JOIN trackers t ON t.id = f.tracker_id WHERE t.production_run_id = $1`, [run.id]);
+    const [facts] = await m.db.query(
+      `SELECT count(*)::int AS n FROM tracker_journey_facts f JOIN trackers t ON t.id = f.tracker_id WHERE t.production_run_id = $1`,
+      [run.id],
+    );
     expect(facts.n).toBe(count);
   });
 });

@@ -2,7 +2,11 @@ import fc from 'fast-check';
 import { aggregatesQuery, jsonRowsQuery, trackerRowsQuery } from '../../src/analytics/analytics.sql.js';
 import { AccessScope } from '../../src/common/auth/access-scope.js';
 import type { Sql } from '../../src/infrastructure/database/db.js';
-import { referenceAggregatesQuery, referenceFullAnalyticsQuery, referenceTrackerRowsQuery } from '../support/analytics-reference.js';
+import {
+  referenceAggregatesQuery,
+  referenceFullAnalyticsQuery,
+  referenceTrackerRowsQuery,
+} from '../support/analytics-reference.js';
 import { createMediumContext, type MediumContext } from '../support/medium.js';
 
 /*
@@ -48,9 +52,21 @@ const entryArb: fc.Arbitrary<EntrySpec> = fc.record({
   source: fc.constantFrom('manual', 'manual', 'geofence'),
 });
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('insert' as const), entries: fc.array(entryArb, { minLength: 1, maxLength: 6 }) }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant('insert' as const),
+      entries: fc.array(entryArb, { minLength: 1, maxLength: 6 }),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('deleteOne' as const), pick: fc.nat() }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('deleteAutomatic' as const), tracker: fc.integer({ min: 0, max: TRACKERS - 1 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('deleteAutomatic' as const),
+      tracker: fc.integer({ min: 0, max: TRACKERS - 1 }),
+    }),
+  },
   {
     weight: 2,
     arbitrary: fc.record({
@@ -60,11 +76,23 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       tracker: fc.integer({ min: 0, max: TRACKERS - 1 }),
     }),
   },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('deleteTracker' as const), tracker: fc.integer({ min: 0, max: TRACKERS - 1 }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('rename' as const), location: fc.integer({ min: 0, max: 2 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('deleteTracker' as const),
+      tracker: fc.integer({ min: 0, max: TRACKERS - 1 }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('rename' as const), location: fc.integer({ min: 0, max: 2 }) }),
+  },
 );
 /** as_of as a grid step plus milliseconds (0 = exactly on the grid). */
-const asOfArb = fc.record({ step: fc.integer({ min: -2, max: 45 }), ms: fc.constantFrom(0, 0, 1, 999, 216_000, 431_999) });
+const asOfArb = fc.record({
+  step: fc.integer({ min: -2, max: 45 }),
+  ms: fc.constantFrom(0, 0, 1, 999, 216_000, 431_999),
+});
 
 describe('analytics over journey facts equal the windowed reference (property)', () => {
   let m: MediumContext;
@@ -77,7 +105,10 @@ describe('analytics over journey facts equal the windowed reference (property)',
     m = await createMediumContext();
     runId = (await m.factories.run()).id;
     storage = [(await m.factories.storageLocation('North "cold"')).id, (await m.factories.storageLocation('South')).id];
-    delivery = [(await m.factories.deliveryLocation('Berlin')).id, (await m.factories.deliveryLocation('Amsterdam')).id];
+    delivery = [
+      (await m.factories.deliveryLocation('Berlin')).id,
+      (await m.factories.deliveryLocation('Amsterdam')).id,
+    ];
   });
   afterAll(async () => m?.close());
 
@@ -99,9 +130,12 @@ describe('analytics over journey facts equal the windowed reference (property)',
 
   async function apply(op: Op, trackers: number[]): Promise<void> {
     const entryIds = async (): Promise<string[]> =>
-      (await m.db.query(`SELECT h.id FROM tracker_status_history h JOIN trackers t ON t.id = h.tracker_id WHERE t.production_run_id = $1 ORDER BY h.id`, [runId])).map(
-        (r: { id: string }) => r.id,
-      );
+      (
+        await m.db.query(
+          `SELECT h.id FROM tracker_status_history h JOIN trackers t ON t.id = h.tracker_id WHERE t.production_run_id = $1 ORDER BY h.id`,
+          [runId],
+        )
+      ).map((r: { id: string }) => r.id);
     switch (op.kind) {
       case 'insert': {
         const rows = op.entries.map((e) => ({
@@ -116,17 +150,27 @@ describe('analytics over journey facts equal the windowed reference (property)',
         await m.db.query(
           `INSERT INTO tracker_status_history (tracker_id, status, timestamp, storage_location_id, delivery_location_id, source)
            SELECT * FROM unnest($1::int[], $2::text[], $3::timestamptz[], $4::int[], $5::int[], $6::text[])`,
-          [rows.map((r) => r.tracker), rows.map((r) => r.status), rows.map((r) => r.at), rows.map((r) => r.storage), rows.map((r) => r.delivery), rows.map((r) => r.source)],
+          [
+            rows.map((r) => r.tracker),
+            rows.map((r) => r.status),
+            rows.map((r) => r.at),
+            rows.map((r) => r.storage),
+            rows.map((r) => r.delivery),
+            rows.map((r) => r.source),
+          ],
         );
         return;
       }
       case 'deleteOne': {
         const ids = await entryIds();
-        if (ids.length) await m.db.query(`DELETE FROM tracker_status_history WHERE id = $1`, [ids[op.pick % ids.length]]);
+        if (ids.length)
+          await m.db.query(`DELETE FROM tracker_status_history WHERE id = $1`, [ids[op.pick % ids.length]]);
         return;
       }
       case 'deleteAutomatic':
-        await m.db.query(`DELETE FROM tracker_status_history WHERE tracker_id = $1 AND source = 'geofence'`, [trackers[op.tracker]]);
+        await m.db.query(`DELETE FROM tracker_status_history WHERE tracker_id = $1 AND source = 'geofence'`, [
+          trackers[op.tracker],
+        ]);
         return;
       case 'move': {
         const ids = await entryIds();
@@ -149,7 +193,10 @@ describe('analytics over journey facts equal the windowed reference (property)',
         return;
       }
       case 'rename':
-        await m.db.query(`UPDATE storage_locations SET name = name || $2 WHERE id = $1`, [storage[op.location % 2], `,${op.location}`]);
+        await m.db.query(`UPDATE storage_locations SET name = name || $2 WHERE id = $1`, [
+          storage[op.location % 2],
+          `,${op.location}`,
+        ]);
         return;
     }
   }
@@ -165,33 +212,52 @@ describe('analytics over journey facts equal the windowed reference (property)',
     expect(aggregates).toEqual(aggregateColumns);
     expect([aggregates]).toEqual(await q(referenceAggregatesQuery(scope, runId, asOf)));
     // The CSV export's list.
-    expect(await q(trackerRowsQuery(scope, runId, asOf))).toEqual(await q<Record<string, unknown>>(referenceTrackerRowsQuery(scope, runId, asOf)));
+    expect(await q(trackerRowsQuery(scope, runId, asOf))).toEqual(
+      await q<Record<string, unknown>>(referenceTrackerRowsQuery(scope, runId, asOf)),
+    );
   }
 
-  it('for random write sequences and as_of values', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 12 }), fc.array(asOfArb, { minLength: 3, maxLength: 6 }), async (ops, asOfs) => {
-        const trackers = await createTrackers();
-        for (const op of ops) await apply(op, trackers);
-        for (const a of asOfs) await expectSameAnswers(new Date(BASE + a.step * STEP_MS + a.ms));
-        // …and at every entry's own timestamp (an entry at exactly as_of counts).
-        const stamps = await m.db.query(
-          `SELECT DISTINCT h.timestamp FROM tracker_status_history h JOIN trackers t ON t.id = h.tracker_id WHERE t.production_run_id = $1`,
-          [runId],
-        );
-        for (const s of stamps.slice(0, 4)) await expectSameAnswers(new Date(s.timestamp));
-      }),
-      { numRuns: RUNS },
-    );
-  }, 30_000 + RUNS * 1_500);
+  it(
+    'for random write sequences and as_of values',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(opArb, { minLength: 1, maxLength: 12 }),
+          fc.array(asOfArb, { minLength: 3, maxLength: 6 }),
+          async (ops, asOfs) => {
+            const trackers = await createTrackers();
+            for (const op of ops) await apply(op, trackers);
+            for (const a of asOfs) await expectSameAnswers(new Date(BASE + a.step * STEP_MS + a.ms));
+            // …and at every entry's own timestamp (an entry at exactly as_of counts).
+            const stamps = await m.db.query(
+              `SELECT DISTINCT h.timestamp FROM tracker_status_history h JOIN trackers t ON t.id = h.tracker_id WHERE t.production_run_id = $1`,
+              [runId],
+            );
+            for (const s of stamps.slice(0, 4)) await expectSameAnswers(new Date(s.timestamp));
+          },
+        ),
+        { numRuns: RUNS },
+      );
+    },
+    30_000 + RUNS * 1_500,
+  );
 
   it('keeps one facts row per tracker with entries, equal to a recomputation', async () => {
     const trackers = await createTrackers();
-    await apply({ kind: 'insert', entries: [{ tracker: 0, status: 'IN_STORAGE', step: 3, location: 0, source: 'manual' }] }, trackers);
-    await apply({ kind: 'insert', entries: [{ tracker: 1, status: 'DELIVERED', step: 5, location: 1, source: 'geofence' }] }, trackers);
+    await apply(
+      { kind: 'insert', entries: [{ tracker: 0, status: 'IN_STORAGE', step: 3, location: 0, source: 'manual' }] },
+      trackers,
+    );
+    await apply(
+      { kind: 'insert', entries: [{ tracker: 1, status: 'DELIVERED', step: 5, location: 1, source: 'geofence' }] },
+      trackers,
+    );
     await apply({ kind: 'deleteAutomatic', tracker: 1 }, trackers);
     const facts = () =>
-      m.db.query(`SELECT f.* FROM tracker_journey_facts f JOIN trackers t ON t.id = f.tracker_id WHERE t.production_run_id = $1 ORDER BY f.tracker_id`, [runId]);
+      m.db.query(
+        `SELECT f.* FROM tracker_journey_facts f JOIN trackers t ON t.id = f.tracker_id WHERE t.production_run_id = $1 ORDER BY f.tracker_id`,
+        [runId],
+      );
     const kept = await facts();
     expect(kept.map((f: { tracker_id: number }) => f.tracker_id)).toEqual([trackers[0]]);
     await m.db.query(`SELECT tracker_journey_facts_refresh($1::int[])`, [trackers]);
@@ -203,8 +269,13 @@ describe('analytics over journey facts equal the windowed reference (property)',
 
   it('keeps each facts row on the run of its tracker, also when the run changes outside the API', async () => {
     const trackers = await createTrackers();
-    await apply({ kind: 'insert', entries: [{ tracker: 0, status: 'IN_STORAGE', step: 3, location: 0, source: 'manual' }] }, trackers);
-    const runOf = async () => (await m.db.query(`SELECT production_run_id FROM tracker_journey_facts WHERE tracker_id = $1`, [trackers[0]]))[0]?.production_run_id;
+    await apply(
+      { kind: 'insert', entries: [{ tracker: 0, status: 'IN_STORAGE', step: 3, location: 0, source: 'manual' }] },
+      trackers,
+    );
+    const runOf = async () =>
+      (await m.db.query(`SELECT production_run_id FROM tracker_journey_facts WHERE tracker_id = $1`, [trackers[0]]))[0]
+        ?.production_run_id;
     expect(await runOf()).toBe(runId);
     const other = (await m.factories.run()).id;
     await m.db.query(`UPDATE trackers SET production_run_id = $2 WHERE id = $1`, [trackers[0], other]);

@@ -1,4 +1,10 @@
-import { eligibleSql, filterReason, inManufacturingRegionSql, isEligible, MANUFACTURING_REGION } from '../../src/locations/location-rules.js';
+import {
+  eligibleSql,
+  filterReason,
+  inManufacturingRegionSql,
+  isEligible,
+  MANUFACTURING_REGION,
+} from '../../src/locations/location-rules.js';
 import { Db, sql } from '../../src/infrastructure/database/db.js';
 import { createMediumContext, type MediumContext } from '../support/medium.js';
 
@@ -29,7 +35,10 @@ describe('aggregation eligibility: SQL and TypeScript agree', () => {
     expect(rows).toHaveLength(points.length);
     const disagreements = rows.filter((row) => {
       const point = points[row.i - 1];
-      return row.eligible !== isEligible(point) || row.in_region !== (filterReason({ ...point, confidence: 5 }) === 'manufacturing_region');
+      return (
+        row.eligible !== isEligible(point) ||
+        row.in_region !== (filterReason({ ...point, confidence: 5 }) === 'manufacturing_region')
+      );
     });
     expect(disagreements).toEqual([]);
     expect(rows.some((row) => row.eligible)).toBe(true);

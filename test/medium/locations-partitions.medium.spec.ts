@@ -45,7 +45,9 @@ describe('Locations: converting location_reports to daily partitions (migration 
       await old.runMigrations({ transaction: 'each' });
       await old.query(`INSERT INTO clients (name) VALUES ('Partition client')`);
       await old.query(`INSERT INTO brands (name, client_id) SELECT 'Partition brand', id FROM clients`);
-      await old.query(`INSERT INTO production_runs (description, brand_id, start_date) SELECT 'Partition run', id, now() FROM brands`);
+      await old.query(
+        `INSERT INTO production_runs (description, brand_id, start_date) SELECT 'Partition run', id, now() FROM brands`,
+      );
       trackers = (
         await old.query<{ id: number }[]>(
           `INSERT INTO trackers (name, production_run_id) SELECT 'PT-' || n, (SELECT id FROM production_runs) FROM generate_series(1, 3) n RETURNING id`,
@@ -61,7 +63,10 @@ describe('Locations: converting location_reports to daily partitions (migration 
           [tracker, lat, at],
         );
       for (const [n, tracker] of trackers.entries()) {
-        const recent = Array.from({ length: 150 }, (_, i) => Math.floor((now - i * 37 * 60_000 - n * 1000) / 1000) * 1000);
+        const recent = Array.from(
+          { length: 150 },
+          (_, i) => Math.floor((now - i * 37 * 60_000 - n * 1000) / 1000) * 1000,
+        );
         await insert(recent, tracker, 52.5);
         await insert(recent.slice(0, 20), tracker, 52.5);
         await insert([farPast + n * 60_000, farPast + DAY_MS, future, future + 60_000], tracker, 48.1);
@@ -96,7 +101,9 @@ describe('Locations: converting location_reports to daily partitions (migration 
   it('moves every row unchanged (ids, values, receipt times) into the partition of its UTC day, or the default one', async () => {
     expect(before.length).toBe(3 * 154);
     expect(await rawReports(t.db)).toEqual(before);
-    expect(await t.db.query(`SELECT id::text AS id, received_at::text FROM location_reports ORDER BY id`)).toEqual(receivedBefore);
+    expect(await t.db.query(`SELECT id::text AS id, received_at::text FROM location_reports ORDER BY id`)).toEqual(
+      receivedBefore,
+    );
     const [{ relkind }] = await t.db.query(`SELECT relkind FROM pg_class WHERE oid = 'location_reports'::regclass`);
     expect(relkind).toBe('p');
     const placed = await t.db.query<{ part: string; ms: string }[]>(
@@ -112,7 +119,11 @@ describe('Locations: converting location_reports to daily partitions (migration 
   it('creates a partition for every UTC day from the oldest recent report to seven days ahead', async () => {
     const oldest = Math.min(...before.map((r) => Date.parse(r.timestamp)).filter((ms) => ms > farPast + 2 * DAY_MS));
     const expected: string[] = [];
-    for (let day = Math.floor(oldest / DAY_MS) * DAY_MS; day <= Math.floor(now / DAY_MS) * DAY_MS + 7 * DAY_MS; day += DAY_MS) {
+    for (
+      let day = Math.floor(oldest / DAY_MS) * DAY_MS;
+      day <= Math.floor(now / DAY_MS) * DAY_MS + 7 * DAY_MS;
+      day += DAY_MS
+    ) {
       expected.push(partitionOf(day));
     }
     const parts = await t.db.query<{ name: string }[]>(
@@ -128,8 +139,16 @@ describe('Locations: converting location_reports to daily partitions (migration 
     const farOld = before.find((r) => Date.parse(r.timestamp) < farPast + 2 * DAY_MS)!;
     const fresh = report(existing.tracker_id, new Date(now - 5 * 60_000).toISOString(), { latitude: 51.1 });
     const result = await ingestReports(t, user, [
-      report(existing.tracker_id, existing.timestamp, { latitude: existing.latitude, longitude: existing.longitude, confidence: existing.confidence }),
-      report(farOld.tracker_id, farOld.timestamp, { latitude: farOld.latitude, longitude: farOld.longitude, confidence: farOld.confidence }),
+      report(existing.tracker_id, existing.timestamp, {
+        latitude: existing.latitude,
+        longitude: existing.longitude,
+        confidence: existing.confidence,
+      }),
+      report(farOld.tracker_id, farOld.timestamp, {
+        latitude: farOld.latitude,
+        longitude: farOld.longitude,
+        confidence: farOld.confidence,
+      }),
       fresh,
     ]);
     expect(result).toMatchObject({ accepted: 1, duplicates: 2, rejected: [] });
@@ -145,7 +164,12 @@ describe('Locations: converting location_reports to daily partitions (migration 
       hourly: aggregatesBefore.hourly,
       daily: aggregatesBefore.daily.map((row) => ({ ...row, hourly_buckets: expect.any(Number) })),
     });
-    const page = await t.get(LocationHistoryService).page(AccessScope.admin(), trackers[0], { granularity: 'hourly', order: 'desc', skip: 0, limit: 5 } as LocationHistoryQuery);
+    const page = await t.get(LocationHistoryService).page(AccessScope.admin(), trackers[0], {
+      granularity: 'hourly',
+      order: 'desc',
+      skip: 0,
+      limit: 5,
+    } as LocationHistoryQuery);
     expect(page.total).toBe(aggregatesBefore.hourly.filter((r) => r.tracker_id === trackers[0]).length);
     const checks = t.get(PipelineChecksRepository);
     expect((await checks.viewsAndPolicies(AccessScope.admin())).policies).toEqual({
@@ -154,7 +178,11 @@ describe('Locations: converting location_reports to daily partitions (migration 
       report_dedup_key: true,
       history_cutoff_function: true,
     });
-    expect(await checks.freshness(AccessScope.admin(), 200)).toMatchObject({ sampled_reports: 200, stale_hourly: 0, stale_daily: 0 });
+    expect(await checks.freshness(AccessScope.admin(), 200)).toMatchObject({
+      sampled_reports: 200,
+      stale_hourly: 0,
+      stale_daily: 0,
+    });
   });
 
   it('adds a day while inserts route rows of that day to the default partition, without failing any insert', async () => {
@@ -188,12 +216,17 @@ describe('Locations: converting location_reports to daily partitions (migration 
     await ds.initialize();
     try {
       // Later migrations are undone first, down to (and including) the conversion.
-      const applied = async () => (await ds.query(`SELECT 1 FROM migrations WHERE name = 'PartitionLocationReports1763820000000'`)).length > 0;
+      const applied = async () =>
+        (await ds.query(`SELECT 1 FROM migrations WHERE name = 'PartitionLocationReports1763820000000'`)).length > 0;
       while (await applied()) await ds.undoLastMigration({ transaction: 'each' });
-      expect(await ds.query(`SELECT relkind FROM pg_class WHERE oid = 'location_reports'::regclass`)).toEqual([{ relkind: 'r' }]);
+      expect(await ds.query(`SELECT relkind FROM pg_class WHERE oid = 'location_reports'::regclass`)).toEqual([
+        { relkind: 'r' },
+      ]);
       expect(await rawReports(ds)).toEqual(before);
       await ds.runMigrations({ transaction: 'each' });
-      expect(await ds.query(`SELECT relkind FROM pg_class WHERE oid = 'location_reports'::regclass`)).toEqual([{ relkind: 'p' }]);
+      expect(await ds.query(`SELECT relkind FROM pg_class WHERE oid = 'location_reports'::regclass`)).toEqual([
+        { relkind: 'p' },
+      ]);
       expect(await rawReports(ds)).toEqual(before);
     } finally {
       await ds.destroy();

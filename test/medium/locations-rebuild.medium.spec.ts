@@ -7,7 +7,14 @@ import { LOCATION_WRITES_LOCK_KEY } from '../../src/locations/location-writes-lo
 import { LocationsModule } from '../../src/locations/locations.module.js';
 import type { CreatedUser } from '../support/factories.js';
 import { createMediumContext, type MediumContext } from '../support/medium.js';
-import { aggregateTables, ingestReports, rawReports, referenceAggregates, report, type ReportIn } from '../support/locations.js';
+import {
+  aggregateTables,
+  ingestReports,
+  rawReports,
+  referenceAggregates,
+  report,
+  type ReportIn,
+} from '../support/locations.js';
 
 describe('Locations: rebuild from raw and demo reports (service level)', () => {
   let t: MediumContext;
@@ -60,7 +67,10 @@ describe('Locations: rebuild from raw and demo reports (service level)', () => {
     const good = await aggregateTables(t.db, trackers);
     const [a, b] = trackers;
     // Damage: lost rows, a wrong position, a row for a bucket with no eligible report, a wrong verdict.
-    await t.db.query(`DELETE FROM location_history_hourly WHERE tracker_id = ANY($1) AND bucket IN (SELECT bucket FROM location_history_hourly WHERE tracker_id = $2 ORDER BY bucket LIMIT 5)`, [[a, b], a]);
+    await t.db.query(
+      `DELETE FROM location_history_hourly WHERE tracker_id = ANY($1) AND bucket IN (SELECT bucket FROM location_history_hourly WHERE tracker_id = $2 ORDER BY bucket LIMIT 5)`,
+      [[a, b], a],
+    );
     await t.db.query(`UPDATE location_history_daily SET latitude = 0 WHERE tracker_id = ANY($1)`, [[a, b]]);
     await t.db.query(
       `INSERT INTO location_history_hourly (tracker_id, bucket, report_id, reported_at, latitude, longitude, confidence)
@@ -68,8 +78,14 @@ describe('Locations: rebuild from raw and demo reports (service level)', () => {
          FROM location_reports WHERE tracker_id = ANY($1) ORDER BY tracker_id, id`,
       [[a, b]],
     );
-    await t.db.query(`UPDATE location_reports SET eligible = NOT eligible WHERE id IN (SELECT id FROM location_reports WHERE tracker_id = ANY($1) AND confidence < 2 LIMIT 3)`, [[a, b]]);
-    const goodA = { hourly: good.hourly.filter((r) => r.tracker_id === a), daily: good.daily.filter((r) => r.tracker_id === a) };
+    await t.db.query(
+      `UPDATE location_reports SET eligible = NOT eligible WHERE id IN (SELECT id FROM location_reports WHERE tracker_id = ANY($1) AND confidence < 2 LIMIT 3)`,
+      [[a, b]],
+    );
+    const goodA = {
+      hourly: good.hourly.filter((r) => r.tracker_id === a),
+      daily: good.daily.filter((r) => r.tracker_id === a),
+    };
     const damagedB = await aggregateTables(t.db, [b]);
     expect(await aggregateTables(t.db, [a])).not.toEqual(goodA);
 
@@ -92,7 +108,10 @@ describe('Locations: rebuild from raw and demo reports (service level)', () => {
     const before = await aggregateTables(t.db, [id]);
     // Retention pruned the winner of 2026-05-01 10:00 (and of that day); a damaged row still has its report.
     await t.db.query(`DELETE FROM location_reports WHERE tracker_id = $1 AND latitude = 2`, [id]);
-    await t.db.query(`UPDATE location_history_hourly SET latitude = 0 WHERE tracker_id = $1 AND bucket = '2026-05-02T08:00:00Z'`, [id]);
+    await t.db.query(
+      `UPDATE location_history_hourly SET latitude = 0 WHERE tracker_id = $1 AND bucket = '2026-05-02T08:00:00Z'`,
+      [id],
+    );
     await t.get(LocationRebuildService).rebuild(AccessScope.admin(), { trackerId: id, keepPrunedWinners: true });
     expect(await aggregateTables(t.db, [id])).toEqual(before);
     // Without the guard (retention off) the rebuild follows the raw table exactly.
@@ -104,19 +123,26 @@ describe('Locations: rebuild from raw and demo reports (service level)', () => {
 
   it('rebuild of an unknown tracker touches nothing; the CLI command validates --tracker', async () => {
     expect(await rebuild(999_999)).toBe(0);
-    await expect(locationsRebuildCommand.run(t.ctx, { tracker: 'abc' })).rejects.toThrow('--tracker must be a positive integer');
+    await expect(locationsRebuildCommand.run(t.ctx, { tracker: 'abc' })).rejects.toThrow(
+      '--tracker must be a positive integer',
+    );
     await expect(locationsRebuildCommand.run(t.ctx, { tracker: '999999' })).rejects.toThrow('tracker 999999 not found');
   });
 
   it('deleting a tracker deletes its reports and history (and nothing else); its reports are then rejected', async () => {
     const run = (await t.factories.run()).id;
-    const [gone, kept] = [(await t.factories.tracker({ runId: run })).id, (await t.factories.tracker({ runId: run })).id];
+    const [gone, kept] = [
+      (await t.factories.tracker({ runId: run })).id,
+      (await t.factories.tracker({ runId: run })).id,
+    ];
     await ingestReports(t, ingest, [report(gone, '2026-05-01T10:00:00Z'), report(kept, '2026-05-01T10:00:00Z')]);
     const keptBefore = { raw: await rawReports(t.db, [kept]), aggregates: await aggregateTables(t.db, [kept]) };
     await t.db.query('DELETE FROM trackers WHERE id = $1', [gone]);
     expect(await rawReports(t.db, [gone])).toEqual([]);
     expect(await aggregateTables(t.db, [gone])).toEqual({ hourly: [], daily: [] });
-    expect({ raw: await rawReports(t.db, [kept]), aggregates: await aggregateTables(t.db, [kept]) }).toEqual(keptBefore);
+    expect({ raw: await rawReports(t.db, [kept]), aggregates: await aggregateTables(t.db, [kept]) }).toEqual(
+      keptBefore,
+    );
     const res = await ingestReports(t, ingest, [report(gone, '2026-05-01T11:00:00Z')]);
     expect(res).toMatchObject({ accepted: 0, rejected: [{ index: 0, detail: 'tracker_id: tracker not found' }] });
   });
@@ -200,7 +226,10 @@ describe('Locations: rebuild from raw and demo reports (service level)', () => {
     expect(late.filter((r) => winners.has(r.id))).toEqual([]);
     // Both daily history (older than the hourly window) and recent hourly points exist.
     const seededTracker = added[0].tracker_id;
-    const history = await t.db.query(`SELECT granularity, count(*)::int AS n FROM location_history WHERE tracker_id = $1 GROUP BY 1 ORDER BY 1`, [seededTracker]);
+    const history = await t.db.query(
+      `SELECT granularity, count(*)::int AS n FROM location_history WHERE tracker_id = $1 GROUP BY 1 ORDER BY 1`,
+      [seededTracker],
+    );
     expect(history.map((r: { granularity: string }) => r.granularity)).toEqual(['daily', 'hourly']);
   });
 });

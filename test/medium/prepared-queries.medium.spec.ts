@@ -23,7 +23,10 @@ describe('PreparedQueries (hot reads as named prepared statements)', () => {
     });
 
     it('fails like DataSource.query does (QueryFailedError with the driver error)', async () => {
-      const failure = await t.get(PreparedQueries).rows(raw('SELECT * FROM no_such_table')).catch((e: unknown) => e);
+      const failure = await t
+        .get(PreparedQueries)
+        .rows(raw('SELECT * FROM no_such_table'))
+        .catch((e: unknown) => e);
       expect(failure).toBeInstanceOf(QueryFailedError);
       expect((failure as QueryFailedError).driverError).toMatchObject({ code: '42P01' });
     });

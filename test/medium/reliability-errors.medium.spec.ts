@@ -45,7 +45,8 @@ describe('database-unavailable errors (exception filter → 503)', () => {
     await new Promise((resolve) => closing.close(resolve));
   });
 
-  const client = (port: number, extra: pg.ClientConfig = {}) => new pg.Client({ host: '127.0.0.1', port, user: 'x', database: 'x', ...extra });
+  const client = (port: number, extra: pg.ClientConfig = {}) =>
+    new pg.Client({ host: '127.0.0.1', port, user: 'x', database: 'x', ...extra });
 
   it('refused connection (server stopped)', async () => {
     const proxy = await FaultProxy.start({ port: closingPort });
@@ -63,8 +64,18 @@ describe('database-unavailable errors (exception filter → 503)', () => {
   });
 
   it('connect timeout of a new connection, and of a checkout waiting for a busy pool (silent server)', async () => {
-    const pool = new pg.Pool({ host: '127.0.0.1', port: silentPort, user: 'x', database: 'x', max: 1, connectionTimeoutMillis: 300 });
-    const [connecting, queued] = await Promise.all([captured(() => pool.query('SELECT 1')), captured(() => pool.query('SELECT 1'))]);
+    const pool = new pg.Pool({
+      host: '127.0.0.1',
+      port: silentPort,
+      user: 'x',
+      database: 'x',
+      max: 1,
+      connectionTimeoutMillis: 300,
+    });
+    const [connecting, queued] = await Promise.all([
+      captured(() => pool.query('SELECT 1')),
+      captured(() => pool.query('SELECT 1')),
+    ]);
     await pool.end();
     expect(connecting.message).toMatch(/Connection terminated due to connection timeout/);
     expect(queued.message).toMatch(/timeout exceeded when trying to connect/);
@@ -96,6 +107,10 @@ describe('database-unavailable errors (exception filter → 503)', () => {
 
   it('leaves ordinary failures alone', () => {
     expect(isDatabaseUnavailable(new Error('something else'))).toBe(false);
-    expect(isDatabaseUnavailable(new QueryFailedError('SELECT', [], Object.assign(new Error('syntax error'), { code: '42601' })))).toBe(false);
+    expect(
+      isDatabaseUnavailable(
+        new QueryFailedError('SELECT', [], Object.assign(new Error('syntax error'), { code: '42601' })),
+      ),
+    ).toBe(false);
   });
 });

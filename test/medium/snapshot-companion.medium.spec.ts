@@ -29,7 +29,12 @@ describe('queryInSnapshot', () => {
     const { client, snapshot } = await exporting();
     try {
       await m.db.query(`INSERT INTO snapshot_probe VALUES (2)`);
-      const rows = await queryInSnapshot<{ n: number }>(m.db, snapshot, 'SET LOCAL work_mem = 4096', sql`SELECT n FROM snapshot_probe ORDER BY n`);
+      const rows = await queryInSnapshot<{ n: number }>(
+        m.db,
+        snapshot,
+        'SET LOCAL work_mem = 4096',
+        sql`SELECT n FROM snapshot_probe ORDER BY n`,
+      );
       expect(rows).toEqual([{ n: 1 }]);
       expect((await m.db.query(`SELECT count(*)::int AS c FROM snapshot_probe`))[0].c).toBe(2);
     } finally {
@@ -46,9 +51,13 @@ describe('queryInSnapshot', () => {
       expect(await queryInSnapshot(m.db, snapshot, 'SET LOCAL work_mem = 4096', sql`SELECT 1`)).toBeNull();
       expect(performance.now() - started).toBeLessThan(1000);
       held.pop()!.release();
-      await expect(queryInSnapshot(m.db, snapshot, 'SET LOCAL work_mem = 4096', sql`SELECT 1/0`)).rejects.toThrow(/division by zero/);
+      await expect(queryInSnapshot(m.db, snapshot, 'SET LOCAL work_mem = 4096', sql`SELECT 1/0`)).rejects.toThrow(
+        /division by zero/,
+      );
       // The failed connection was discarded, not handed back mid-transaction.
-      expect(await queryInSnapshot(m.db, snapshot, 'SET LOCAL work_mem = 4096', sql`SELECT 1 AS one`)).toEqual([{ one: 1 }]);
+      expect(await queryInSnapshot(m.db, snapshot, 'SET LOCAL work_mem = 4096', sql`SELECT 1 AS one`)).toEqual([
+        { one: 1 },
+      ]);
     } finally {
       for (const c of held) c.release();
       await client.query('ROLLBACK');

@@ -13,13 +13,24 @@ export interface AnalyticsFixture {
   runId: number;
   delivery: { berlin: number; amsterdam: number };
   storage: { north: number; south: number };
-  trackers: { delivered: number; storedTwice: number; createdOnly: number; deliveredMovedOn: number; deliveredLate: number };
+  trackers: {
+    delivered: number;
+    storedTwice: number;
+    createdOnly: number;
+    deliveredMovedOn: number;
+    deliveredLate: number;
+  };
 }
 
 export async function buildAnalyticsFixture(t: TestApp): Promise<AnalyticsFixture> {
   const f = t.factories;
   const client = await f.client();
-  const run = await f.run({ clientId: client.id, description: 'Spring batch 2026', startDate: '2026-02-03T04:05:06Z', endDate: null });
+  const run = await f.run({
+    clientId: client.id,
+    description: 'Spring batch 2026',
+    startDate: '2026-02-03T04:05:06Z',
+    endDate: null,
+  });
   const berlin = await f.deliveryLocation('Berlin Hub');
   const amsterdam = await f.deliveryLocation('Amsterdam DC');
   const north = await f.storageLocation('Warehouse North');

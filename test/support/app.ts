@@ -67,7 +67,14 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const database = options.database ?? (await createTestDatabase());
   const dataDir = mkdtempSync(join(tmpdir(), 'tps-test-'));
   const useRedis = options.redis ?? redisAvailable;
-  const config = testConfig({ database, dataDir, redis: useRedis, cachePrefix: options.cachePrefix, env: options.env, databaseUrlOverride: options.databaseUrlOverride });
+  const config = testConfig({
+    database,
+    dataDir,
+    redis: useRedis,
+    cachePrefix: options.cachePrefix,
+    env: options.env,
+    databaseUrlOverride: options.databaseUrlOverride,
+  });
   const root = options.imports?.length
     ? { module: TestRootModule, imports: [AppModule.forRoot(config), ...options.imports] }
     : AppModule.forRoot(config);

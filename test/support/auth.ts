@@ -14,10 +14,15 @@ import { TEST_JWT_SECRET, type TestApp } from './app.js';
 
 /** Test helpers for auth: forged tokens, cookies, logins, and the role-matrix row type. */
 
-export const b64url = (value: unknown): string => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+export const b64url = (value: unknown): string =>
+  Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
 
 /** Claims of a valid access token for `userId` under the test app's config; override any of them. */
-export function accessClaims(t: TestApp, userId: number, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+export function accessClaims(
+  t: TestApp,
+  userId: number,
+  overrides: Record<string, unknown> = {},
+): Record<string, unknown> {
   const now = Math.floor(Date.now() / 1000);
   return {
     sub: String(userId),
@@ -32,13 +37,24 @@ export function accessClaims(t: TestApp, userId: number, overrides: Record<strin
 }
 
 /** Signs claims exactly as given (no defaults added) with jsonwebtoken. */
-export function sign(claims: Record<string, unknown>, options: { algorithm?: jwt.Algorithm; secret?: string | Buffer; header?: Record<string, unknown> } = {}): string {
+export function sign(
+  claims: Record<string, unknown>,
+  options: { algorithm?: jwt.Algorithm; secret?: string | Buffer; header?: Record<string, unknown> } = {},
+): string {
   const algorithm = options.algorithm ?? 'HS256';
-  return jwt.sign(claims, options.secret ?? TEST_JWT_SECRET, { algorithm, header: { alg: algorithm, typ: 'JWT', ...options.header } as jwt.JwtHeader });
+  return jwt.sign(claims, options.secret ?? TEST_JWT_SECRET, {
+    algorithm,
+    header: { alg: algorithm, typ: 'JWT', ...options.header } as jwt.JwtHeader,
+  });
 }
 
 /** Builds a token by hand: any header, HMAC-SHA256 over it with `key` (or a given signature). */
-export function handmade(header: Record<string, unknown>, claims: Record<string, unknown>, key: string | null, signature?: string): string {
+export function handmade(
+  header: Record<string, unknown>,
+  claims: Record<string, unknown>,
+  key: string | null,
+  signature?: string,
+): string {
   const input = `${b64url(header)}.${b64url(claims)}`;
   const sig = signature ?? (key === null ? '' : createHmac('sha256', key).update(input).digest('base64url'));
   return `${input}.${sig}`;
@@ -65,14 +81,22 @@ export function setCookie(res: Response, name: string): ParsedCookie | undefined
   return { value: decodeURIComponent(pair.slice(name.length + 1)), attributes };
 }
 
-export async function loginJson(t: TestApp, email: string, password: string): Promise<{ access: string; refresh: string; res: Response }> {
+export async function loginJson(
+  t: TestApp,
+  email: string,
+  password: string,
+): Promise<{ access: string; refresh: string; res: Response }> {
   const res = await t.http().post('/api/v1/auth/login/json').send({ email, password }).expect(200);
   const cookie = setCookie(res, 'refresh_token');
   if (!cookie) throw new Error('login did not set the refresh cookie');
   return { access: res.body.access_token, refresh: cookie.value, res };
 }
 
-export const decode = (token: string) => jwt.decode(token, { complete: true }) as unknown as { header: Record<string, unknown>; payload: Record<string, unknown> };
+export const decode = (token: string) =>
+  jwt.decode(token, { complete: true }) as unknown as {
+    header: Record<string, unknown>;
+    payload: Record<string, unknown>;
+  };
 
 /**
  * One row of the role matrix: a route and who may call it. `allowed: 'public'`
@@ -106,12 +130,16 @@ class ScopeProbeController {
   @Get('clients')
   @Access('admin', 'user')
   async clients(@CurrentScope() scope: AccessScope): Promise<number[]> {
-    const rows = await this.db.rows<{ id: number }>(sql`SELECT c.id FROM clients c WHERE ${scope.visibleClient('c.id')} ORDER BY c.id`);
+    const rows = await this.db.rows<{ id: number }>(
+      sql`SELECT c.id FROM clients c WHERE ${scope.visibleClient('c.id')} ORDER BY c.id`,
+    );
     return rows.map((r) => r.id);
   }
 }
 
-export async function createScopeProbeApp(t: TestApp): Promise<{ http: () => ReturnType<typeof request>; close: () => Promise<void> }> {
+export async function createScopeProbeApp(
+  t: TestApp,
+): Promise<{ http: () => ReturnType<typeof request>; close: () => Promise<void> }> {
   @Module({ imports: [AppModule.forRoot(t.config)], controllers: [ScopeProbeController] })
   class ScopeProbeModule {}
   const app = await NestFactory.create(ScopeProbeModule, { logger: false, abortOnError: false });

@@ -61,8 +61,12 @@ async function templateDatabase(): Promise<string> {
           throw error;
         }
         // Templates of earlier migration sets are dead weight; one still being cloned stays.
-        const stale = await client.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 'tps\\_tpl\\_%' AND datname <> $1`, [name]);
-        for (const { datname } of stale.rows) await client.query(`DROP DATABASE IF EXISTS "${datname}"`).catch(() => undefined);
+        const stale = await client.query<{ datname: string }>(
+          `SELECT datname FROM pg_database WHERE datname LIKE 'tps\\_tpl\\_%' AND datname <> $1`,
+          [name],
+        );
+        for (const { datname } of stale.rows)
+          await client.query(`DROP DATABASE IF EXISTS "${datname}"`).catch(() => undefined);
       }
     } finally {
       await client.query('SELECT pg_advisory_unlock(727274)');

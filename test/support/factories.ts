@@ -21,7 +21,6 @@ export interface CreatedUser {
   auth: { Authorization: string };
 }
 
-
 /**
  * Test data builders. Users and reference data go in through the application's own repositories;
  * trackers go in through SQL because tests need histories the API cannot write in one call
@@ -39,7 +38,9 @@ export class Factories {
   static readonly PASSWORD_HASH =
     '$argon2id$v=19$m=19456,t=2,p=1$dGVzdHNhbHR0ZXN0c2FsdA$JUARRYmTDnb5MxEDrThqtHuvEwZy7dcfNb1Zy6+BoM8';
 
-  async user(options: { roles?: Role[]; clients?: number[]; email?: string; name?: string; isActive?: boolean } = {}): Promise<CreatedUser> {
+  async user(
+    options: { roles?: Role[]; clients?: number[]; email?: string; name?: string; isActive?: boolean } = {},
+  ): Promise<CreatedUser> {
     const email = options.email ?? `${unique('user')}@example.com`;
     const row = await this.app.get(UsersRepository).insert({
       name: options.name ?? 'Test User',
@@ -73,7 +74,13 @@ export class Factories {
   }
 
   async run(
-    options: { brandId?: number; clientId?: number; description?: string; startDate?: string | null; endDate?: string | null } = {},
+    options: {
+      brandId?: number;
+      clientId?: number;
+      description?: string;
+      startDate?: string | null;
+      endDate?: string | null;
+    } = {},
   ): Promise<{ id: number; brand_id: number; client_id: number; description: string }> {
     const brandId = options.brandId ?? (await this.brand(options.clientId)).id;
     const date = (value: string | null | undefined, fallback: string | null) => {

@@ -41,13 +41,22 @@ export interface RefEntry {
 
 function distance(aLat: number, aLon: number, bLat: number, bLon: number): number {
   const r = Math.PI / 180;
-  const s = Math.sin(((bLat - aLat) * r) / 2) ** 2 + Math.cos(aLat * r) * Math.cos(bLat * r) * Math.sin(((bLon - aLon) * r) / 2) ** 2;
+  const s =
+    Math.sin(((bLat - aLat) * r) / 2) ** 2 +
+    Math.cos(aLat * r) * Math.cos(bLat * r) * Math.sin(((bLon - aLon) * r) / 2) ** 2;
   return 2 * 6_371_008.8 * Math.asin(Math.min(1, Math.sqrt(s)));
 }
 
-export function referenceReplay(fences: RefFence[], reports: RefReport[], manual: RefManual[]): { visits: RefVisit[]; entries: RefEntry[] } {
+export function referenceReplay(
+  fences: RefFence[],
+  reports: RefReport[],
+  manual: RefManual[],
+): { visits: RefVisit[]; entries: RefEntry[] } {
   type Event = { ms: number; order: number; manual?: RefManual; report?: RefReport };
-  const events: Event[] = [...manual.map((m) => ({ ms: m.ms, order: 0, manual: m })), ...reports.map((r) => ({ ms: r.ms, order: 1, report: r }))];
+  const events: Event[] = [
+    ...manual.map((m) => ({ ms: m.ms, order: 0, manual: m })),
+    ...reports.map((r) => ({ ms: r.ms, order: 1, report: r })),
+  ];
   events.sort((a, b) => a.ms - b.ms || a.order - b.order);
   const visits: RefVisit[] = [];
   const entries: RefEntry[] = [];
@@ -112,7 +121,8 @@ export function referenceReplay(fences: RefFence[], reports: RefReport[], manual
       if (justConfirmed.kind === 'storage' && !(status === 'IN_STORAGE' && storageAt === justConfirmed.id)) {
         add({ status: 'IN_STORAGE', ms: justConfirmed.entered, storage: justConfirmed.id, delivery: null });
       }
-      if (justConfirmed.kind === 'delivery') add({ status: 'DELIVERED', ms: justConfirmed.entered, storage: null, delivery: justConfirmed.id });
+      if (justConfirmed.kind === 'delivery')
+        add({ status: 'DELIVERED', ms: justConfirmed.entered, storage: null, delivery: justConfirmed.id });
     }
     if (status === 'IN_STORAGE' && outsideAll) add({ status: 'IN_TRANSIT', ms: r.ms, storage: null, delivery: null });
   }

@@ -26,8 +26,17 @@ export const at = (minutes: number): string => new Date(BASE + minutes * 60_000)
 export type TimelinePoint = [minute: number, where: { latitude: number; longitude: number }, extra?: object];
 
 /** Posts `trackerId`'s reports at those points as one batch sent by `sender`, and expects it accepted. */
-export async function sendTimeline(t: TestApp, sender: { auth: { Authorization: string } }, trackerId: number, points: TimelinePoint[]): Promise<void> {
-  const res = await postReports(t, sender, points.map(([minute, where, extra]) => report(trackerId, at(minute), { ...where, ...extra })));
+export async function sendTimeline(
+  t: TestApp,
+  sender: { auth: { Authorization: string } },
+  trackerId: number,
+  points: TimelinePoint[],
+): Promise<void> {
+  const res = await postReports(
+    t,
+    sender,
+    points.map(([minute, where, extra]) => report(trackerId, at(minute), { ...where, ...extra })),
+  );
   expect(res.status).toBe(200);
 }
 
@@ -37,7 +46,11 @@ export async function createPlace(
   kind: 'storage' | 'delivery',
   body: { name?: string; latitude: number; longitude: number; radius_m?: number; dwell_minutes?: number | null },
 ): Promise<{ id: number; name: string }> {
-  const res = await t.http().post(`/api/v1/${kind}-locations`).set(auth).send({ name: `${kind}-${Math.random().toString(36).slice(2, 8)}`, ...body });
+  const res = await t
+    .http()
+    .post(`/api/v1/${kind}-locations`)
+    .set(auth)
+    .send({ name: `${kind}-${Math.random().toString(36).slice(2, 8)}`, ...body });
   if (res.status !== 201) throw new Error(`creating a ${kind} location: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }
@@ -80,7 +93,10 @@ export async function settled(t: TestApp, timeoutMs = 2000): Promise<void> {
 
 /** How many queue rows name the tracker (a write's row naming several trackers counts once). */
 export async function pendingRows(t: TestApp, trackerId: number): Promise<number> {
-  const [row] = await t.db.query('SELECT count(*)::int AS n FROM geofence_pending WHERE $1 = ANY(coalesce(trackers, ARRAY[tracker_id]))', [trackerId]);
+  const [row] = await t.db.query(
+    'SELECT count(*)::int AS n FROM geofence_pending WHERE $1 = ANY(coalesce(trackers, ARRAY[tracker_id]))',
+    [trackerId],
+  );
   return row.n;
 }
 
@@ -104,7 +120,11 @@ export async function history(t: TestApp, auth: { Authorization: string }, track
   }));
 }
 
-export const auto = (status: string, timestamp: string, locations: { storage?: number; delivery?: number } = {}): EntryView => ({
+export const auto = (
+  status: string,
+  timestamp: string,
+  locations: { storage?: number; delivery?: number } = {},
+): EntryView => ({
   status,
   timestamp,
   storage_location_id: locations.storage ?? null,
@@ -127,7 +147,12 @@ export function visitRows(t: TestApp, trackerId: number): Promise<VisitRow[]> {
  * Runs `body` while another transaction, opened with `query`, stays open (another writer's work
  * in progress); then commits it. `body` gets that transaction's runner.
  */
-export async function whileOpen<T>(t: TestApp, query: string, parameters: unknown[], body: (runner: QueryRunner) => Promise<T>): Promise<T> {
+export async function whileOpen<T>(
+  t: TestApp,
+  query: string,
+  parameters: unknown[],
+  body: (runner: QueryRunner) => Promise<T>,
+): Promise<T> {
   const runner = t.db.createQueryRunner();
   await runner.connect();
   try {

@@ -2,7 +2,13 @@ import type { DataSource } from 'typeorm';
 import type { TestApp } from './app.js';
 
 /** Every admin-only health route. */
-export const HEALTH_ROUTES = ['/api/v1/health/basic', '/api/v1/health/status', '/api/v1/health/pipeline', '/api/v1/health/system', '/health/db-pool'];
+export const HEALTH_ROUTES = [
+  '/api/v1/health/basic',
+  '/api/v1/health/status',
+  '/api/v1/health/pipeline',
+  '/api/v1/health/system',
+  '/health/db-pool',
+];
 
 export const STEP_KEYS = [
   'check_database_connection',
@@ -35,7 +41,13 @@ export async function insertReports(db: DataSource, trackerId: number, reports: 
     `INSERT INTO location_reports (tracker_id, timestamp, latitude, longitude, confidence, eligible)
      SELECT $1, ts, lat, lon, conf, conf >= 2 AND NOT (lon BETWEEN 73.6 AND 134.8 AND lat BETWEEN 18.2 AND 53.5)
        FROM unnest($2::timestamptz[], $3::float8[], $4::float8[], $5::int[]) AS u(ts, lat, lon, conf)`,
-    [trackerId, reports.map((r) => r.timestamp), reports.map((r) => r.latitude), reports.map((r) => r.longitude), reports.map((r) => r.confidence)],
+    [
+      trackerId,
+      reports.map((r) => r.timestamp),
+      reports.map((r) => r.latitude),
+      reports.map((r) => r.longitude),
+      reports.map((r) => r.confidence),
+    ],
   );
 }
 
@@ -77,7 +89,9 @@ export async function seedConsistentPipeline(t: TestApp): Promise<{ trackerIds: 
     { timestamp: '2026-03-02T10:10:00Z', latitude: 31.2, longitude: 121.5, confidence: 5 },
     { timestamp: '2026-03-03T11:00:00Z', latitude: 48.8, longitude: 2.3, confidence: 4 },
   ]);
-  await insertReports(t.db, b.id, [{ timestamp: '2026-03-04T00:30:00Z', latitude: -33.9, longitude: 151.2, confidence: 2 }]);
+  await insertReports(t.db, b.id, [
+    { timestamp: '2026-03-04T00:30:00Z', latitude: -33.9, longitude: 151.2, confidence: 2 },
+  ]);
   await rebuildAggregates(t.db);
   return { trackerIds: [a.id, b.id] };
 }

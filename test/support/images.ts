@@ -4,7 +4,8 @@ import { crc32, deflateSync } from 'node:zlib';
 import type { Response } from 'superagent';
 import type { TestApp } from './app.js';
 
-export const INVALID_FILE_TYPE = 'Invalid file type. Allowed types: image/jpeg, image/png, image/gif, image/webp, image/svg+xml';
+export const INVALID_FILE_TYPE =
+  'Invalid file type. Allowed types: image/jpeg, image/png, image/gif, image/webp, image/svg+xml';
 export const IMAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
 export const UPLOAD_FIELDS = ['height', 'id', 'mime_type', 'original_filename', 'size', 'url_path', 'width'];
 export const IMAGE_FIELDS = [...UPLOAD_FIELDS, 'storage_filename', 'uploaded_at'].sort();
@@ -20,7 +21,9 @@ export function rasterImage(format: RasterFormat, width: number, height: number)
 
 /** A noisy image: compresses badly, so cutting it short really removes pixel data. */
 export function noisyImage(format: RasterFormat, width: number, height: number): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: 'black', noise: { type: 'gaussian', mean: 128, sigma: 40 } } })
+  return sharp({
+    create: { width, height, channels: 3, background: 'black', noise: { type: 'gaussian', mean: 128, sigma: 40 } },
+  })
     .toFormat(format)
     .toBuffer();
 }
@@ -44,14 +47,25 @@ export function bilevelPng(width: number, height: number): Buffer {
   header[8] = 1; // bit depth
   header[9] = 0; // greyscale
   const rows = Buffer.alloc((Math.ceil(width / 8) + 1) * height); // filter byte 0 + zero pixels per row
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(rows)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 export function svg(rootAttributes: string, body = '<rect width="1" height="1"/>'): Buffer {
   return Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" ${rootAttributes}>${body}</svg>`);
 }
 
-export function uploadImage(t: TestApp, auth: Record<string, string>, bytes: Buffer, filename: string, contentType: string) {
+export function uploadImage(
+  t: TestApp,
+  auth: Record<string, string>,
+  bytes: Buffer,
+  filename: string,
+  contentType: string,
+) {
   return t.http().post('/api/v1/images').set(auth).attach('file', bytes, { filename, contentType });
 }
 

@@ -53,14 +53,20 @@ export interface RawRow {
 const ISO = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /** Both aggregate tables, ordered, with timestamps as ISO strings (comparable with toEqual). */
-export async function aggregateTables(db: DataSource, trackerIds?: number[]): Promise<{ hourly: AggregateRow[]; daily: AggregateRow[] }> {
+export async function aggregateTables(
+  db: DataSource,
+  trackerIds?: number[],
+): Promise<{ hourly: AggregateRow[]; daily: AggregateRow[] }> {
   const read = (table: string, extra = '') =>
     db.query<AggregateRow[]>(
       `SELECT tracker_id, ${ISO('bucket')} AS bucket, report_id::text AS report_id, ${ISO('reported_at')} AS reported_at, latitude, longitude, confidence${extra}
          FROM ${table} WHERE $1::int[] IS NULL OR tracker_id = ANY($1::int[]) ORDER BY tracker_id, bucket`,
       [trackerIds ?? null],
     );
-  return { hourly: await read('location_history_hourly'), daily: await read('location_history_daily', ', hourly_buckets') };
+  return {
+    hourly: await read('location_history_hourly'),
+    daily: await read('location_history_daily', ', hourly_buckets'),
+  };
 }
 
 export async function rawReports(db: DataSource, trackerIds?: number[]): Promise<RawRow[]> {
@@ -110,7 +116,10 @@ export function referenceAggregates(raw: RawRow[]): { hourly: AggregateRow[]; da
     const key = `${row.tracker_id}|${dayBucket(Date.parse(row.bucket))}`;
     hoursPerDay.set(key, (hoursPerDay.get(key) ?? 0) + 1);
   }
-  const daily = build(dayBucket).map((row) => ({ ...row, hourly_buckets: hoursPerDay.get(`${row.tracker_id}|${Date.parse(row.bucket)}`) ?? 0 }));
+  const daily = build(dayBucket).map((row) => ({
+    ...row,
+    hourly_buckets: hoursPerDay.get(`${row.tracker_id}|${Date.parse(row.bucket)}`) ?? 0,
+  }));
   return { hourly, daily };
 }
 
@@ -123,6 +132,10 @@ export function hoursFromNow(hours: number): string {
  * The medium-tier equivalent of postReports: the same batch straight into LocationIngestionService,
  * in the scope the HTTP endpoint gives an ingest device (the whole fleet).
  */
-export function ingestReports(m: { get<T>(token: Type<T>): T }, user: { id: number }, reports: unknown[]): Promise<IngestResult> {
+export function ingestReports(
+  m: { get<T>(token: Type<T>): T },
+  user: { id: number },
+  reports: unknown[],
+): Promise<IngestResult> {
   return m.get(LocationIngestionService).ingest(AccessScope.admin(user.id), reports);
 }

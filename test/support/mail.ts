@@ -3,7 +3,10 @@ import type { CreatedUser } from './factories.js';
 import { TRACKERS } from './trackers.js';
 
 /** Env of a test app sending e-mail to `smtpUrl` with short windows and intervals. */
-export function mailEnv(smtpUrl: string | undefined, overrides: Record<string, string> = {}): Record<string, string | undefined> {
+export function mailEnv(
+  smtpUrl: string | undefined,
+  overrides: Record<string, string> = {},
+): Record<string, string | undefined> {
   return {
     SMTP_URL: smtpUrl,
     EMAIL_DIGEST_MINUTES: '0',
@@ -37,7 +40,13 @@ export async function newTracker(t: TestApp, w: MailWorld, name?: string): Promi
 }
 
 /** A manual status entry through the API; DELIVERED goes to the world's delivery location. */
-export async function setStatus(t: TestApp, w: MailWorld, trackerId: number, status = 'DELIVERED', as: CreatedUser = w.user): Promise<void> {
+export async function setStatus(
+  t: TestApp,
+  w: MailWorld,
+  trackerId: number,
+  status = 'DELIVERED',
+  as: CreatedUser = w.user,
+): Promise<void> {
   const body = status === 'DELIVERED' ? { status, delivery_location_id: w.delivery.id } : { status };
   await t.http().post(`${TRACKERS}/${trackerId}/status`).set(as.auth).send(body).expect(201);
 }
@@ -61,12 +70,17 @@ export async function digestsOf(t: TestApp, userId: number): Promise<DigestRow[]
 }
 
 /** Polls until `check` holds (fails after timeoutMs). */
-export async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+export async function eventually<T>(
+  read: () => Promise<T>,
+  check: (value: T) => boolean,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
     if (check(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met in ${timeoutMs} ms; last value: ${JSON.stringify(value)}`);
+    if (Date.now() > deadline)
+      throw new Error(`condition not met in ${timeoutMs} ms; last value: ${JSON.stringify(value)}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

@@ -1,5 +1,11 @@
 import 'reflect-metadata';
-import { Module, type DynamicModule, type INestApplicationContext, type ModuleMetadata, type Type } from '@nestjs/common';
+import {
+  Module,
+  type DynamicModule,
+  type INestApplicationContext,
+  type ModuleMetadata,
+  type Type,
+} from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -62,7 +68,14 @@ export interface MediumContext {
 class MediumRootModule {}
 
 /** Modules the builders in test/support/factories.ts resolve their repositories and tokens from. */
-const FACTORY_MODULES = [AuthModule, ClientsModule, BrandsModule, ProductionRunsModule, StorageLocationsModule, DeliveryLocationsModule];
+const FACTORY_MODULES = [
+  AuthModule,
+  ClientsModule,
+  BrandsModule,
+  ProductionRunsModule,
+  StorageLocationsModule,
+  DeliveryLocationsModule,
+];
 
 export async function createMediumContext(options: MediumOptions = {}): Promise<MediumContext> {
   const ownsDatabase = !options.database;

@@ -48,70 +48,78 @@ export async function listening(t: TestApp): Promise<string> {
 }
 
 /** Opens GET /api/v1/notifications/stream (query and headers as given) and parses the event stream. */
-export function openStream(base: string, options: { headers?: Record<string, string>; query?: string } = {}): Promise<SseClient> {
+export function openStream(
+  base: string,
+  options: { headers?: Record<string, string>; query?: string } = {},
+): Promise<SseClient> {
   return new Promise((resolve, reject) => {
-    const req = http.get(`${base}/api/v1/notifications/stream${options.query ? `?${options.query}` : ''}`, { headers: options.headers ?? {} }, (res) => {
-      const events: SseEvent[] = [];
-      const comments: string[] = [];
-      let raw = '';
-      let buffer = '';
-      const waiters: (() => void)[] = [];
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        raw += chunk;
-        buffer += chunk;
-        let cut: number;
-        while ((cut = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, cut);
-          buffer = buffer.slice(cut + 2);
-          const fields: Record<string, string> = {};
-          for (const line of block.split('\n')) {
-            if (line.startsWith(':')) comments.push(line.slice(1).trim());
-            else {
-              const at = line.indexOf(':');
-              fields[line.slice(0, at)] = line.slice(at + 1).replace(/^ /, '');
+    const req = http.get(
+      `${base}/api/v1/notifications/stream${options.query ? `?${options.query}` : ''}`,
+      { headers: options.headers ?? {} },
+      (res) => {
+        const events: SseEvent[] = [];
+        const comments: string[] = [];
+        let raw = '';
+        let buffer = '';
+        const waiters: (() => void)[] = [];
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          raw += chunk;
+          buffer += chunk;
+          let cut: number;
+          while ((cut = buffer.indexOf('\n\n')) >= 0) {
+            const block = buffer.slice(0, cut);
+            buffer = buffer.slice(cut + 2);
+            const fields: Record<string, string> = {};
+            for (const line of block.split('\n')) {
+              if (line.startsWith(':')) comments.push(line.slice(1).trim());
+              else {
+                const at = line.indexOf(':');
+                fields[line.slice(0, at)] = line.slice(at + 1).replace(/^ /, '');
+              }
             }
+            if (fields.data !== undefined)
+              events.push({ id: fields.id, event: fields.event, data: JSON.parse(fields.data) });
           }
-          if (fields.data !== undefined) events.push({ id: fields.id, event: fields.event, data: JSON.parse(fields.data) });
-        }
-        for (const wake of waiters.splice(0)) wake();
-      });
-      const ended = new Promise<void>((done) => {
-        res.on('end', done);
-        res.on('close', done);
-        res.on('error', done);
-      });
-      void ended.then(() => {
-        for (const wake of waiters.splice(0)) wake();
-      });
-      let isEnded = false;
-      void ended.then(() => (isEnded = true));
-      resolve({
-        status: res.statusCode ?? 0,
-        headers: res.headers,
-        events,
-        comments,
-        body: () => raw,
-        ended,
-        async waitFor(count, timeoutMs = 3000) {
-          const deadline = Date.now() + timeoutMs;
-          while (events.length < count) {
-            if (isEnded) throw new Error(`stream ended with ${events.length} of ${count} events`);
-            const left = deadline - Date.now();
-            if (left <= 0) throw new Error(`${events.length} of ${count} events after ${timeoutMs} ms`);
-            await new Promise<void>((wake) => {
-              const timer = setTimeout(wake, left);
-              waiters.push(() => {
-                clearTimeout(timer);
-                wake();
+          for (const wake of waiters.splice(0)) wake();
+        });
+        const ended = new Promise<void>((done) => {
+          res.on('end', done);
+          res.on('close', done);
+          res.on('error', done);
+        });
+        void ended.then(() => {
+          for (const wake of waiters.splice(0)) wake();
+        });
+        let isEnded = false;
+        void ended.then(() => (isEnded = true));
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          events,
+          comments,
+          body: () => raw,
+          ended,
+          async waitFor(count, timeoutMs = 3000) {
+            const deadline = Date.now() + timeoutMs;
+            while (events.length < count) {
+              if (isEnded) throw new Error(`stream ended with ${events.length} of ${count} events`);
+              const left = deadline - Date.now();
+              if (left <= 0) throw new Error(`${events.length} of ${count} events after ${timeoutMs} ms`);
+              await new Promise<void>((wake) => {
+                const timer = setTimeout(wake, left);
+                waiters.push(() => {
+                  clearTimeout(timer);
+                  wake();
+                });
               });
-            });
-          }
-          return events.slice(0, count);
-        },
-        close: () => req.destroy(),
-      });
-    });
+            }
+            return events.slice(0, count);
+          },
+          close: () => req.destroy(),
+        });
+      },
+    );
     req.on('error', reject);
   });
 }
@@ -120,7 +128,10 @@ export function openStream(base: string, options: { headers?: Record<string, str
 export async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  const settled = promise.then(() => true, () => true);
+  const settled = promise.then(
+    () => true,
+    () => true,
+  );
   const result = await Promise.race([settled, timeout]);
   clearTimeout(timer);
   return result;

@@ -41,9 +41,14 @@ let shared: { routes: Route[]; ajv: Ajv2020; validators: Map<string, ValidateFun
 /** The checker's document and compiled validators, shared by the apps of one test file. */
 async function load(config: AppConfig) {
   if (shared) return shared;
-  const preview = await NestFactory.create(AppModule.forRoot(config), new ExpressHttpAdapter(), { preview: true, logger: false });
+  const preview = await NestFactory.create(AppModule.forRoot(config), new ExpressHttpAdapter(), {
+    preview: true,
+    logger: false,
+  });
   setGlobalPrefix(preview);
-  const document = createOpenApiDocument(preview) as unknown as Json & { paths: Record<string, Record<string, Operation>> };
+  const document = createOpenApiDocument(preview) as unknown as Json & {
+    paths: Record<string, Record<string, Operation>>;
+  };
   await preview.close();
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
   addFormats(ajv);
@@ -53,7 +58,12 @@ async function load(config: AppConfig) {
     METHODS.filter((m) => item[m]).map((method) => ({
       method: method.toUpperCase(),
       template,
-      pattern: new RegExp(`^${template.split(/\{[^}]+\}/).map(escapeRegExp).join('[^/]+')}$`),
+      pattern: new RegExp(
+        `^${template
+          .split(/\{[^}]+\}/)
+          .map(escapeRegExp)
+          .join('[^/]+')}$`,
+      ),
       weight: template.replace(/\{[^}]+\}/g, '').length,
       operation: item[method],
     })),
@@ -106,7 +116,12 @@ export class ResponseChecker {
     // Cached answers are sent as finished JSON text (res.send with a JSON content type): checked too.
     express.response.send = function (this: Response, body?: unknown) {
       const type = this.getHeader('Content-Type');
-      if (!checked.has(this) && typeof body === 'string' && typeof type === 'string' && type.startsWith('application/json')) {
+      if (
+        !checked.has(this) &&
+        typeof body === 'string' &&
+        typeof type === 'string' &&
+        type.startsWith('application/json')
+      ) {
         checked.add(this);
         checkBody(this, JSON.parse(body) as unknown);
       }
@@ -119,7 +134,9 @@ export class ResponseChecker {
    * (or the document has no such route).
    */
   problemWith(method: string, path: string, status: number, body: unknown): string | undefined {
-    const route = this.routes.filter((r) => r.method === method && r.pattern.test(path)).sort((a, b) => b.weight - a.weight)[0];
+    const route = this.routes
+      .filter((r) => r.method === method && r.pattern.test(path))
+      .sort((a, b) => b.weight - a.weight)[0];
     if (!route) return undefined;
     this.checked++;
     const problem = check(route, status, body, this.ajv, this.validators);
@@ -134,12 +151,25 @@ export class ResponseChecker {
   }
 }
 
-function check(route: Route, status: number, body: unknown, ajv: Ajv2020, validators: Map<string, ValidateFunction>): string | undefined {
+function check(
+  route: Route,
+  status: number,
+  body: unknown,
+  ajv: Ajv2020,
+  validators: Map<string, ValidateFunction>,
+): string | undefined {
   const responses = route.operation.responses ?? {};
-  const key = responses[status] ? String(status) : responses[`${String(status)[0]}XX`] ? `${String(status)[0]}XX` : responses.default ? 'default' : undefined;
+  const key = responses[status]
+    ? String(status)
+    : responses[`${String(status)[0]}XX`]
+      ? `${String(status)[0]}XX`
+      : responses.default
+        ? 'default'
+        : undefined;
   if (!key) return `status ${status} is not documented (documented: ${Object.keys(responses).join(', ')})`;
   const content = responses[key].content ?? {};
-  if (!content['application/json']?.schema) return `no JSON body documented for ${key} (documented: ${Object.keys(content).join(', ') || 'no body'})`;
+  if (!content['application/json']?.schema)
+    return `no JSON body documented for ${key} (documented: ${Object.keys(content).join(', ') || 'no body'})`;
   const ref = `${DOCUMENT_ID}#/${pointer('paths', route.template, route.method.toLowerCase(), 'responses', key, 'content', 'application/json', 'schema')}`;
   let validate = validators.get(ref);
   if (!validate) {
@@ -147,6 +177,8 @@ function check(route: Route, status: number, body: unknown, ajv: Ajv2020, valida
     validators.set(ref, validate);
   }
   if (validate(body)) return undefined;
-  const errors = (validate.errors ?? []).slice(0, 10).map((e) => `${e.instancePath || '(body)'} ${e.message ?? ''} [${e.schemaPath}]`);
+  const errors = (validate.errors ?? [])
+    .slice(0, 10)
+    .map((e) => `${e.instancePath || '(body)'} ${e.message ?? ''} [${e.schemaPath}]`);
   return `${errors.join('; ')} — body ${JSON.stringify(body).slice(0, 300)}`;
 }

@@ -34,7 +34,9 @@ class ReliabilityProbeController {
   @Access('admin')
   async write(@Body() body: { name: string }): Promise<{ id: number }> {
     const id = await this.db.transaction(async (m) => {
-      const [row] = await m.query<{ id: number }[]>('INSERT INTO clients (name) VALUES ($1) RETURNING id', [String(body.name)]);
+      const [row] = await m.query<{ id: number }[]>('INSERT INTO clients (name) VALUES ($1) RETURNING id', [
+        String(body.name),
+      ]);
       return row.id;
     });
     await this.cache.bump('probe');
@@ -93,7 +95,13 @@ export async function waitFor(probe: () => Promise<boolean>, timeoutMs: number):
   throw new Error(`condition not met within ${timeoutMs} ms`);
 }
 
-export function summary(outcomes: Outcome[]): { count: number; byStatus: Record<number, number>; maxMs: number; p50: number; p99: number } {
+export function summary(outcomes: Outcome[]): {
+  count: number;
+  byStatus: Record<number, number>;
+  maxMs: number;
+  p50: number;
+  p99: number;
+} {
   const byStatus: Record<number, number> = {};
   for (const o of outcomes) byStatus[o.status] = (byStatus[o.status] ?? 0) + 1;
   const sorted = outcomes.map((o) => o.ms).sort((a, b) => a - b);
@@ -102,7 +110,10 @@ export function summary(outcomes: Outcome[]): { count: number; byStatus: Record<
 }
 
 /** Starts the test app's HTTP server on a free port (for fetch-based traffic) and returns its base URL. */
-export async function listen(app: { listen(port: number, host: string): Promise<unknown>; getHttpServer(): import('node:http').Server }): Promise<string> {
+export async function listen(app: {
+  listen(port: number, host: string): Promise<unknown>;
+  getHttpServer(): import('node:http').Server;
+}): Promise<string> {
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address() as import('node:net').AddressInfo;
   return `http://127.0.0.1:${address.port}`;

@@ -37,7 +37,9 @@ const run = promisify(execFile);
 function binDir(): string {
   const dir = process.env.TEST_PG_BINDIR ?? spawnSync('pg_config', ['--bindir'], { encoding: 'utf8' }).stdout?.trim();
   if (!dir || !existsSync(join(dir, 'pg_basebackup'))) {
-    throw new Error('the read-replica tests need the PostgreSQL server binaries (initdb, pg_ctl, pg_basebackup): install them, or set TEST_PG_BINDIR');
+    throw new Error(
+      'the read-replica tests need the PostgreSQL server binaries (initdb, pg_ctl, pg_basebackup): install them, or set TEST_PG_BINDIR',
+    );
   }
   return dir;
 }
@@ -47,7 +49,8 @@ function databaseUser(): { uid: number; gid: number } | null {
   if (process.getuid?.() !== 0) return null;
   const uid = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });
   const gid = spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' });
-  if (uid.status !== 0 || gid.status !== 0) throw new Error('running as root, the read-replica tests need a `postgres` system user to run PostgreSQL as');
+  if (uid.status !== 0 || gid.status !== 0)
+    throw new Error('running as root, the read-replica tests need a `postgres` system user to run PostgreSQL as');
   return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
 }
 
@@ -103,22 +106,32 @@ export async function startReplicationPair(options: { database?: string } = {}):
   const env = { ...process.env, LC_ALL: 'C', LC_MESSAGES: 'C', PGUSER: 'postgres' };
 
   const asPostgres = async (command: string, args: string[]): Promise<void> => {
-    const [file, argv] = user ? ['runuser', ['-u', 'postgres', '--', join(bin, command), ...args]] : [join(bin, command), args];
+    const [file, argv] = user
+      ? ['runuser', ['-u', 'postgres', '--', join(bin, command), ...args]]
+      : [join(bin, command), args];
     try {
       await run(file, argv, { cwd: root, env, timeout: 120_000 });
     } catch (error) {
-      const log = (dir: string) => (existsSync(`${dir}.log`) ? readFileSync(`${dir}.log`, 'utf8').split('\n').slice(-15).join('\n') : '');
-      throw new Error(`${command} ${args.join(' ')} failed: ${(error as Error).message}\n${log(primaryDir)}\n${log(replicaDir)}`, { cause: error });
+      const log = (dir: string) =>
+        existsSync(`${dir}.log`) ? readFileSync(`${dir}.log`, 'utf8').split('\n').slice(-15).join('\n') : '';
+      throw new Error(
+        `${command} ${args.join(' ')} failed: ${(error as Error).message}\n${log(primaryDir)}\n${log(replicaDir)}`,
+        { cause: error },
+      );
     }
   };
   const pgCtl = (dir: string, action: 'start' | 'stop', mode = 'fast') =>
-    action === 'start' ? asPostgres('pg_ctl', ['-D', dir, '-l', `${dir}.log`, '-w', '-t', '60', 'start']) : asPostgres('pg_ctl', ['-D', dir, '-m', mode, '-w', '-t', '60', 'stop']);
+    action === 'start'
+      ? asPostgres('pg_ctl', ['-D', dir, '-l', `${dir}.log`, '-w', '-t', '60', 'start'])
+      : asPostgres('pg_ctl', ['-D', dir, '-m', mode, '-w', '-t', '60', 'stop']);
 
   // A test process that ends without stop() (a crash, a timeout) still takes both servers along.
   const stopNow = () => {
     for (const dir of [replicaDir, primaryDir]) {
       if (!existsSync(join(dir, 'postmaster.pid'))) continue;
-      const [file, argv] = user ? ['runuser', ['-u', 'postgres', '--', join(bin, 'pg_ctl'), '-D', dir, '-m', 'immediate', 'stop']] : [join(bin, 'pg_ctl'), ['-D', dir, '-m', 'immediate', 'stop']];
+      const [file, argv] = user
+        ? ['runuser', ['-u', 'postgres', '--', join(bin, 'pg_ctl'), '-D', dir, '-m', 'immediate', 'stop']]
+        : [join(bin, 'pg_ctl'), ['-D', dir, '-m', 'immediate', 'stop']];
       try {
         execFileSync(file, argv, { cwd: root, env, stdio: 'ignore', timeout: 30_000 });
       } catch {
@@ -134,12 +147,39 @@ export async function startReplicationPair(options: { database?: string } = {}):
   };
 
   try {
-    await asPostgres('initdb', ['-D', primaryDir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C', '--no-sync', '--no-instructions']);
+    await asPostgres('initdb', [
+      '-D',
+      primaryDir,
+      '-U',
+      'postgres',
+      '--auth=trust',
+      '--encoding=UTF8',
+      '--locale=C',
+      '--no-sync',
+      '--no-instructions',
+    ]);
     appendFileSync(join(primaryDir, 'postgresql.conf'), `\nport = ${primaryPort}\n${SERVER_SETTINGS.join('\n')}\n`);
     // initdb's pg_hba.conf already trusts replication connections from 127.0.0.1 (--auth=trust).
     await pgCtl(primaryDir, 'start');
-    await withClient(`postgres://postgres@127.0.0.1:${primaryPort}/postgres`, (c) => c.query(`CREATE DATABASE ${database}`));
-    await asPostgres('pg_basebackup', ['-h', '127.0.0.1', '-p', String(primaryPort), '-U', 'postgres', '-D', replicaDir, '-R', '-X', 'stream', '-c', 'fast', '--no-sync']);
+    await withClient(`postgres://postgres@127.0.0.1:${primaryPort}/postgres`, (c) =>
+      c.query(`CREATE DATABASE ${database}`),
+    );
+    await asPostgres('pg_basebackup', [
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(primaryPort),
+      '-U',
+      'postgres',
+      '-D',
+      replicaDir,
+      '-R',
+      '-X',
+      'stream',
+      '-c',
+      'fast',
+      '--no-sync',
+    ]);
     appendFileSync(join(replicaDir, 'postgresql.conf'), `\nport = ${replicaPort}\n`);
     await pgCtl(replicaDir, 'start');
   } catch (error) {
@@ -147,8 +187,10 @@ export async function startReplicationPair(options: { database?: string } = {}):
     throw error;
   }
 
-  const primaryQuery = <T extends pg.QueryResultRow>(text: string, values?: unknown[]) => withClient(primaryUrl, async (c) => (await c.query<T>(text, values)).rows);
-  const replicaQuery = <T extends pg.QueryResultRow>(text: string, values?: unknown[]) => withClient(replicaUrl, async (c) => (await c.query<T>(text, values)).rows);
+  const primaryQuery = <T extends pg.QueryResultRow>(text: string, values?: unknown[]) =>
+    withClient(primaryUrl, async (c) => (await c.query<T>(text, values)).rows);
+  const replicaQuery = <T extends pg.QueryResultRow>(text: string, values?: unknown[]) =>
+    withClient(replicaUrl, async (c) => (await c.query<T>(text, values)).rows);
 
   const pair: ReplicationPair = {
     database,
@@ -159,7 +201,9 @@ export async function startReplicationPair(options: { database?: string } = {}):
     async pauseReplay() {
       await replicaQuery('SELECT pg_wal_replay_pause()');
       const deadline = Date.now() + 10_000;
-      while ((await replicaQuery<{ state: string }>('SELECT pg_get_wal_replay_pause_state() AS state'))[0].state !== 'paused') {
+      while (
+        (await replicaQuery<{ state: string }>('SELECT pg_get_wal_replay_pause_state() AS state'))[0].state !== 'paused'
+      ) {
         if (Date.now() > deadline) throw new Error('replay did not pause');
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
@@ -171,7 +215,10 @@ export async function startReplicationPair(options: { database?: string } = {}):
       const [{ lsn }] = await primaryQuery<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn');
       const deadline = Date.now() + timeoutMs;
       for (;;) {
-        const [{ done }] = await replicaQuery<{ done: boolean }>('SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn AS done', [lsn]);
+        const [{ done }] = await replicaQuery<{ done: boolean }>(
+          'SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn AS done',
+          [lsn],
+        );
         if (done) return;
         if (Date.now() > deadline) throw new Error(`the replica did not replay up to ${lsn} within ${timeoutMs} ms`);
         await new Promise((resolve) => setTimeout(resolve, 20));

@@ -20,7 +20,15 @@ export interface MatrixFixtures {
   /** Uploaded through the API by the scoped user. */
   image: { id: number; storage_filename: string };
   /** One throwaway resource per destructive admin-only row (DELETE). */
-  spare: { client: number; brand: number; run: number; storage: number; delivery: number; tracker: number; user: number };
+  spare: {
+    client: number;
+    brand: number;
+    run: number;
+    storage: number;
+    delivery: number;
+    tracker: number;
+    user: number;
+  };
   /** A user whose record the admin may update. */
   otherUser: number;
   /** Images each allowed role may delete: the admin any image, a user only one they uploaded. */
@@ -52,15 +60,25 @@ export const ROLES: readonly Role[] = ['admin', 'user', 'ingest'];
 export const rowName = (row: Pick<MatrixRow, 'method' | 'path'>) => `${row.method.toUpperCase()} ${row.path}`;
 
 /** True when `path` is `prefix` itself or below it. */
-export const underPrefix = (path: string, prefixes: readonly string[]) => prefixes.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+export const underPrefix = (path: string, prefixes: readonly string[]) =>
+  prefixes.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
 
-export function sendRow(t: TestApp, row: MatrixRow, fx: MatrixFixtures, caller: Caller, headers: Record<string, string>) {
+export function sendRow(
+  t: TestApp,
+  row: MatrixRow,
+  fx: MatrixFixtures,
+  caller: Caller,
+  headers: Record<string, string>,
+) {
   const params = row.params?.(fx, caller) ?? {};
   const path = row.path.replace(/\{(\w+)\}/g, (_, name: string) => {
     if (params[name] === undefined) throw new Error(`${rowName(row)}: no value for {${name}}`);
     return encodeURIComponent(String(params[name]));
   });
-  const req = t.http()[row.method](row.query ? `${path}?${row.query}` : path).set(headers);
+  const req = t
+    .http()
+    [row.method](row.query ? `${path}?${row.query}` : path)
+    .set(headers);
   if (row.upload) {
     const file = row.upload(fx, caller);
     return req.attach('file', file.bytes, { filename: file.filename, contentType: file.contentType });
@@ -71,13 +89,22 @@ export function sendRow(t: TestApp, row: MatrixRow, fx: MatrixFixtures, caller: 
 export const tinyPng = () => bilevelPng(2, 2);
 
 /** A location report for the fixture tracker, an hour ago (eligible: Berlin, confidence 3). */
-export const reportOneHourAgo = () => ({ timestamp: new Date(Date.now() - 3_600_000).toISOString(), latitude: 52.52, longitude: 13.405, confidence: 3 });
+export const reportOneHourAgo = () => ({
+  timestamp: new Date(Date.now() - 3_600_000).toISOString(),
+  latitude: 52.52,
+  longitude: 13.405,
+  confidence: 3,
+});
 
 /**
  * Builds the fixtures: reference data and the tracker through the factories (SQL), location
  * reports and images through the API, as callers do.
  */
-export async function createMatrixFixtures(t: TestApp, callers: Record<Role, CreatedUser>, clientId: number): Promise<MatrixFixtures> {
+export async function createMatrixFixtures(
+  t: TestApp,
+  callers: Record<Role, CreatedUser>,
+  clientId: number,
+): Promise<MatrixFixtures> {
   const f = t.factories;
   const brand = await f.brand(clientId);
   const run = await f.run({ brandId: brand.id });
@@ -102,8 +129,16 @@ export async function createMatrixFixtures(t: TestApp, callers: Record<Role, Cre
     .expect(200);
 
   const upload = async (who: CreatedUser) => {
-    const res = await t.http().post('/api/v1/images').set(who.auth).attach('file', tinyPng(), { filename: 'matrix.png', contentType: 'image/png' }).expect(201);
-    const [row] = await t.db.query<{ storage_filename: string }[]>(`SELECT storage_filename FROM images WHERE id = $1`, [res.body.id]);
+    const res = await t
+      .http()
+      .post('/api/v1/images')
+      .set(who.auth)
+      .attach('file', tinyPng(), { filename: 'matrix.png', contentType: 'image/png' })
+      .expect(201);
+    const [row] = await t.db.query<{ storage_filename: string }[]>(
+      `SELECT storage_filename FROM images WHERE id = $1`,
+      [res.body.id],
+    );
     return { id: res.body.id as number, storage_filename: row.storage_filename };
   };
   const image = await upload(callers.user);

@@ -40,14 +40,26 @@ export interface ServiceProcess {
   /** SIGTERM, then SIGKILL, to the whole process group (for afterAll). */
   cleanup(): Promise<void>;
   /** Sends `signal` to the process and waits for the exit (at most `timeoutMs`; then resolves with `null`). */
-  stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null } | null>;
+  stop(
+    signal?: NodeJS.Signals,
+    timeoutMs?: number,
+  ): Promise<{ code: number | null; signal: NodeJS.Signals | null } | null>;
 }
 
 /** The built service (`node dist/src/main.js`, or `command`) as a child process with exactly `env` (+ PATH). */
-export function spawnService(env: Record<string, string | undefined>, cwd = process.cwd(), command?: string[]): ServiceProcess {
+export function spawnService(
+  env: Record<string, string | undefined>,
+  cwd = process.cwd(),
+  command?: string[],
+): ServiceProcess {
   const [file, ...args] = command ?? [process.execPath, resolve(cwd, 'dist/src/main.js')];
   // Its own process group, so that cleanup() reaches whatever it started (npm's script included).
-  const child = spawn(file, args, { cwd, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(file, args, {
+    cwd,
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let out = '';
   let err = '';
   const listeners = new Set<() => void>();

@@ -47,7 +47,11 @@ export class TestSmtpServer {
           ref.self!.take(to);
           ref.self!.attempts.push({ to, behaviour });
           const code = behaviour === 'permanent' ? 550 : 451;
-          return callback(Object.assign(new Error(behaviour === 'permanent' ? 'No such mailbox' : 'Try again later'), { responseCode: code }));
+          return callback(
+            Object.assign(new Error(behaviour === 'permanent' ? 'No such mailbox' : 'Try again later'), {
+              responseCode: code,
+            }),
+          );
         }
         callback();
       },
@@ -89,7 +93,8 @@ export class TestSmtpServer {
   async waitFor(address: string, count: number, timeoutMs = 10_000): Promise<ReceivedMail[]> {
     const deadline = Date.now() + timeoutMs;
     while (this.to(address).length < count) {
-      if (Date.now() > deadline) throw new Error(`${address} received ${this.to(address).length} e-mails, expected ${count}`);
+      if (Date.now() > deadline)
+        throw new Error(`${address} received ${this.to(address).length} e-mails, expected ${count}`);
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
     return this.to(address);
@@ -109,7 +114,11 @@ export class TestSmtpServer {
   }
 
   private connections(): { session: SMTPServerSession; _socket?: { destroy(): void } }[] {
-    return [...((this.server as unknown as { connections: Set<{ session: SMTPServerSession; _socket?: { destroy(): void } }> }).connections ?? [])];
+    return [
+      ...((
+        this.server as unknown as { connections: Set<{ session: SMTPServerSession; _socket?: { destroy(): void } }> }
+      ).connections ?? []),
+    ];
   }
 
   private socketOf(session: SMTPServerSession) {

@@ -47,12 +47,27 @@ export async function trackerWorld(t: TestApp): Promise<TrackerWorld> {
 export async function insertHourlyPoint(
   db: DataSource,
   trackerId: number,
-  point: { bucket: string; reportedAt?: string; latitude: number; longitude: number; confidence?: number; reportId?: number },
+  point: {
+    bucket: string;
+    reportedAt?: string;
+    latitude: number;
+    longitude: number;
+    confidence?: number;
+    reportId?: number;
+  },
 ): Promise<void> {
   await db.query(
     `INSERT INTO location_history_hourly (tracker_id, bucket, report_id, reported_at, latitude, longitude, confidence)
      VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [trackerId, point.bucket, point.reportId ?? 1, point.reportedAt ?? point.bucket, point.latitude, point.longitude, point.confidence ?? 3],
+    [
+      trackerId,
+      point.bucket,
+      point.reportId ?? 1,
+      point.reportedAt ?? point.bucket,
+      point.latitude,
+      point.longitude,
+      point.confidence ?? 3,
+    ],
   );
 }
 
@@ -74,10 +89,18 @@ export function uploadCsv(t: TestApp, auth: { Authorization: string }, content: 
     .http()
     .post(`${TRACKERS}/import-csv${query ? `?${query}` : ''}`)
     .set(auth)
-    .attach('file', Buffer.isBuffer(content) ? content : Buffer.from(content, 'utf8'), { filename: 'trackers.csv', contentType: 'text/csv' });
+    .attach('file', Buffer.isBuffer(content) ? content : Buffer.from(content, 'utf8'), {
+      filename: 'trackers.csv',
+      contentType: 'text/csv',
+    });
 }
 
-export async function countRows(db: DataSource, table: 'trackers' | 'tracker_status_history', where = 'TRUE', params: unknown[] = []): Promise<number> {
+export async function countRows(
+  db: DataSource,
+  table: 'trackers' | 'tracker_status_history',
+  where = 'TRUE',
+  params: unknown[] = [],
+): Promise<number> {
   const [{ n }] = await db.query(`SELECT count(*)::int AS n FROM ${table} WHERE ${where}`, params);
   return n;
 }

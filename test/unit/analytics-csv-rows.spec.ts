@@ -6,7 +6,17 @@ import { csvRow } from '../../src/common/csv/csv.js';
 
 /** The export's row template writes exactly what the generic csvRow writes for the same cells. */
 describe('trackerCsvRows', () => {
-  const viaCsvRow = ([id, name, journey, deliveryName, days, hours, status, visits, storage]: TrackerAnalyticsTuple): string =>
+  const viaCsvRow = ([
+    id,
+    name,
+    journey,
+    deliveryName,
+    days,
+    hours,
+    status,
+    visits,
+    storage,
+  ]: TrackerAnalyticsTuple): string =>
     csvRow([
       name,
       id,
@@ -19,12 +29,17 @@ describe('trackerCsvRows', () => {
       visits,
       storage.toFixed(2),
     ]);
-  const text = fc.oneof(fc.string(), fc.constantFrom('', '=SUM(A1)', '-x', '+1', '@a', '\tt', '\rr', 'a,b', 'say "hi"', 'line\nbreak', 'Zoë'));
+  const text = fc.oneof(
+    fc.string(),
+    fc.constantFrom('', '=SUM(A1)', '-x', '+1', '@a', '\tt', '\rr', 'a,b', 'say "hi"', 'line\nbreak', 'Zoë'),
+  );
   // Any double, the SQL's rounded days, and whole hundredths up to and past the fast path's range.
   const figure = fc.oneof(
     fc.double({ noNaN: false }),
     fc.integer({ min: 0, max: 10_000_000 }).map((n) => Math.floor(n / 864 + 0.5) / 100),
-    fc.oneof(fc.integer({ min: -1000, max: 1000 }), fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER })).map((n) => n / 100),
+    fc
+      .oneof(fc.integer({ min: -1000, max: 1000 }), fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }))
+      .map((n) => n / 100),
     fc.constantFrom(-0, 0.005, 0.015, 1e15 / 100, 1e21, 0.1 + 0.2),
   );
   const row: fc.Arbitrary<TrackerAnalyticsTuple> = fc.tuple(

@@ -33,12 +33,19 @@ describe('analytics pure logic', () => {
       expect(parseIsoDateTime(input)?.toISOString()).toBe(expected);
     });
 
-    it.each(['', 'now', '2026-3-1', '2026-02-29T00:00:00Z', '2026-04-31', '2026-03-01T24:00:00Z', '2026-03-01T14:60:00Z', '2026-03-01T14:05:00+25:00', '1700000000'])(
-      'rejects %p',
-      (input) => {
-        expect(parseIsoDateTime(input)).toBeNull();
-      },
-    );
+    it.each([
+      '',
+      'now',
+      '2026-3-1',
+      '2026-02-29T00:00:00Z',
+      '2026-04-31',
+      '2026-03-01T24:00:00Z',
+      '2026-03-01T14:60:00Z',
+      '2026-03-01T14:05:00+25:00',
+      '1700000000',
+    ])('rejects %p', (input) => {
+      expect(parseIsoDateTime(input)).toBeNull();
+    });
   });
 
   describe('toAnalyticsError', () => {
@@ -55,7 +62,11 @@ describe('analytics pure logic', () => {
     });
 
     it('maps a statement timeout to 503', () => {
-      const timeout = new QueryFailedError('SELECT', [], Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }));
+      const timeout = new QueryFailedError(
+        'SELECT',
+        [],
+        Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }),
+      );
       for (const error of [timeout, Object.assign(new Error('x'), { code: '57014' })]) {
         const mapped = toAnalyticsError(error) as DomainError;
         expect(mapped).toBeInstanceOf(DomainError);
@@ -65,7 +76,11 @@ describe('analytics pure logic', () => {
     });
 
     it('maps any other failure to 500 "Analytics calculation failed"', () => {
-      for (const error of [new Error('boom'), new QueryFailedError('SELECT', [], Object.assign(new Error('division by zero'), { code: '22012' })), 'x']) {
+      for (const error of [
+        new Error('boom'),
+        new QueryFailedError('SELECT', [], Object.assign(new Error('division by zero'), { code: '22012' })),
+        'x',
+      ]) {
         const mapped = toAnalyticsError(error) as DomainError;
         expect(mapped).toBeInstanceOf(DomainError);
         expect(mapped.getStatus()).toBe(500);

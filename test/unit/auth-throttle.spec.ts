@@ -1,4 +1,9 @@
-import { LoginThrottle, LoginThrottledException, MAX_FAILURES_PER_EMAIL, MAX_FAILURES_PER_IP } from '../../src/auth/login-throttle.service.js';
+import {
+  LoginThrottle,
+  LoginThrottledException,
+  MAX_FAILURES_PER_EMAIL,
+  MAX_FAILURES_PER_IP,
+} from '../../src/auth/login-throttle.service.js';
 import { isWellFormed, type TokenClaims } from '../../src/auth/token.service.js';
 import type { CacheService } from '../../src/infrastructure/cache/cache.service.js';
 
@@ -41,7 +46,9 @@ describe('LoginThrottle', () => {
     const refusal = await throttle.begin(' A@Example.com ', '2.2.2.2').catch((e: unknown) => e);
     expect(refusal).toBeInstanceOf(LoginThrottledException);
     expect((refusal as LoginThrottledException).retryAfterSeconds).toBe(900);
-    expect((refusal as LoginThrottledException).getResponse()).toEqual({ detail: 'Too many login attempts. Try again later.' });
+    expect((refusal as LoginThrottledException).getResponse()).toEqual({
+      detail: 'Too many login attempts. Try again later.',
+    });
   });
 
   it(`refuses an IP after ${MAX_FAILURES_PER_IP} failures whatever the e-mail`, async () => {

@@ -16,9 +16,20 @@ describe('parseBearer', () => {
   });
 
   it('calls anything else after the scheme malformed', () => {
-    for (const header of ['Bearer abc junk', 'Bearer\tabc', 'Bearer abc\t', 'Bearer abc ', 'Bearer ab\u00e9', 'Bearer a\u0000b', ' Bearer abc']) {
+    for (const header of [
+      'Bearer abc junk',
+      'Bearer\tabc',
+      'Bearer abc\t',
+      'Bearer abc ',
+      'Bearer ab\u00e9',
+      'Bearer a\u0000b',
+      ' Bearer abc',
+    ]) {
       const parsed = parseBearer(header);
-      expect({ header, parsed }).toEqual({ header, parsed: header.startsWith(' ') ? { kind: 'none' } : { kind: 'malformed' } });
+      expect({ header, parsed }).toEqual({
+        header,
+        parsed: header.startsWith(' ') ? { kind: 'none' } : { kind: 'malformed' },
+      });
       expect(bearerToken(header)).toBeUndefined();
     }
   });

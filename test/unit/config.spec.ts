@@ -51,18 +51,34 @@ describe('loadConfig', () => {
       ADMIN_PASSWORD: 'short',
       CORS_ORIGINS: 'https://ok.example,ftp://bad.example',
     });
-    const named = ['PORT', 'ACCESS_TOKEN_EXPIRE_MINUTES', 'REFRESH_TOKEN_EXPIRE_DAYS', 'TRUST_PROXY', 'NODE_ENV', 'DATABASE_URL', 'REDIS_URL', 'LOG_LEVEL', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'CORS_ORIGINS'];
+    const named = [
+      'PORT',
+      'ACCESS_TOKEN_EXPIRE_MINUTES',
+      'REFRESH_TOKEN_EXPIRE_DAYS',
+      'TRUST_PROXY',
+      'NODE_ENV',
+      'DATABASE_URL',
+      'REDIS_URL',
+      'LOG_LEVEL',
+      'ADMIN_EMAIL',
+      'ADMIN_PASSWORD',
+      'CORS_ORIGINS',
+    ];
     for (const name of named) expect(problems.some((p) => p.startsWith(name))).toBe(true);
     expect(problems).toHaveLength(named.length);
     expect(problems.find((p) => p.startsWith('PORT'))).toContain('"eighty"');
   });
 
   it('puts every problem into the error message', () => {
-    expect(() => loadConfig({ PORT: '-1', HOURLY_HISTORY_DAYS: 'x' })).toThrow(/Invalid configuration:[\s\S]*PORT[\s\S]*HOURLY_HISTORY_DAYS/);
+    expect(() => loadConfig({ PORT: '-1', HOURLY_HISTORY_DAYS: 'x' })).toThrow(
+      /Invalid configuration:[\s\S]*PORT[\s\S]*HOURLY_HISTORY_DAYS/,
+    );
   });
 
   it('refuses NODE_ENV=production without JWT_SECRET', () => {
-    expect(problemsOf({ NODE_ENV: 'production' })).toEqual(['JWT_SECRET must be set to at least 32 characters when NODE_ENV=production']);
+    expect(problemsOf({ NODE_ENV: 'production' })).toEqual([
+      'JWT_SECRET must be set to at least 32 characters when NODE_ENV=production',
+    ]);
     expect(problemsOf({ NODE_ENV: 'production', JWT_SECRET: '   ' })).toHaveLength(1);
   });
 
@@ -82,8 +98,19 @@ describe('loadConfig', () => {
   });
 
   it('parses booleans, integers and lists', () => {
-    const config = loadConfig({ TRUST_PROXY: 'TRUE', SEED_DEMO_DATA: '0', REFRESH_TOKEN_EXPIRE_DAYS: '14', CORS_ORIGINS: 'https://a.example, http://b.example:8080', ADMIN_EMAIL: 'Boss@Example.com' });
-    expect(config).toMatchObject({ trustProxy: true, seedDemoData: false, refreshTokenExpireDays: 14, adminEmail: 'boss@example.com' });
+    const config = loadConfig({
+      TRUST_PROXY: 'TRUE',
+      SEED_DEMO_DATA: '0',
+      REFRESH_TOKEN_EXPIRE_DAYS: '14',
+      CORS_ORIGINS: 'https://a.example, http://b.example:8080',
+      ADMIN_EMAIL: 'Boss@Example.com',
+    });
+    expect(config).toMatchObject({
+      trustProxy: true,
+      seedDemoData: false,
+      refreshTokenExpireDays: 14,
+      adminEmail: 'boss@example.com',
+    });
     expect(config.corsOrigins).toEqual(['https://a.example', 'http://b.example:8080']);
   });
 });

@@ -14,7 +14,17 @@ const parse = (text: string, maxRows?: number) => parseTrackerCsv(Buffer.from(te
 describe('tracker CSV parsing', () => {
   it('normalizes headers ignoring case, spaces, underscores, hyphens and a BOM', () => {
     expect(normalizeHeader('\uFEFF Production_Run-ID ')).toBe('productionrunid');
-    expect(resolveColumns(['Tracker Name', 'RUN_ID', 'current-status', 'Delivery Location', 'COMMENT', 'storage location', 'other'])).toEqual({
+    expect(
+      resolveColumns([
+        'Tracker Name',
+        'RUN_ID',
+        'current-status',
+        'Delivery Location',
+        'COMMENT',
+        'storage location',
+        'other',
+      ]),
+    ).toEqual({
       name: 0,
       production_run_id: 1,
       status: 2,
@@ -22,7 +32,12 @@ describe('tracker CSV parsing', () => {
       notes: 4,
       storage_location_id: 5,
     });
-    expect(resolveColumns(['tracker', 'production run', 'state', 'delivery_location_id', 'note'])).toMatchObject({ name: 0, production_run_id: 1, status: 2, notes: 4 });
+    expect(resolveColumns(['tracker', 'production run', 'state', 'delivery_location_id', 'note'])).toMatchObject({
+      name: 0,
+      production_run_id: 1,
+      status: 2,
+      notes: 4,
+    });
     // the first of two matching columns wins
     expect(resolveColumns(['name', 'tracker_name']).name).toBe(0);
     expect(resolveColumns(['nam', 'runid2'])).toEqual({});
@@ -59,7 +74,17 @@ describe('tracker CSV parsing', () => {
 
   it('strips a BOM, trims values and defaults the status to CREATED', async () => {
     const { rows } = await parse('\uFEFFname;run_id;status\n  x  ; 7 ;\n');
-    expect(rows).toEqual([{ row: 2, name: 'x', productionRunId: 7, status: 'CREATED', deliveryLocationId: null, storageLocationId: null, notes: null }]);
+    expect(rows).toEqual([
+      {
+        row: 2,
+        name: 'x',
+        productionRunId: 7,
+        status: 'CREATED',
+        deliveryLocationId: null,
+        storageLocationId: null,
+        notes: null,
+      },
+    ]);
   });
 
   it('keeps multi-byte characters that straddle stream chunks intact', async () => {
@@ -72,7 +97,16 @@ describe('tracker CSV parsing', () => {
 
   it('validates ids, statuses and the location rules per row', async () => {
     const { rows, errors } = await parse(
-      ['name,run_id,status,delivery_location,storage_location', 'a,0,,,', 'b,1,LOST,,', 'c,1,IN_STORAGE,,', 'd,1,DELIVERED,,', 'e,1,CREATED,,3', 'f,1,in storage,,3', 'g,1,delivered,9,'].join('\n'),
+      [
+        'name,run_id,status,delivery_location,storage_location',
+        'a,0,,,',
+        'b,1,LOST,,',
+        'c,1,IN_STORAGE,,',
+        'd,1,DELIVERED,,',
+        'e,1,CREATED,,3',
+        'f,1,in storage,,3',
+        'g,1,delivered,9,',
+      ].join('\n'),
     );
     expect(errors).toEqual([
       { row: 2, field: 'production_run_id', message: 'must be a positive integer (got "0")' },
@@ -96,13 +130,19 @@ describe('tracker CSV parsing', () => {
     await expect(parse('')).rejects.toThrow(new CsvFormatError('CSV file is empty'));
     await expect(parse('\n\n')).rejects.toThrow(CsvFormatError);
     await expect(parse('name\n')).rejects.toThrow('CSV file has a header but no data rows');
-    await expect(parse('run_id\n1\n')).rejects.toThrow('CSV header has no name column (expected one of: name, tracker_name, tracker)');
+    await expect(parse('run_id\n1\n')).rejects.toThrow(
+      'CSV header has no name column (expected one of: name, tracker_name, tracker)',
+    );
     await expect(parse('x,y\n1,2\n')).rejects.toThrow(/header row is missing/);
-    await expect(parseTrackerCsv(Buffer.from('name\nM\xfcller\n', 'latin1'))).rejects.toThrow('CSV file is not valid UTF-8');
+    await expect(parseTrackerCsv(Buffer.from('name\nM\xfcller\n', 'latin1'))).rejects.toThrow(
+      'CSV file is not valid UTF-8',
+    );
   });
 
   it('stops at the first row over the limit', async () => {
-    await expect(parse('name\na\nb\nc\n', 2)).rejects.toThrow(new CsvTooManyRowsError('Too many rows: the maximum is 2 data rows'));
+    await expect(parse('name\na\nb\nc\n', 2)).rejects.toThrow(
+      new CsvTooManyRowsError('Too many rows: the maximum is 2 data rows'),
+    );
     await expect(parse('name\na\nb\n\n\n', 2)).resolves.toMatchObject({ rows: [{ name: 'a' }, { name: 'b' }] });
   });
 

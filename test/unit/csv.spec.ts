@@ -1,5 +1,13 @@
 import Papa from 'papaparse';
-import { csvCell, csvRow, fileTimestamp, formatCsvDate, neutralizeFormula, quoteCsvField, safeFileNamePart } from '../../src/common/csv/csv.js';
+import {
+  csvCell,
+  csvRow,
+  fileTimestamp,
+  formatCsvDate,
+  neutralizeFormula,
+  quoteCsvField,
+  safeFileNamePart,
+} from '../../src/common/csv/csv.js';
 
 describe('CSV helper', () => {
   it.each([
@@ -39,7 +47,16 @@ describe('CSV helper', () => {
     expect(line.endsWith('\r\n')).toBe(true);
     const parsed = Papa.parse<string[]>(line, { delimiter: ',', newline: '\r\n', skipEmptyLines: true });
     expect(parsed.errors).toEqual([]);
-    expect(parsed.data[0]).toEqual(["'=cmd|\"/c calc\"!A0", 'Müller, "Nord"', 'multi\r\nline', '', "'@x", 'ok', '42', '']);
+    expect(parsed.data[0]).toEqual([
+      '\'=cmd|"/c calc"!A0',
+      'Müller, "Nord"',
+      'multi\r\nline',
+      '',
+      "'@x",
+      'ok',
+      '42',
+      '',
+    ]);
   });
 
   describe('formatCsvDate', () => {

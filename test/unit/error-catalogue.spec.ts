@@ -8,7 +8,10 @@ import { HttpExceptionFilter } from '../../src/common/errors/http-exception.filt
 
 /** Every catalogue entry, builders called without arguments (their documented example). */
 function entries(): [string, CatalogueError][] {
-  return Object.entries(ERRORS).map(([name, value]) => [name, typeof value === 'function' ? (value as () => CatalogueError)() : value]);
+  return Object.entries(ERRORS).map(([name, value]) => [
+    name,
+    typeof value === 'function' ? (value as () => CatalogueError)() : value,
+  ]);
 }
 
 /** What the filter answers for an exception: status, headers and JSON body. */
@@ -20,7 +23,9 @@ function answer(exception: unknown): { status: number; headers: Record<string, s
     status: (status: number) => ((result.status = status), response),
     json: (body: unknown) => (result.body = body),
   };
-  const host = { switchToHttp: () => ({ getResponse: () => response, getRequest: () => ({ id: 'r1', path: '/x' }) }) } as unknown as ArgumentsHost;
+  const host = {
+    switchToHttp: () => ({ getResponse: () => response, getRequest: () => ({ id: 'r1', path: '/x' }) }),
+  } as unknown as ArgumentsHost;
   new HttpExceptionFilter().catch(exception, host);
   return result;
 }
@@ -38,7 +43,8 @@ describe('error catalogue', () => {
     for (const [name, error] of entries()) {
       expect({ name, code: /^[A-Z][A-Z0-9_]+$/.test(error.code) }).toEqual({ name, code: true });
       expect({ name, status: error.status >= 400 && error.status < 600 }).toEqual({ name, status: true });
-      if (statusOf.has(error.code)) expect({ name, status: error.status }).toEqual({ name, status: statusOf.get(error.code) });
+      if (statusOf.has(error.code))
+        expect({ name, status: error.status }).toEqual({ name, status: statusOf.get(error.code) });
       statusOf.set(error.code, error.status);
     }
   });
@@ -46,20 +52,31 @@ describe('error catalogue', () => {
   it('builds parameterized details from their values', () => {
     expect(ERRORS.trackerExists('T-1', 7).detail).toBe("Tracker 'T-1' already exists in production run 7");
     expect(ERRORS.brandExists('Acme', 3).detail).toBe("Brand 'Acme' already exists for client 3");
-    expect(ERRORS.stillReferencedBy('Brand', 'production runs')).toMatchObject({ status: 409, detail: 'Brand is still referenced by production runs' });
+    expect(ERRORS.stillReferencedBy('Brand', 'production runs')).toMatchObject({
+      status: 409,
+      detail: 'Brand is still referenced by production runs',
+    });
   });
 
   it('is the only source of error answers: no service builds a Nest HTTP exception with its own text', () => {
     const offenders = sourceFiles('src')
       .filter((path) => !path.startsWith(join('src', 'common', 'errors')))
-      .filter((path) => /new (NotFound|Conflict|BadRequest|Unauthorized|Forbidden|PayloadTooLarge|InternalServerError|UnprocessableEntity|ServiceUnavailable|Http)Exception\(/.test(readFileSync(path, 'utf8')));
+      .filter((path) =>
+        /new (NotFound|Conflict|BadRequest|Unauthorized|Forbidden|PayloadTooLarge|InternalServerError|UnprocessableEntity|ServiceUnavailable|Http)Exception\(/.test(
+          readFileSync(path, 'utf8'),
+        ),
+      );
     expect(offenders).toEqual([]);
   });
 });
 
 describe('DomainError through the exception filter', () => {
   it('answers the entry status and detail', () => {
-    expect(answer(new DomainError(ERRORS.trackerNotFound))).toEqual({ status: 404, headers: {}, body: { detail: 'Tracker not found' } });
+    expect(answer(new DomainError(ERRORS.trackerNotFound))).toEqual({
+      status: 404,
+      headers: {},
+      body: { detail: 'Tracker not found' },
+    });
   });
 
   it('adds WWW-Authenticate: Bearer to a 401', () => {

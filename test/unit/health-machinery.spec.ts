@@ -8,7 +8,12 @@ import { HealthService } from '../../src/health/health.service.js';
 import type { CacheStoreHealthIndicator } from '../../src/health/indicators/cache-store.health.js';
 import type { DatabaseHealthIndicator } from '../../src/health/indicators/database.health.js';
 import type { PipelineStepResponse } from '../../src/health/dto/health.response.js';
-import { STEP_DEFINITIONS, type PipelineSteps, type StepKey, type StepOutcome } from '../../src/health/pipeline/pipeline-steps.js';
+import {
+  STEP_DEFINITIONS,
+  type PipelineSteps,
+  type StepKey,
+  type StepOutcome,
+} from '../../src/health/pipeline/pipeline-steps.js';
 import { PipelineHealthService, recommendationsFor } from '../../src/health/pipeline/pipeline.service.js';
 
 // The failures below are expected; keep their error logs out of the test output.
@@ -18,24 +23,40 @@ const admin = AccessScope.admin(1);
 const passing: StepOutcome = { success: true, details: {}, issues: [] };
 
 function stepsDoing(behaviour: Partial<Record<StepKey, () => Promise<StepOutcome>>>): PipelineSteps {
-  return { run: (key: StepKey) => (behaviour[key] ? behaviour[key]() : Promise.resolve(passing)) } as unknown as PipelineSteps;
+  return {
+    run: (key: StepKey) => (behaviour[key] ? behaviour[key]() : Promise.resolve(passing)),
+  } as unknown as PipelineSteps;
 }
 
 function healthService(terminusCheck: () => Promise<unknown>, pipeline: PipelineHealthService): HealthService {
   const terminus = { check: terminusCheck } as unknown as HealthCheckService;
   const pool = { stats: () => ({ size: 4, total: 3, idle: 1, checkedOut: 2, waiting: 0 }) } as unknown as DatabasePool;
   const config = { usingPgbouncer: false, nodeEnv: 'test' } as AppConfig;
-  return new HealthService(terminus, {} as DatabaseHealthIndicator, {} as CacheStoreHealthIndicator, pipeline, pool, config);
+  return new HealthService(
+    terminus,
+    {} as DatabaseHealthIndicator,
+    {} as CacheStoreHealthIndicator,
+    pipeline,
+    pool,
+    config,
+  );
 }
 
 const upResult = { status: 'ok', details: { database: { status: 'up' }, cache_store: { status: 'up' } } };
 
 describe('pipeline machinery', () => {
   it('turns a step that throws into a failed step with its cause, not a failed check', async () => {
-    const service = new PipelineHealthService(stepsDoing({ check_status_consistency: () => Promise.reject(new Error('relation "trackers" does not exist')) }));
+    const service = new PipelineHealthService(
+      stepsDoing({ check_status_consistency: () => Promise.reject(new Error('relation "trackers" does not exist')) }),
+    );
     const result = await service.check(admin);
-    expect(result.test_steps.check_status_consistency).toMatchObject({ success: false, details: { error: 'relation "trackers" does not exist', duration_ms: expect.any(Number) } });
-    expect(result.test_steps.check_status_consistency.issues[0]).toMatch(/could not run: relation "trackers" does not exist/);
+    expect(result.test_steps.check_status_consistency).toMatchObject({
+      success: false,
+      details: { error: 'relation "trackers" does not exist', duration_ms: expect.any(Number) },
+    });
+    expect(result.test_steps.check_status_consistency.issues[0]).toMatch(
+      /could not run: relation "trackers" does not exist/,
+    );
     expect(result).toMatchObject({ status: 'healthy', success_rate: 88.89, successful_steps: 8, total_steps: 9 });
     expect(result.recommendations).toEqual([
       expect.objectContaining({ severity: 'warning', documentation: 'docs/operations.md#check_status_consistency' }),
@@ -46,7 +67,8 @@ describe('pipeline machinery', () => {
     let sqlSteps = 0;
     const steps = {
       run: (key: StepKey) => {
-        if (key === 'check_database_connection') return Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
+        if (key === 'check_database_connection')
+          return Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
         if (key !== 'check_cache_store') sqlSteps += 1;
         return Promise.resolve(passing);
       },
@@ -77,7 +99,10 @@ describe('health machinery failures', () => {
   const pipeline = new PipelineHealthService(stepsDoing({}));
 
   it('reports a down indicator inside a 200 result (terminus 503 is a result, not a failure)', async () => {
-    const down = { status: 'error', details: { database: { status: 'up' }, cache_store: { status: 'down', message: 'timeout of 2000ms exceeded' } } };
+    const down = {
+      status: 'error',
+      details: { database: { status: 'up' }, cache_store: { status: 'down', message: 'timeout of 2000ms exceeded' } },
+    };
     const service = healthService(() => Promise.reject(new ServiceUnavailableException(down)), pipeline);
     const basic = await service.basic();
     expect(basic.status).toBe('unhealthy');
@@ -95,7 +120,9 @@ describe('health machinery failures', () => {
   });
 
   it('answers 500 from /pipeline, and reports pipeline error (system unhealthy) from /system, when the pipeline cannot run', async () => {
-    const broken = { check: () => Promise.reject(new Error('step catalogue unavailable')) } as unknown as PipelineHealthService;
+    const broken = {
+      check: () => Promise.reject(new Error('step catalogue unavailable')),
+    } as unknown as PipelineHealthService;
     const service = healthService(() => Promise.resolve(upResult), broken);
     const error = await service.pipeline(admin).catch((e: unknown) => e);
     expect((error as DomainError).getStatus()).toBe(500);
@@ -103,7 +130,10 @@ describe('health machinery failures', () => {
     const system = await service.system(admin);
     expect(system.status).toBe('unhealthy');
     expect(system.pipeline).toMatchObject({ status: 'error', success_rate: 0, successful_steps: 0, total_steps: 9 });
-    expect(system.pipeline.recommendations[0]).toMatchObject({ severity: 'critical', issue: 'Health check failed: step catalogue unavailable' });
+    expect(system.pipeline.recommendations[0]).toMatchObject({
+      severity: 'critical',
+      issue: 'Health check failed: step catalogue unavailable',
+    });
   });
 
   it('computes pool numbers by the documented definitions', () => {

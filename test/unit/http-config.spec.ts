@@ -16,12 +16,17 @@ describe('loadConfig: HTTP settings', () => {
   });
 
   it('reads BEHIND_TLS and HTTP_FIRST_BYTE_TIMEOUT_MS', () => {
-    expect(loadConfig({ BEHIND_TLS: 'true', HTTP_FIRST_BYTE_TIMEOUT_MS: '5000' })).toMatchObject({ behindTls: true, httpFirstByteTimeoutMs: 5000 });
+    expect(loadConfig({ BEHIND_TLS: 'true', HTTP_FIRST_BYTE_TIMEOUT_MS: '5000' })).toMatchObject({
+      behindTls: true,
+      httpFirstByteTimeoutMs: 5000,
+    });
   });
 
   it('names a bad value', () => {
     expect(problemsOf({ BEHIND_TLS: 'maybe' })).toEqual(['BEHIND_TLS must be true or false (got "maybe")']);
-    expect(problemsOf({ HTTP_FIRST_BYTE_TIMEOUT_MS: '0' })).toEqual(['HTTP_FIRST_BYTE_TIMEOUT_MS must be an integer between 100 and 600000 (got "0")']);
+    expect(problemsOf({ HTTP_FIRST_BYTE_TIMEOUT_MS: '0' })).toEqual([
+      'HTTP_FIRST_BYTE_TIMEOUT_MS must be an integer between 100 and 600000 (got "0")',
+    ]);
     expect(problemsOf({ HTTP_FIRST_BYTE_TIMEOUT_MS: '30s' })).toHaveLength(1);
   });
 });

@@ -5,7 +5,12 @@ import type { IncomingMessage } from 'node:http';
 import { PassThrough, Readable, Writable, type Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ifNoneMatchHits } from '../../src/images/image-serving.js';
-import { formatByteSize, isStorageFilename, newStorageFilename, sanitizeOriginalFilename } from '../../src/images/image-names.js';
+import {
+  formatByteSize,
+  isStorageFilename,
+  newStorageFilename,
+  sanitizeOriginalFilename,
+} from '../../src/images/image-names.js';
 import { acceptedMimeType, INVALID_FILE_TYPE } from '../../src/images/image-types.js';
 import { MultipartHeaderSanitizer, pipeThroughHeaderSanitizer } from '../../src/images/multipart-header-sanitizer.js';
 import { LocalImageStorage } from '../../src/images/storage/local-image-storage.js';
@@ -28,7 +33,10 @@ describe('inspectSvg', () => {
     [`<svg ${SVG_NS} width="12"/>`, { width: 12, height: 150 }],
     [`<svg width="3" height="4"></svg>`, { width: 3, height: 4 }],
     [`<s:svg xmlns:s="http://www.w3.org/2000/svg" width="3" height="4"><s:g/></s:svg>`, { width: 3, height: 4 }],
-    [`<?xml version="1.0" encoding="utf-8"?><?xml-stylesheet href="a.css"?><!-- c --><svg ${SVG_NS} width='5' height='6'><g a="&lt;&#x41;&#65;"><![CDATA[ <not a tag> ]]></g></svg><!-- after -->\n`, { width: 5, height: 6 }],
+    [
+      `<?xml version="1.0" encoding="utf-8"?><?xml-stylesheet href="a.css"?><!-- c --><svg ${SVG_NS} width='5' height='6'><g a="&lt;&#x41;&#65;"><![CDATA[ <not a tag> ]]></g></svg><!-- after -->\n`,
+      { width: 5, height: 6 },
+    ],
   ])('sizes %s', (source, expected) => {
     expect(sizeOf(source)).toEqual(expected);
   });
@@ -39,7 +47,10 @@ describe('inspectSvg', () => {
     ['HTML root', '<html><svg/></html>'],
     ['foreign default namespace', '<svg xmlns="http://www.w3.org/1999/xhtml"/>'],
     ['prefix without namespace', '<s:svg width="1"/>'],
-    ['DOCTYPE', `<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd"><svg ${SVG_NS}/>`],
+    [
+      'DOCTYPE',
+      `<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd"><svg ${SVG_NS}/>`,
+    ],
     ['ENTITY inside', `<svg ${SVG_NS}><!ENTITY x "y"></svg>`],
     ['undefined entity', `<svg ${SVG_NS}>&x;</svg>`],
     ['bare ampersand', `<svg ${SVG_NS}>a & b</svg>`],
@@ -60,9 +71,14 @@ describe('inspectSvg', () => {
   });
 
   it('refuses invalid UTF-8 and deep nesting', () => {
-    expect(inspectSvg(Buffer.concat([Buffer.from(`<svg ${SVG_NS}>`), Buffer.from([0xc3, 0x28]), Buffer.from('</svg>')]))).toBeNull();
+    expect(
+      inspectSvg(Buffer.concat([Buffer.from(`<svg ${SVG_NS}>`), Buffer.from([0xc3, 0x28]), Buffer.from('</svg>')])),
+    ).toBeNull();
     expect(sizeOf(`<svg ${SVG_NS}>${'<g>'.repeat(600)}${'</g>'.repeat(600)}</svg>`)).toBeNull();
-    expect(sizeOf(`<svg ${SVG_NS}>${'<g>'.repeat(100)}${'</g>'.repeat(100)}</svg>`)).toEqual({ width: 300, height: 150 });
+    expect(sizeOf(`<svg ${SVG_NS}>${'<g>'.repeat(100)}${'</g>'.repeat(100)}</svg>`)).toEqual({
+      width: 300,
+      height: 150,
+    });
   });
 });
 
@@ -103,7 +119,14 @@ describe('image names', () => {
 
   it('recognises only generated names', () => {
     expect(isStorageFilename('0b7c2a9e-5d6f-4e1a-9c3b-2f8d7e6a5b4c.png')).toBe(true);
-    for (const bad of ['0B7C2A9E-5D6F-4E1A-9C3B-2F8D7E6A5B4C.png', '0b7c2a9e-5d6f-4e1a-9c3b-2f8d7e6a5b4c.php', '../0b7c2a9e-5d6f-4e1a-9c3b-2f8d7e6a5b4c.png', '0b7c2a9e-5d6f-4e1a-9c3b-2f8d7e6a5b4c.png/', '.0b7c2a9e-5d6f-4e1a-9c3b-2f8d7e6a5b4c.png.tmp', '12']) {
+    for (const bad of [
+      '0B7C2A9E-5D6F-4E1A-9C3B-2F8D7E6A5B4C.png',
+      '0b7c2a9e-5d6f-4e1a-9c3b-2f8d7e6a5b4c.php',
+      '../0b7c2a9e-5d6f-4e1a-9c3b-2f8d7e6a5b4c.png',
+      '0b7c2a9e-5d6f-4e1a-9c3b-2f8d7e6a5b4c.png/',
+      '.0b7c2a9e-5d6f-4e1a-9c3b-2f8d7e6a5b4c.png.tmp',
+      '12',
+    ]) {
       expect(isStorageFilename(bad)).toBe(false);
     }
   });
@@ -122,7 +145,9 @@ describe('image types', () => {
     expect(acceptedMimeType('IMAGE/SVG+XML; charset=utf-8')).toBe('image/svg+xml');
     expect(acceptedMimeType('image/jpg')).toBeNull();
     expect(acceptedMimeType(undefined)).toBeNull();
-    expect(INVALID_FILE_TYPE).toBe('Invalid file type. Allowed types: image/jpeg, image/png, image/gif, image/webp, image/svg+xml');
+    expect(INVALID_FILE_TYPE).toBe(
+      'Invalid file type. Allowed types: image/jpeg, image/png, image/gif, image/webp, image/svg+xml',
+    );
   });
 });
 
@@ -141,9 +166,15 @@ describe('ifNoneMatchHits', () => {
 describe('MultipartHeaderSanitizer', () => {
   const boundary = 'XyZ123';
   const body = Buffer.concat([
-    Buffer.from(`preamble\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a\u0007b\u0000c.png"\r\nContent-Type: image/png\r\n\r\n`, 'latin1'),
+    Buffer.from(
+      `preamble\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a\u0007b\u0000c.png"\r\nContent-Type: image/png\r\n\r\n`,
+      'latin1',
+    ),
     Buffer.from([0x00, 0x07, 0x0d, 0x0a, 0x0d, 0x0a, 0x1b, 0xff, 0x00]), // body bytes must survive untouched
-    Buffer.from(`\r\n--${boundary}\r\nContent-Disposition: form-data; name="note"\r\n\r\n\u0001kept\u0001\r\n--${boundary}--\r\n`, 'latin1'),
+    Buffer.from(
+      `\r\n--${boundary}\r\nContent-Disposition: form-data; name="note"\r\n\r\n\u0001kept\u0001\r\n--${boundary}--\r\n`,
+      'latin1',
+    ),
   ]);
   const expected = Buffer.from(body.toString('latin1').replace('a\u0007b\u0000c.png', 'abc.png'), 'latin1');
 
@@ -237,7 +268,9 @@ describe('LocalImageStorage', () => {
     expect(readdirSync(dir)).toEqual(['kept.png']);
     expect(readFileSync(join(dir, 'kept.png')).toString()).toBe('upload');
     writeFileSync(join(dir, 'elsewhere.tmp'), 'x');
-    await expect(storage.adopt('x.png', join(tmpdir(), 'elsewhere.tmp'))).rejects.toThrow('outside the storage directory');
+    await expect(storage.adopt('x.png', join(tmpdir(), 'elsewhere.tmp'))).rejects.toThrow(
+      'outside the storage directory',
+    );
 
     writeFileSync(join(dir, '.upload-old.tmp'), 'old');
     writeFileSync(join(dir, '.upload-new.tmp'), 'new');

@@ -28,7 +28,12 @@ describe('aggregation eligibility (location rules)', () => {
   });
 
   it('the region box is the published one, and reports just outside each edge are eligible', () => {
-    expect(MANUFACTURING_REGION).toEqual({ minLongitude: 73.6, maxLongitude: 134.8, minLatitude: 18.2, maxLatitude: 53.5 });
+    expect(MANUFACTURING_REGION).toEqual({
+      minLongitude: 73.6,
+      maxLongitude: 134.8,
+      minLatitude: 18.2,
+      maxLatitude: 53.5,
+    });
     const box = MANUFACTURING_REGION;
     const justOutside = [
       { latitude: 30, longitude: box.minLongitude - 1e-6 },

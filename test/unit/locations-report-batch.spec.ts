@@ -18,12 +18,24 @@ describe('parseIsoTimestamp', () => {
     expect(parseIsoTimestamp(input)).toBe(expected);
   });
 
-  it.each(['2026-02-29T00:00:00Z', '2026-02-30T00:00:00Z', '2026-04-31T00:00:00Z', '2026-13-01T00:00:00Z', '2026-03-04T24:00:00Z', '2026-03-04T10:60:00Z', '2026-03-04T10:00:60Z', '2026-03-04T10:00:00+24:00', '1969-12-31T23:59:59Z', '2026-03-04', '20260304T101530Z', 'now', '', '2026-03-04T10:00:00ZZ'])(
-    'rejects %s as a date-time',
-    (input) => {
-      expect(parseIsoTimestamp(input)).toBeNull();
-    },
-  );
+  it.each([
+    '2026-02-29T00:00:00Z',
+    '2026-02-30T00:00:00Z',
+    '2026-04-31T00:00:00Z',
+    '2026-13-01T00:00:00Z',
+    '2026-03-04T24:00:00Z',
+    '2026-03-04T10:60:00Z',
+    '2026-03-04T10:00:60Z',
+    '2026-03-04T10:00:00+24:00',
+    '1969-12-31T23:59:59Z',
+    '2026-03-04',
+    '20260304T101530Z',
+    'now',
+    '',
+    '2026-03-04T10:00:00ZZ',
+  ])('rejects %s as a date-time', (input) => {
+    expect(parseIsoTimestamp(input)).toBeNull();
+  });
 
   it('accepts a bare date only when asked, as midnight UTC', () => {
     expect(parseIsoTimestamp('2026-03-04', { allowDateOnly: true })).toBe(Date.UTC(2026, 2, 4));
@@ -38,7 +50,16 @@ describe('parseCanonicalUtc (fast path)', () => {
       expect(parseCanonicalUtc(iso)).toBe(ms);
       expect(parseIsoTimestamp(iso)).toBe(ms);
     }
-    for (const bad of ['2026-02-30T00:00:00.000Z', '2026-02-29T00:00:00.000Z', '2026-1a-01T00:00:00.000Z', '2026-01-01T24:00:00.000Z', '1969-12-31T23:59:59.999Z', '2026-01-01T00:00:00.000+', '2026-01-01T00:00:00Z', '2026-01-01 00:00:00.000Z']) {
+    for (const bad of [
+      '2026-02-30T00:00:00.000Z',
+      '2026-02-29T00:00:00.000Z',
+      '2026-1a-01T00:00:00.000Z',
+      '2026-01-01T24:00:00.000Z',
+      '1969-12-31T23:59:59.999Z',
+      '2026-01-01T00:00:00.000+',
+      '2026-01-01T00:00:00Z',
+      '2026-01-01 00:00:00.000Z',
+    ]) {
       expect(parseCanonicalUtc(bad)).toBeNull();
     }
   });
@@ -75,7 +96,15 @@ describe('report batches', () => {
       [
         { tracker_id: 1, timestamp: '2026-03-04T13:00:00+02:00', latitude: 1, longitude: 2, confidence: 2 },
         { tracker_id: 1, timestamp: '2026-03-04T12:05:00.001Z', latitude: 1, longitude: 2, confidence: 2 },
-        { tracker_id: 2, timestamp: '2026-03-04T12:05:00Z', latitude: -90, longitude: 180, confidence: 0, accuracy_m: 0, source: '' },
+        {
+          tracker_id: 2,
+          timestamp: '2026-03-04T12:05:00Z',
+          latitude: -90,
+          longitude: 180,
+          confidence: 0,
+          accuracy_m: 0,
+          source: '',
+        },
       ],
       { now },
     );
@@ -90,6 +119,8 @@ describe('report batches', () => {
     expect(nullableTextArray(['a"b', null, 'c\\d', ''])).toBe('{"a\\"b",NULL,"c\\\\d",""}');
     expect(nullableNumberArray([1.5, null, 1e-7])).toBe('{1.5,NULL,1e-7}');
     // epoch microseconds (below 2^53) print as integers, digit strings as they are
-    expect(nullableNumberArray([1_795_535_744_938_123, null, '9007199254740993'])).toBe('{1795535744938123,NULL,9007199254740993}');
+    expect(nullableNumberArray([1_795_535_744_938_123, null, '9007199254740993'])).toBe(
+      '{1795535744938123,NULL,9007199254740993}',
+    );
   });
 });

@@ -7,7 +7,11 @@ import { loggerParams, usePretty } from '../../src/infrastructure/logging/logger
 function capture(level: 'info' | 'debug', stdoutIsTTY = false) {
   const lines: string[] = [];
   const sink = { write: (text: string) => void lines.push(text) };
-  const params = loggerParams({ logLevel: level, nodeEnv: stdoutIsTTY ? 'development' : 'production' }, stdoutIsTTY, sink);
+  const params = loggerParams(
+    { logLevel: level, nodeEnv: stdoutIsTTY ? 'development' : 'production' },
+    stdoutIsTTY,
+    sink,
+  );
   const [options, stream] = Array.isArray(params.pinoHttp) ? params.pinoHttp : [params.pinoHttp, sink];
   return { logger: pinoHttp(options as object, stream).logger, lines };
 }
@@ -16,14 +20,17 @@ const HASH = '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA'
 const INSERT = 'INSERT INTO "users"("name", "email", "password_hash") VALUES ($1, $2, $3) RETURNING "id"';
 
 function failedInsert(): QueryFailedError {
-  const driverError = Object.assign(new Error('null value in column "name" of relation "users" violates not-null constraint'), {
-    code: '23502',
-    severity: 'ERROR',
-    table: 'users',
-    column: 'name',
-    routine: 'ExecConstraints',
-    detail: `Failing row contains (7, null, marker@example.com, ${HASH}).`,
-  });
+  const driverError = Object.assign(
+    new Error('null value in column "name" of relation "users" violates not-null constraint'),
+    {
+      code: '23502',
+      severity: 'ERROR',
+      table: 'users',
+      column: 'name',
+      routine: 'ExecConstraints',
+      detail: `Failing row contains (7, null, marker@example.com, ${HASH}).`,
+    },
+  );
   return new QueryFailedError(INSERT, [null, 'marker@example.com', HASH], driverError);
 }
 
@@ -57,7 +64,9 @@ describe('Logger: format chosen by environment and terminal', () => {
 
     const atDebug = capture('debug');
     atDebug.logger.info({ context: 'RouterExplorer' }, 'Mapped {/api/v1/clients, GET} route');
-    expect(atDebug.lines.map((l) => JSON.parse(l))).toEqual([expect.objectContaining({ level: 20, context: 'RouterExplorer', msg: 'Mapped {/api/v1/clients, GET} route' })]);
+    expect(atDebug.lines.map((l) => JSON.parse(l))).toEqual([
+      expect.objectContaining({ level: 20, context: 'RouterExplorer', msg: 'Mapped {/api/v1/clients, GET} route' }),
+    ]);
   });
 });
 
@@ -70,13 +79,21 @@ describe('Logger: readable lines', () => {
   };
 
   it('a request: method, URL, status and duration', () => {
-    const text = readable({ req: { id: 'r-1', method: 'GET', url: '/api/v1/clients' }, res: { statusCode: 200, headersSent: true }, responseTime: 4, msg: 'request completed' });
+    const text = readable({
+      req: { id: 'r-1', method: 'GET', url: '/api/v1/clients' },
+      res: { statusCode: 200, headersSent: true },
+      responseTime: 4,
+      msg: 'request completed',
+    });
     expect(text).toMatch(/INFO.*GET \/api\/v1\/clients 200 4 ms request completed/);
   });
 
   it('an error: message, SQLSTATE and its stack', () => {
     const { logger, lines } = capture('info', true);
-    logger.error({ context: 'HttpExceptionFilter', err: Object.assign(new Error('boom'), { code: '23502' }) }, 'request failed with 500');
+    logger.error(
+      { context: 'HttpExceptionFilter', err: Object.assign(new Error('boom'), { code: '23502' }) },
+      'request failed with 500',
+    );
     // eslint-disable-next-line no-control-regex -- as above
     const text = lines.join('').replace(/\u001b\[[0-9;]*m/g, '');
     expect(text).toMatch(/ERROR.*\[HttpExceptionFilter\] request failed with 500/);
@@ -121,7 +138,12 @@ describe('Logger: database errors carry no SQL parameters', () => {
   });
 
   it('the statement name is the one prepared statements get; literals and numbers never reach the operation', () => {
-    expect(describeStatement('SELECT 1')).toEqual({ statement: expect.stringMatching(/^q_[0-9a-f]{20}$/), operation: 'SELECT ?' });
-    expect(describeStatement("UPDATE users SET name = 'secret' WHERE id = 42").operation).toBe('UPDATE users SET name = ? WHERE id = ?');
+    expect(describeStatement('SELECT 1')).toEqual({
+      statement: expect.stringMatching(/^q_[0-9a-f]{20}$/),
+      operation: 'SELECT ?',
+    });
+    expect(describeStatement("UPDATE users SET name = 'secret' WHERE id = 42").operation).toBe(
+      'UPDATE users SET name = ? WHERE id = ?',
+    );
   });
 });

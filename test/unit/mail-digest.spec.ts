@@ -14,9 +14,13 @@ describe('mail digest rendering', () => {
   it('lists every change in the text and the HTML part, HTML-escaped', () => {
     const digest = renderDigest([line, { ...line, tracker_name: 'TRK-2', location_name: "O'Hare" }]);
     expect(digest.subject).toBe('Tracker updates: 2 status changes');
-    expect(digest.text).toContain('TRK-<1> (run: Run "A" & B): IN_TRANSIT → DELIVERED at 2026-03-02 08:05:09 UTC, location: —');
+    expect(digest.text).toContain(
+      'TRK-<1> (run: Run "A" & B): IN_TRANSIT → DELIVERED at 2026-03-02 08:05:09 UTC, location: —',
+    );
     expect(digest.text).toContain("location: O'Hare");
-    expect(digest.html).toContain('<td>TRK-&lt;1&gt;</td><td>Run &quot;A&quot; &amp; B</td><td>IN_TRANSIT → DELIVERED</td><td>2026-03-02 08:05:09 UTC</td>');
+    expect(digest.html).toContain(
+      '<td>TRK-&lt;1&gt;</td><td>Run &quot;A&quot; &amp; B</td><td>IN_TRANSIT → DELIVERED</td><td>2026-03-02 08:05:09 UTC</td>',
+    );
     expect(digest.html).toContain('O&#39;Hare');
     expect(escapeHtml('<script>')).toBe('&lt;script&gt;');
     expect(utcTime(new Date('2026-12-31T23:59:59Z'))).toBe('2026-12-31 23:59:59 UTC');
@@ -25,11 +29,16 @@ describe('mail digest rendering', () => {
 
 describe('SMTP outcomes', () => {
   it('treats 5xx replies as permanent, and 4xx, network errors and auth refusals as temporary', () => {
-    expect(classifySmtpError({ responseCode: 550, response: '550 No such mailbox' })).toEqual({ kind: 'permanent', reason: '550 No such mailbox' });
+    expect(classifySmtpError({ responseCode: 550, response: '550 No such mailbox' })).toEqual({
+      kind: 'permanent',
+      reason: '550 No such mailbox',
+    });
     expect(classifySmtpError({ responseCode: 451, response: '451 Try later' }).kind).toBe('temporary');
     expect(classifySmtpError({ code: 'ECONNECTION', message: 'connect ECONNREFUSED' }).kind).toBe('temporary');
     expect(classifySmtpError({ code: 'ETIMEDOUT', message: 'Greeting never received' }).kind).toBe('temporary');
-    expect(classifySmtpError({ code: 'EAUTH', responseCode: 535, response: '535 Bad credentials' }).kind).toBe('temporary');
+    expect(classifySmtpError({ code: 'EAUTH', responseCode: 535, response: '535 Bad credentials' }).kind).toBe(
+      'temporary',
+    );
   });
 
   it('backs off from the first delay, doubling, up to the maximum', () => {

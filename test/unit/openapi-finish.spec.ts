@@ -24,7 +24,9 @@ describe('OpenAPI 3.0 → 3.1 schemas', () => {
   });
 
   it('refuses a nullable schema it cannot express', () => {
-    expect(() => toJsonSchema2020({ nullable: true, description: 'no type' })).toThrow(/nullable schema without a type/);
+    expect(() => toJsonSchema2020({ nullable: true, description: 'no type' })).toThrow(
+      /nullable schema without a type/,
+    );
   });
 });
 
@@ -36,13 +38,24 @@ describe('OpenAPI error responses', () => {
         200: { description: 'ok' },
         404: {
           description: 'Missing',
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples: { trackerNotFound: { summary: 'Tracker not found', value: { detail: 'Tracker not found' } } } } },
+          content: {
+            'application/json': {
+              schema: { $ref: '#/components/schemas/Error' },
+              examples: { trackerNotFound: { summary: 'Tracker not found', value: { detail: 'Tracker not found' } } },
+            },
+          },
         },
-        409: { description: 'Rows', content: { 'application/json': { schema: { $ref: '#/components/schemas/ImportFailure' } } } },
+        409: {
+          description: 'Rows',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/ImportFailure' } } },
+        },
       },
     };
     documentErrors(operation);
-    const responses = operation.responses as Record<string, { content?: Record<string, { schema: unknown; examples?: Record<string, { value: unknown }> }> }>;
+    const responses = operation.responses as Record<
+      string,
+      { content?: Record<string, { schema: unknown; examples?: Record<string, { value: unknown }> }> }
+    >;
     expect(Object.keys(responses).sort()).toEqual(['200', '404', '409', '422', '500', '503']);
     expect(responses['200'].content).toBeUndefined();
     expect(responses['404'].content!['application/json']).toEqual({
@@ -52,8 +65,12 @@ describe('OpenAPI error responses', () => {
     expect(responses['409'].content!['application/json'].schema).toEqual({
       anyOf: [{ $ref: '#/components/schemas/ImportFailure' }, { $ref: '#/components/schemas/Error' }],
     });
-    expect(responses['422'].content!['application/json'].schema).toEqual({ $ref: '#/components/schemas/ValidationError' });
-    expect(Object.values(responses['503'].content!['application/json'].examples!).map((e) => e.value)).toEqual([{ detail: 'Service temporarily unavailable' }]);
+    expect(responses['422'].content!['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/ValidationError',
+    });
+    expect(Object.values(responses['503'].content!['application/json'].examples!).map((e) => e.value)).toEqual([
+      { detail: 'Service temporarily unavailable' },
+    ]);
   });
 
   it('adds 413 and 415 to routes with a body', () => {

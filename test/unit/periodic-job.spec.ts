@@ -14,7 +14,11 @@ describe('PeriodicJob', () => {
   it('answers a call made during a run with that run, then runs again once it ended', async () => {
     const gate = deferred<number>();
     let runs = 0;
-    const job = new PeriodicJob(() => (runs++ === 0 ? gate.promise : Promise.resolve(2)), { what: 'test run', logger, intervalMs: 10 });
+    const job = new PeriodicJob(() => (runs++ === 0 ? gate.promise : Promise.resolve(2)), {
+      what: 'test run',
+      logger,
+      intervalMs: 10,
+    });
     const first = job.runNow();
     const joined = job.runNow();
     gate.resolve(1);
@@ -51,7 +55,11 @@ describe('PeriodicJob', () => {
   it('logs a failed timed run and keeps its schedule', async () => {
     const warn = jest.spyOn(logger, 'warn').mockImplementation(() => undefined);
     let runs = 0;
-    const job = new PeriodicJob(() => (++runs === 1 ? Promise.reject(new Error('boom')) : Promise.resolve(runs)), { what: 'test run', logger, intervalMs: 1 });
+    const job = new PeriodicJob(() => (++runs === 1 ? Promise.reject(new Error('boom')) : Promise.resolve(runs)), {
+      what: 'test run',
+      logger,
+      intervalMs: 1,
+    });
     job.start(0);
     while (runs < 2) await new Promise((r) => setTimeout(r, 1));
     await job.stop();

@@ -61,7 +61,9 @@ describe('read replica configuration', () => {
   });
 
   it('names a bad entry and bad bounds', () => {
-    expect(() => loadConfig({ DATABASE_READ_URL: 'postgres://a@r1/db,mysql://r2/db' })).toThrow(/DATABASE_READ_URL must be a postgres: or postgresql:\/\/ URL/);
+    expect(() => loadConfig({ DATABASE_READ_URL: 'postgres://a@r1/db,mysql://r2/db' })).toThrow(
+      /DATABASE_READ_URL must be a postgres: or postgresql:\/\/ URL/,
+    );
     expect(() => loadConfig({ READ_REPLICA_MAX_LAG_MS: '-1' })).toThrow(/READ_REPLICA_MAX_LAG_MS/);
     expect(() => loadConfig({ READ_REPLICA_CHECK_INTERVAL_MS: '10' })).toThrow(/READ_REPLICA_CHECK_INTERVAL_MS/);
   });

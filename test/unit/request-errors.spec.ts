@@ -18,7 +18,9 @@ const invalid = (field: string, message: string) => ({
 describe('describeRequestError: multer', () => {
   const wrap = (code: string, field?: string) => {
     const error = new multer.MulterError(code as multer.ErrorCode, field);
-    return code === 'LIMIT_FILE_SIZE' ? new PayloadTooLargeException(error.message, { cause: error }) : new BadRequestException(error.message, { cause: error });
+    return code === 'LIMIT_FILE_SIZE'
+      ? new PayloadTooLargeException(error.message, { cause: error })
+      : new BadRequestException(error.message, { cause: error });
   };
 
   it.each([
@@ -40,8 +42,15 @@ describe('describeRequestError: multer', () => {
   });
 
   it('busboy parse failures and a connection lost mid-form', () => {
-    for (const message of ['Multipart: Boundary not found', 'Malformed part header', 'Unexpected end of form', 'Unexpected end of file']) {
-      expect(describeRequestError(new BadRequestException(message, { cause: new Error(message) }))).toEqual(invalid('body', 'malformed multipart body'));
+    for (const message of [
+      'Multipart: Boundary not found',
+      'Malformed part header',
+      'Unexpected end of form',
+      'Unexpected end of file',
+    ]) {
+      expect(describeRequestError(new BadRequestException(message, { cause: new Error(message) }))).toEqual(
+        invalid('body', 'malformed multipart body'),
+      );
     }
     expect(describeRequestError(new Error('Request aborted'))).toEqual(invalid('body', 'request body ended early'));
     expect(describeRequestError(new Error('Request closed'))).toEqual(invalid('body', 'request body ended early'));
@@ -52,7 +61,14 @@ describe('describeRequestError: body-parser and raw-body', () => {
   it.each([
     ['entity.parse.failed', 400, invalid('body', 'malformed JSON')],
     ['entity.too.large', 413, { status: 413, body: { detail: 'Request body too large' } }],
-    ['encoding.unsupported', 415, { status: 415, body: { detail: 'Unsupported Content-Encoding: send the body uncompressed, or as gzip, deflate or br' } }],
+    [
+      'encoding.unsupported',
+      415,
+      {
+        status: 415,
+        body: { detail: 'Unsupported Content-Encoding: send the body uncompressed, or as gzip, deflate or br' },
+      },
+    ],
     ['charset.unsupported', 415, { status: 415, body: { detail: 'Unsupported charset: send the body as UTF-8' } }],
     ['parameters.too.many', 413, invalid('body', 'too many parameters')],
     ['querystring.parse.rangeError', 400, invalid('body', 'parameters nested too deeply')],
@@ -78,7 +94,7 @@ describe('describeRequestError: paths and everything else', () => {
     expect(describeRequestError(viaExpress(error))).toEqual(invalid('path', 'invalid percent-encoding'));
   });
 
-  it('leaves the application\'s own exceptions and unknown errors alone', () => {
+  it("leaves the application's own exceptions and unknown errors alone", () => {
     expect(describeRequestError(new BadRequestException({ detail: 'Current password is incorrect' }))).toBeUndefined();
     expect(describeRequestError(new Error('boom'))).toBeUndefined();
     expect(describeRequestError(new URIError('URI malformed'))).toBeUndefined();

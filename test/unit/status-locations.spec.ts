@@ -3,7 +3,12 @@ import { TRACKER_STATES, type TrackerStatus } from '../../src/trackers/entities/
 import { assertStatusLocations, DELIVERY_REQUIRED } from '../../src/trackers/status-locations.js';
 
 /** The field errors assertStatusLocations raises, or [] when the entry is accepted. */
-function problems(status: TrackerStatus, storageLocationId: number | null, deliveryLocationId: number | null, deliveryMissing?: string) {
+function problems(
+  status: TrackerStatus,
+  storageLocationId: number | null,
+  deliveryLocationId: number | null,
+  deliveryMissing?: string,
+) {
   try {
     assertStatusLocations(status, { storageLocationId, deliveryLocationId }, deliveryMissing);
     return [];
@@ -22,7 +27,9 @@ describe('status entry locations (assertStatusLocations)', () => {
   });
 
   it('requires the location that belongs to the status', () => {
-    expect(problems('IN_STORAGE', null, null)).toEqual([{ field: 'storage_location_id', message: 'is required when status is IN_STORAGE' }]);
+    expect(problems('IN_STORAGE', null, null)).toEqual([
+      { field: 'storage_location_id', message: 'is required when status is IN_STORAGE' },
+    ]);
     expect(problems('DELIVERED', null, null)).toEqual([{ field: 'delivery_location_id', message: DELIVERY_REQUIRED }]);
     expect(DELIVERY_REQUIRED).toBe('is required when status is DELIVERED');
   });
@@ -44,9 +51,15 @@ describe('status entry locations (assertStatusLocations)', () => {
   });
 
   it('reports the storage problem first when both locations are wrong', () => {
-    expect(problems('IN_STORAGE', null, 9)).toEqual([{ field: 'storage_location_id', message: 'is required when status is IN_STORAGE' }]);
-    expect(problems('DELIVERED', 4, null)).toEqual([{ field: 'storage_location_id', message: 'is only allowed when status is IN_STORAGE' }]);
-    expect(problems('CREATED', 4, 9)).toEqual([{ field: 'storage_location_id', message: 'is only allowed when status is IN_STORAGE' }]);
+    expect(problems('IN_STORAGE', null, 9)).toEqual([
+      { field: 'storage_location_id', message: 'is required when status is IN_STORAGE' },
+    ]);
+    expect(problems('DELIVERED', 4, null)).toEqual([
+      { field: 'storage_location_id', message: 'is only allowed when status is IN_STORAGE' },
+    ]);
+    expect(problems('CREATED', 4, 9)).toEqual([
+      { field: 'storage_location_id', message: 'is only allowed when status is IN_STORAGE' },
+    ]);
   });
 
   it('a caller that falls back to the destination words the missing delivery location itself', () => {

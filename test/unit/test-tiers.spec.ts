@@ -24,7 +24,9 @@ describe('test tiers', () => {
 
   it('no spec file lives outside the three tier directories', () => {
     const tiers = new Set(['unit', 'medium', 'e2e']);
-    const stray = readdirSync('test', { withFileTypes: true }).filter((entry) => entry.isDirectory() && !tiers.has(entry.name));
+    const stray = readdirSync('test', { withFileTypes: true }).filter(
+      (entry) => entry.isDirectory() && !tiers.has(entry.name),
+    );
     expect(stray.flatMap((entry) => specs(join('test', entry.name)))).toEqual([]);
     expect(readdirSync('test').filter((file) => file.endsWith('.spec.ts'))).toEqual([]);
   });

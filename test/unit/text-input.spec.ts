@@ -1,4 +1,11 @@
-import { inspectInput, MAX_INPUT_DEPTH, MESSAGES, textProblem, TOO_DEEP, verifyUtf8Json } from '../../src/common/http/text-input.js';
+import {
+  inspectInput,
+  MAX_INPUT_DEPTH,
+  MESSAGES,
+  textProblem,
+  TOO_DEEP,
+  verifyUtf8Json,
+} from '../../src/common/http/text-input.js';
 
 /** The text rule as a pure function, as CSV import and any other non-DTO input can reuse it. */
 describe('textProblem', () => {
@@ -17,7 +24,8 @@ describe('textProblem', () => {
   });
 
   it('refuses lone surrogates, accepts pairs', () => {
-    for (const bad of ['\ud800', 'a\udc00', '\ude00\ud83d']) expect(textProblem(bad, 'multi-line')).toBe(MESSAGES.malformed);
+    for (const bad of ['\ud800', 'a\udc00', '\ude00\ud83d'])
+      expect(textProblem(bad, 'multi-line')).toBe(MESSAGES.malformed);
     expect(textProblem('\ud83d\ude00')).toBeNull();
   });
 });
@@ -47,7 +55,9 @@ describe('inspectInput', () => {
 describe('verifyUtf8Json', () => {
   it('refuses bytes that are not UTF-8 as malformed JSON, accepts UTF-8 and other declared charsets', () => {
     expect(() => verifyUtf8Json(null, null, Buffer.from('{"a":"ü"}'), 'utf-8')).not.toThrow();
-    expect(() => verifyUtf8Json(null, null, Buffer.from([0x22, 0xff, 0x22]), 'utf-8')).toThrow(expect.objectContaining({ status: 400, type: 'entity.parse.failed' }));
+    expect(() => verifyUtf8Json(null, null, Buffer.from([0x22, 0xff, 0x22]), 'utf-8')).toThrow(
+      expect.objectContaining({ status: 400, type: 'entity.parse.failed' }),
+    );
     expect(() => verifyUtf8Json(null, null, Buffer.from([0x22, 0x00, 0xff, 0x00]), 'utf-16le')).not.toThrow();
   });
 });

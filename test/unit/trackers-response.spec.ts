@@ -1,4 +1,8 @@
-import { toStatusEntryResponse, toTrackerDetailResponse, toTrackerResponse } from '../../src/trackers/dto/tracker.response.js';
+import {
+  toStatusEntryResponse,
+  toTrackerDetailResponse,
+  toTrackerResponse,
+} from '../../src/trackers/dto/tracker.response.js';
 
 const row = {
   id: 7,
@@ -58,7 +62,14 @@ describe('tracker response mappers', () => {
 
   it('builds the detail view from JSON aggregates', () => {
     // As SQL selects points (locationPointColumns): timestamps already in the wire format.
-    const point = { bucket: '2026-03-01T10:00:00.000Z', latitude: 1.5, longitude: 2.5, confidence: 3, reported_at: '2026-03-01T10:20:00.000Z', granularity: 'hourly' as const };
+    const point = {
+      bucket: '2026-03-01T10:00:00.000Z',
+      latitude: 1.5,
+      longitude: 2.5,
+      confidence: 3,
+      reported_at: '2026-03-01T10:20:00.000Z',
+      granularity: 'hourly' as const,
+    };
     const detail = toTrackerDetailResponse({
       ...row,
       run_description: 'Run 3',
@@ -75,7 +86,14 @@ describe('tracker response mappers', () => {
       storage_location: { id: 2, name: 'Hub' },
       delivery_location: null,
       status_history: [],
-      latest_location: { timestamp: '2026-03-01T10:00:00.000Z', reported_at: '2026-03-01T10:20:00.000Z', latitude: 1.5, longitude: 2.5, confidence: 3, granularity: 'hourly' },
+      latest_location: {
+        timestamp: '2026-03-01T10:00:00.000Z',
+        reported_at: '2026-03-01T10:20:00.000Z',
+        latitude: 1.5,
+        longitude: 2.5,
+        confidence: 3,
+        granularity: 'hourly',
+      },
     });
     expect(detail.location_history).toEqual([detail.latest_location]);
   });

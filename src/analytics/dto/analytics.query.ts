@@ -26,7 +26,11 @@ export class AnalyticsCsvQuery extends AnalyticsQuery {
   @IsBoolean({ message: 'must be a boolean (true, false, 1 or 0)' })
   include_aggregate_summary: boolean = true;
 
-  @ApiPropertyOptional({ type: Boolean, default: true, description: 'Append the Delivery Location Performance section.' })
+  @ApiPropertyOptional({
+    type: Boolean,
+    default: true,
+    description: 'Append the Delivery Location Performance section.',
+  })
   @IsOptional()
   @QueryBoolean()
   @IsBoolean({ message: 'must be a boolean (true, false, 1 or 0)' })
@@ -35,7 +39,8 @@ export class AnalyticsCsvQuery extends AnalyticsQuery {
   @ApiPropertyOptional({
     enum: CSV_DATE_FORMATS,
     default: 'ISO',
-    description: 'ISO → 2026-03-01T14:05:00Z, US → 03/01/2026 14:05:00, EU → 01/03/2026 14:05:00 (UTC). Case-insensitive.',
+    description:
+      'ISO → 2026-03-01T14:05:00Z, US → 03/01/2026 14:05:00, EU → 01/03/2026 14:05:00 (UTC). Case-insensitive.',
   })
   @IsOptional()
   @Transform(({ value }) => (typeof value === 'string' ? value.trim().toUpperCase() : value))

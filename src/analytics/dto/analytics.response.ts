@@ -5,7 +5,12 @@ export class StorageLocationVisitResponse {
   @ApiProperty({ ...ID_SCHEMA, nullable: true }) storage_location_id: number | null;
   @ApiProperty({ description: '"" when the entry names no storage location' }) location_name: string;
   @ApiProperty({ format: 'date-time' }) arrived_at: string;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'null while the visit is still open at as_of' })
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'null while the visit is still open at as_of',
+  })
   departed_at: string | null;
   @ApiProperty({ description: '(departed_at or as_of) − arrived_at, in days, 2 decimals' }) duration_days: number;
 }
@@ -14,9 +19,10 @@ export class TrackerAnalyticsResponse {
   @ApiProperty(ID_SCHEMA) tracker_id: number;
   @ApiProperty() tracker_name: string;
   @ApiProperty({ description: '(delivered_at or as_of) − journey start, in days' }) total_journey_duration_days: number;
-  @ApiProperty({ description: "The first DELIVERED entry's location; not delivered: the destination's name, or \"\"" })
+  @ApiProperty({ description: 'The first DELIVERED entry\'s location; not delivered: the destination\'s name, or ""' })
   delivery_location_name: string;
-  @ApiProperty({ description: 'From delivered_at to the next entry (or as_of); 0 when not delivered' }) delivery_location_duration_days: number;
+  @ApiProperty({ description: 'From delivered_at to the next entry (or as_of); 0 when not delivered' })
+  delivery_location_duration_days: number;
   @ApiProperty() delivery_location_duration_hours: number;
   @ApiProperty({ enum: ['CREATED', 'IN_TRANSIT', 'IN_STORAGE', 'DELIVERED'] }) current_status: string;
   @ApiProperty({ enum: [0, 33.3, 66.7, 100] }) journey_completion_percent: number;
@@ -26,9 +32,11 @@ export class TrackerAnalyticsResponse {
 
 export class AggregateMetricsResponse {
   @ApiProperty(COUNT_SCHEMA) total_trackers: number;
-  @ApiProperty({ ...COUNT_SCHEMA, description: 'Trackers whose current status is DELIVERED' }) completed_trackers: number;
+  @ApiProperty({ ...COUNT_SCHEMA, description: 'Trackers whose current status is DELIVERED' })
+  completed_trackers: number;
   @ApiProperty({ description: 'completed / total × 100 (0 without trackers)' }) completion_rate_percent: number;
-  @ApiProperty({ description: 'Over delivered trackers (0 when none)' }) average_delivery_location_duration_days: number;
+  @ApiProperty({ description: 'Over delivered trackers (0 when none)' })
+  average_delivery_location_duration_days: number;
 }
 
 export class DeliveryLocationPerformanceResponse {
@@ -58,6 +66,8 @@ export class ProductionRunAnalyticsResponse {
   @ApiProperty(COUNT_SCHEMA) total_trackers: number;
   @ApiProperty({ type: [TrackerAnalyticsResponse] }) tracker_analytics: TrackerAnalyticsResponse[];
   @ApiProperty() aggregate_metrics: AggregateMetricsResponse;
-  @ApiProperty({ type: [DeliveryLocationPerformanceResponse] }) delivery_location_performance: DeliveryLocationPerformanceResponse[];
-  @ApiProperty({ type: [StorageLocationPerformanceResponse] }) storage_location_performance: StorageLocationPerformanceResponse[];
+  @ApiProperty({ type: [DeliveryLocationPerformanceResponse] })
+  delivery_location_performance: DeliveryLocationPerformanceResponse[];
+  @ApiProperty({ type: [StorageLocationPerformanceResponse] })
+  storage_location_performance: StorageLocationPerformanceResponse[];
 }

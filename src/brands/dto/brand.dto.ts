@@ -20,7 +20,10 @@ export class UpdateBrandDto {
   @NameField({}, { optional: true })
   name?: string;
 
-  @ApiPropertyOptional({ ...ID_SCHEMA, description: "Moving a brand moves its production runs (and their trackers) to the new client's scope." })
+  @ApiPropertyOptional({
+    ...ID_SCHEMA,
+    description: "Moving a brand moves its production runs (and their trackers) to the new client's scope.",
+  })
   @ValidateIf((_, value) => value !== undefined)
   @PositiveId()
   client_id?: number;

@@ -6,4 +6,10 @@ import { seedDemoCommand } from './seed-demo.command.js';
 import { userCreateCommand } from './user-create.command.js';
 
 /** Every CLI command; add new ones here. */
-export const COMMANDS: CliCommand[] = [seedDemoCommand, userCreateCommand, locationsRebuildCommand, geofencesRebuildCommand, dbTypesCommand];
+export const COMMANDS: CliCommand[] = [
+  seedDemoCommand,
+  userCreateCommand,
+  locationsRebuildCommand,
+  geofencesRebuildCommand,
+  dbTypesCommand,
+];

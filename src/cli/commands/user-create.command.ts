@@ -15,7 +15,13 @@ export const userCreateCommand: CliCommand = {
   name: 'user:create',
   usage: 'user:create --email E --password P --name N [--admin] [--clients 1,2]   create a user',
   async run(app, args) {
-    const clients = typeof args.clients === 'string' ? args.clients.split(',').map((id) => id.trim()).filter(Boolean) : [];
+    const clients =
+      typeof args.clients === 'string'
+        ? args.clients
+            .split(',')
+            .map((id) => id.trim())
+            .filter(Boolean)
+        : [];
     const dto = plainToInstance(CreateUserDto, {
       email: requireString(args, 'email'),
       password: requireString(args, 'password'),
@@ -24,12 +30,23 @@ export const userCreateCommand: CliCommand = {
       client_list: clients.map((id) => (/^\d+$/.test(id) ? Number(id) : id)),
     });
     const problems = flattenValidationErrors(await validate(dto, { whitelist: true, forbidNonWhitelisted: true }));
-    if (problems.length > 0) throw new Error(problems.map((p) => `${p.field === 'client_list' ? 'clients' : p.field}: ${p.message}`).join('; '));
-    const user = await app.get(UsersService).create(dto).catch((error: unknown) => {
-      // Service errors (domain errors, validation exceptions) carry the answer's `detail` text: show just that.
-      const detail = error instanceof DomainError ? error.error.detail : error instanceof HttpException ? (error.getResponse() as { detail?: string }).detail : undefined;
-      throw detail ? new Error(detail) : error;
-    });
+    if (problems.length > 0)
+      throw new Error(
+        problems.map((p) => `${p.field === 'client_list' ? 'clients' : p.field}: ${p.message}`).join('; '),
+      );
+    const user = await app
+      .get(UsersService)
+      .create(dto)
+      .catch((error: unknown) => {
+        // Service errors (domain errors, validation exceptions) carry the answer's `detail` text: show just that.
+        const detail =
+          error instanceof DomainError
+            ? error.error.detail
+            : error instanceof HttpException
+              ? (error.getResponse() as { detail?: string }).detail
+              : undefined;
+        throw detail ? new Error(detail) : error;
+      });
     console.log(`Created user ${user.id} (${user.email}, roles: ${user.roles.join(',')})`);
   },
 };

@@ -3,7 +3,6 @@ import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { PaginationQuery } from '../../common/http/pagination.js';
 import { NameField } from '../../common/http/text-fields.js';
 
-
 export class CreateClientDto {
   @NameField({ example: 'Acme Logistics', description: 'Unique (case-insensitive); trimmed.' })
   name: string;

@@ -23,7 +23,11 @@ export class AccessScope {
   }
 
   static clients(clientIds: readonly number[], userId: number | null = null): AccessScope {
-    return new AccessScope(false, [...new Set(clientIds)].sort((a, b) => a - b), userId);
+    return new AccessScope(
+      false,
+      [...new Set(clientIds)].sort((a, b) => a - b),
+      userId,
+    );
   }
 
   static of(user: AuthUser): AccessScope {

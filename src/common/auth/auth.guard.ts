@@ -9,7 +9,6 @@ import { ACCESS_ROLES, PUBLIC_ROUTE } from './access.decorator.js';
 import type { AuthUser } from './auth-user.js';
 import { parseBearer } from './bearer.js';
 
-
 /** A strategy object during one authentication: passport's action functions set on it. */
 interface StrategyActions {
   authenticate(request: Request, options: { session: boolean }): void;

@@ -159,8 +159,13 @@ class Reader {
 
   /** A comma-separated list of URLs (empty entries ignored). */
   urls(name: string, protocols: string[]): string[] {
-    const entries = (this.raw(name) ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
-    return entries.map((entry) => this.urlValue(name, entry, protocols)).filter((url): url is string => url !== undefined);
+    const entries = (this.raw(name) ?? '')
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean);
+    return entries
+      .map((entry) => this.urlValue(name, entry, protocols))
+      .filter((url): url is string => url !== undefined);
   }
 
   private urlValue(name: string, value: string | undefined, protocols: string[]): string | undefined {
@@ -263,7 +268,8 @@ function mailConfig(r: Reader): MailConfig {
     .map((status) => status.trim())
     .filter(Boolean);
   for (const status of statuses) {
-    if (!STATUS_NAMES.includes(status)) r.problems.push(`EMAIL_NOTIFY_STATUSES entry "${status}" must be one of ${STATUS_NAMES.join(', ')}`);
+    if (!STATUS_NAMES.includes(status))
+      r.problems.push(`EMAIL_NOTIFY_STATUSES entry "${status}" must be one of ${STATUS_NAMES.join(', ')}`);
   }
   const mail: MailConfig = {
     smtpUrl: r.url('SMTP_URL', ['smtp:', 'smtps:']),

@@ -16,11 +16,17 @@ export function ApiErrors(...errors: CatalogueError[]): MethodDecorator & ClassD
  * ApiErrors for a route whose error bodies carry more than `detail` (e.g. an import's row errors):
  * `schema` documents that body, beside the standard one.
  */
-export function ApiErrorsWithBody(schema: Record<string, unknown>, ...errors: CatalogueError[]): MethodDecorator & ClassDecorator {
+export function ApiErrorsWithBody(
+  schema: Record<string, unknown>,
+  ...errors: CatalogueError[]
+): MethodDecorator & ClassDecorator {
   return documentErrors(schema, errors);
 }
 
-function documentErrors(schema: Record<string, unknown> | undefined, errors: CatalogueError[]): MethodDecorator & ClassDecorator {
+function documentErrors(
+  schema: Record<string, unknown> | undefined,
+  errors: CatalogueError[],
+): MethodDecorator & ClassDecorator {
   const byStatus = new Map<number, CatalogueError[]>();
   for (const error of errors) byStatus.set(error.status, [...(byStatus.get(error.status) ?? []), error]);
   return applyDecorators(
@@ -31,7 +37,12 @@ function documentErrors(schema: Record<string, unknown> | undefined, errors: Cat
         content: {
           'application/json': {
             schema: schema ?? { $ref: `#/components/schemas/${errorSchemaName(status)}` },
-            examples: Object.fromEntries(list.map((e, i) => [exampleKeyIn(list, i), { summary: e.summary ?? e.detail, value: errorExampleBody(e) }])),
+            examples: Object.fromEntries(
+              list.map((e, i) => [
+                exampleKeyIn(list, i),
+                { summary: e.summary ?? e.detail, value: errorExampleBody(e) },
+              ]),
+            ),
           },
         },
       }),
@@ -47,6 +58,12 @@ function exampleKeyIn(list: CatalogueError[], i: number): string {
 
 /** A readable, stable key for an example: its detail text (the first `maxWords` words) in lower camel case. */
 export function exampleKey(detail: string, maxWords = 6): string {
-  const words = detail.replace(/[^A-Za-z0-9 ]+/g, ' ').trim().split(/\s+/).slice(0, maxWords);
-  return words.map((w, i) => (i === 0 ? w.toLowerCase() : w[0].toUpperCase() + w.slice(1).toLowerCase())).join('') || 'error';
+  const words = detail
+    .replace(/[^A-Za-z0-9 ]+/g, ' ')
+    .trim()
+    .split(/\s+/)
+    .slice(0, maxWords);
+  return (
+    words.map((w, i) => (i === 0 ? w.toLowerCase() : w[0].toUpperCase() + w.slice(1).toLowerCase())).join('') || 'error'
+  );
 }

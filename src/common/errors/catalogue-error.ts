@@ -13,6 +13,11 @@ export interface CatalogueError {
 /** A parameterized error: called with the values of one occurrence, or without them for the document's example. */
 export type CatalogueErrorBuilder = (...args: never[]) => CatalogueError;
 
-export function catalogueError(code: string, status: number, detail: string, extra: Pick<CatalogueError, 'summary' | 'body'> = {}): CatalogueError {
+export function catalogueError(
+  code: string,
+  status: number,
+  detail: string,
+  extra: Pick<CatalogueError, 'summary' | 'body'> = {},
+): CatalogueError {
   return { code, status, detail, ...extra };
 }

@@ -10,7 +10,8 @@ export function validationFailedDetail(errors: readonly { field: string; message
 }
 
 /** A 422 for one field (RequestValidationException answers it with `errors: [{field, message}]`). */
-const invalidField = (field = 'name', message = 'must be a string') => e('VALIDATION_FAILED', 422, validationFailedDetail([{ field, message }]));
+const invalidField = (field = 'name', message = 'must be a string') =>
+  e('VALIDATION_FAILED', 422, validationFailedDetail([{ field, message }]));
 
 /** Errors of the HTTP layer itself, every route can answer them. */
 const HTTP_ERRORS = {
@@ -19,14 +20,21 @@ const HTTP_ERRORS = {
   stillReferenced: e('STILL_REFERENCED', 409, 'Resource is still referenced'),
   bodyTooLarge: e('BODY_TOO_LARGE', 413, 'Request body too large'),
   fileTooLarge: e('FILE_TOO_LARGE', 413, 'File too large'),
-  unsupportedEncoding: e('UNSUPPORTED_ENCODING', 415, 'Unsupported Content-Encoding: send the body uncompressed, or as gzip, deflate or br'),
+  unsupportedEncoding: e(
+    'UNSUPPORTED_ENCODING',
+    415,
+    'Unsupported Content-Encoding: send the body uncompressed, or as gzip, deflate or br',
+  ),
   unsupportedCharset: e('UNSUPPORTED_CHARSET', 415, 'Unsupported charset: send the body as UTF-8'),
   invalidField,
   validationFailed: { ...invalidField(), summary: 'A field failed validation' },
   unstorableText: invalidField('request', 'contains characters that cannot be stored'),
   internal: e('INTERNAL', 500, 'Internal server error'),
-  healthCheckFailed: (cause = '<cause>') => e('HEALTH_CHECK_FAILED', 500, `Health check failed: ${cause}`, { summary: 'The health check itself failed' }),
-  unavailable: e('UNAVAILABLE', 503, 'Service temporarily unavailable', { summary: 'Database unreachable (sent with Retry-After)' }),
+  healthCheckFailed: (cause = '<cause>') =>
+    e('HEALTH_CHECK_FAILED', 500, `Health check failed: ${cause}`, { summary: 'The health check itself failed' }),
+  unavailable: e('UNAVAILABLE', 503, 'Service temporarily unavailable', {
+    summary: 'Database unreachable (sent with Retry-After)',
+  }),
 } as const;
 
 /**
@@ -77,7 +85,8 @@ export function errorSchemaName(status: number): keyof typeof ERROR_SCHEMAS {
 
 /** The example body of a catalogue error. */
 export function errorExampleBody(error: CatalogueError): Record<string, unknown> {
-  if (error.status !== 422 || !error.detail.startsWith('Validation failed: ')) return { detail: error.detail, ...error.body };
+  if (error.status !== 422 || !error.detail.startsWith('Validation failed: '))
+    return { detail: error.detail, ...error.body };
   const rest = error.detail.slice('Validation failed: '.length);
   const colon = rest.indexOf(': ');
   const [field, message] = colon < 0 ? ['body', rest] : [rest.slice(0, colon), rest.slice(colon + 2)];

@@ -26,7 +26,20 @@ const UNAVAILABLE_MESSAGES = [
  * is the backstop for any path that reaches the database without it.
  */
 const UNSTORABLE_TEXT_CODES = new Set(['22021', '22P05']);
-const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300', '08000', '08003', '08006', '08001', '08004', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT']);
+const UNAVAILABLE_CODES = new Set([
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  '08000',
+  '08003',
+  '08006',
+  '08001',
+  '08004',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+]);
 
 /**
  * The one exception filter: every error leaves as `{"detail": string}` (plus `errors` for 422).
@@ -58,7 +71,11 @@ export class HttpExceptionFilter implements ExceptionFilter {
     response.status(status).json(body);
   }
 
-  private describe(exception: unknown): { status: number; body: Record<string, unknown>; headers?: Record<string, string> } {
+  private describe(exception: unknown): {
+    status: number;
+    body: Record<string, unknown>;
+    headers?: Record<string, string>;
+  } {
     // Unreadable bodies, multipart forms and paths: 422 like any validation failure (or 413/415).
     const requestError = describeRequestError(exception);
     if (requestError) return requestError;
@@ -70,7 +87,11 @@ export class HttpExceptionFilter implements ExceptionFilter {
       const status = exception.getStatus();
       const payload = exception.getResponse();
       const headers = challenge(status);
-      if (typeof payload === 'object' && payload !== null && typeof (payload as { detail?: unknown }).detail === 'string') {
+      if (
+        typeof payload === 'object' &&
+        payload !== null &&
+        typeof (payload as { detail?: unknown }).detail === 'string'
+      ) {
         return { status, body: payload as Record<string, unknown>, headers };
       }
       return { status, body: { detail: defaultDetail(status, payload) }, headers };
@@ -98,7 +119,9 @@ function challenge(status: number): Record<string, string> | undefined {
 }
 
 export function isDatabaseUnavailable(exception: unknown): boolean {
-  const err = (exception instanceof QueryFailedError ? exception.driverError : exception) as PgError & { message?: string };
+  const err = (exception instanceof QueryFailedError ? exception.driverError : exception) as PgError & {
+    message?: string;
+  };
   if (!err) return false;
   if (err.code && UNAVAILABLE_CODES.has(err.code)) return true;
   return typeof err.message === 'string' && UNAVAILABLE_MESSAGES.some((re) => re.test(err.message as string));
@@ -107,7 +130,10 @@ export function isDatabaseUnavailable(exception: unknown): boolean {
 function defaultDetail(status: number, payload: unknown): string {
   if (typeof payload === 'string') return payload;
   const message = (payload as { message?: unknown })?.message;
-  if (status === 404 && (message === undefined || /^Cannot (GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) /.test(String(message)))) {
+  if (
+    status === 404 &&
+    (message === undefined || /^Cannot (GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) /.test(String(message)))
+  ) {
     return ERRORS.notFound.detail;
   }
   if (typeof message === 'string') return message;

@@ -33,21 +33,30 @@ export function describeRequestError(exception: unknown): ErrorAnswer | undefine
   const cause = (exception instanceof HttpException ? exception.cause : exception) as ErrorFields | undefined;
   if (typeof cause !== 'object' || cause === null) return undefined;
   if (cause.name === 'MulterError' && typeof cause.code === 'string') return multerAnswer(cause.code, cause.field);
-  if (typeof cause.type === 'string' && typeof cause.status === 'number') return bodyParserAnswer(cause.type, cause.status);
+  if (typeof cause.type === 'string' && typeof cause.status === 'number')
+    return bodyParserAnswer(cause.type, cause.status);
   if (!(cause instanceof Error)) return undefined;
   const { code, status } = cause as ErrorFields;
   // Express's router, for a path segment that is not valid percent-encoding (`/clients/%ZZ`).
   if (cause instanceof URIError && status === 400) return invalid('path', 'invalid percent-encoding');
   // zlib, for a Content-Encoding whose data is not what it says (body-parser gives it no type).
-  if (typeof code === 'string' && code.startsWith('Z_') && status === 400) return invalid('body', 'invalid compressed data');
-  if (BUSBOY_MALFORMED.some((prefix) => cause.message.startsWith(prefix))) return invalid('body', 'malformed multipart body');
+  if (typeof code === 'string' && code.startsWith('Z_') && status === 400)
+    return invalid('body', 'invalid compressed data');
+  if (BUSBOY_MALFORMED.some((prefix) => cause.message.startsWith(prefix)))
+    return invalid('body', 'malformed multipart body');
   // multer, when the connection fails mid-form: nobody reads the answer, but it is not a server fault.
   if (/^Request (aborted|closed)$/.test(cause.message)) return invalid('body', 'request body ended early');
   return undefined;
 }
 
 /** busboy's messages for a multipart body it cannot parse. */
-const BUSBOY_MALFORMED = ['Multipart: Boundary not found', 'Malformed part header', 'Unexpected end of form', 'Unexpected end of file', 'Malformed urlencoded form'];
+const BUSBOY_MALFORMED = [
+  'Multipart: Boundary not found',
+  'Malformed part header',
+  'Unexpected end of form',
+  'Unexpected end of file',
+  'Malformed urlencoded form',
+];
 
 /** multer's error codes; the field is named when multer knows it and it says which part failed. */
 const MULTER: Record<string, { message: string; namesField: boolean }> = {

@@ -46,7 +46,8 @@ export class CacheHeaderInterceptor implements NestInterceptor {
         const http = context.switchToHttp();
         const res = http.getResponse<Response>();
         const req = http.getRequest<Request & { user?: AuthUser }>();
-        if (result.again && req.user && req.method === 'GET') this.answers.remember(req, req.user, result.again, result.hit !== null);
+        if (result.again && req.user && req.method === 'GET')
+          this.answers.remember(req, req.user, result.again, result.hit !== null);
         if (result.hit !== null) res.setHeader('X-Cache', result.hit ? 'HIT' : 'MISS');
         res.setHeader('Content-Type', 'application/json; charset=utf-8');
         res.setHeader('ETag', result.body.etag);

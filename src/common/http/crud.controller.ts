@@ -1,4 +1,17 @@
-import { applyDecorators, Body, Controller, Delete, Get, HttpCode, Inject, Patch, Post, Put, Query, type Type } from '@nestjs/common';
+import {
+  applyDecorators,
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Inject,
+  Patch,
+  Post,
+  Put,
+  Query,
+  type Type,
+} from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AccessScope } from '../auth/access-scope.js';
 import { Access } from '../auth/access.decorator.js';
@@ -71,7 +84,12 @@ export function crudController<S>(resource: CrudResource<S>): Type<{ readonly se
 
   /** A route's roles, summary, success response and error responses (401/403 come with the roles). */
   const documented = (operation: CrudOperation, roles: Role[], success: MethodDecorator) =>
-    applyDecorators(Access(...roles), ApiOperation({ summary: routes[operation].summary }), success, ApiErrors(...(routes[operation].errors ?? [])));
+    applyDecorators(
+      Access(...roles),
+      ApiOperation({ summary: routes[operation].summary }),
+      success,
+      ApiErrors(...(routes[operation].errors ?? [])),
+    );
 
   @ApiTags(resource.path)
   @Controller(resource.path)
@@ -121,7 +139,8 @@ export function crudController<S>(resource: CrudResource<S>): Type<{ readonly se
     update: [Object, Number, dto.update],
     delete: [Object, Number],
   };
-  for (const [method, types] of Object.entries(paramTypes)) Reflect.defineMetadata('design:paramtypes', types, CrudController.prototype, method);
+  for (const [method, types] of Object.entries(paramTypes))
+    Reflect.defineMetadata('design:paramtypes', types, CrudController.prototype, method);
   return CrudController;
 }
 

@@ -32,6 +32,9 @@ export function isId(value: unknown): value is number {
 export function PositiveId(options: { fromQuery?: boolean; each?: boolean } = {}): PropertyDecorator {
   return applyDecorators(
     ...(options.fromQuery ? [Transform(({ value }) => parseIdText(value) ?? value)] : []),
-    ValidateBy({ name: 'positiveId', validator: { validate: isId, defaultMessage: () => ID_MESSAGE } }, { each: options.each }),
+    ValidateBy(
+      { name: 'positiveId', validator: { validate: isId, defaultMessage: () => ID_MESSAGE } },
+      { each: options.each },
+    ),
   );
 }

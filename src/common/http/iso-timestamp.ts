@@ -50,7 +50,7 @@ export function parseIsoTimestamp(value: unknown, options: { allowDateOnly?: boo
   const month = +mos;
   const day = +ds;
   if (year < MIN_YEAR || month < 1 || month > 12 || day < 1) return null;
-  const leap = month === 2 && (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0));
+  const leap = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   if (day > DAYS_IN_MONTH[month - 1] + (leap ? 1 : 0)) return null;
   const hour = hs === undefined ? 0 : +hs;
   const minute = mis === undefined ? 0 : +mis;
@@ -79,7 +79,13 @@ const ZERO = 48;
  */
 export function parseCanonicalUtc(value: string): number | null {
   if (value.length !== 24 || value.charCodeAt(23) !== 90 /* Z */ || value.charCodeAt(19) !== 46 /* . */) return null;
-  if (value.charCodeAt(4) !== 45 || value.charCodeAt(7) !== 45 || value.charCodeAt(10) !== 84 || value.charCodeAt(13) !== 58 || value.charCodeAt(16) !== 58) {
+  if (
+    value.charCodeAt(4) !== 45 ||
+    value.charCodeAt(7) !== 45 ||
+    value.charCodeAt(10) !== 84 ||
+    value.charCodeAt(13) !== 58 ||
+    value.charCodeAt(16) !== 58
+  ) {
     return null;
   }
   let year = 0;
@@ -91,7 +97,17 @@ export function parseCanonicalUtc(value: string): number | null {
   const second = digit(value, 17) * 10 + digit(value, 18);
   const millis = digit(value, 20) * 100 + digit(value, 21) * 10 + digit(value, 22);
   // digit() yields NaN for a non-digit, which fails every comparison below.
-  if (!(year >= MIN_YEAR && month >= 1 && month <= 12 && day >= 1 && hour <= 23 && minute <= 59 && second <= 59 && millis >= 0)) return null;
+  if (!(
+    year >= MIN_YEAR &&
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    hour <= 23 &&
+    minute <= 59 &&
+    second <= 59 &&
+    millis >= 0
+  ))
+    return null;
   const leap = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   if (day > DAYS_IN_MONTH[month - 1] + (leap ? 1 : 0)) return null;
   return Date.UTC(year, month - 1, day, hour, minute, second, millis);

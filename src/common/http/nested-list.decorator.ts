@@ -10,5 +10,11 @@ import { PageOf } from './pagination.js';
  * error responses, the missing parent's 404 first.
  */
 export function NestedList(path: string, summary: string, item: Type, ...errors: CatalogueError[]): MethodDecorator {
-  return applyDecorators(Get(path), ApiTags(path.split('/')[0]), ApiOperation({ summary }), ApiOkResponse({ type: PageOf(item) }), ApiErrors(...errors));
+  return applyDecorators(
+    Get(path),
+    ApiTags(path.split('/')[0]),
+    ApiOperation({ summary }),
+    ApiOkResponse({ type: PageOf(item) }),
+    ApiErrors(...errors),
+  );
 }

@@ -8,6 +8,13 @@ import { PositiveId } from './id-field.js';
  * An optional id in a body or query, documented as an int4 id (plus `doc`). Left out or null, it
  * passes (a nullable body field clears its value with null); anything else must be a PositiveId.
  */
-export function OptionalIdField(doc: ApiPropertyOptions = {}, options: { fromQuery?: boolean } = {}): PropertyDecorator {
-  return applyDecorators(ApiPropertyOptional({ ...ID_SCHEMA, ...doc } as ApiPropertyOptions), IsOptional(), PositiveId(options));
+export function OptionalIdField(
+  doc: ApiPropertyOptions = {},
+  options: { fromQuery?: boolean } = {},
+): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({ ...ID_SCHEMA, ...doc } as ApiPropertyOptions),
+    IsOptional(),
+    PositiveId(options),
+  );
 }

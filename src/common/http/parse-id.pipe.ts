@@ -1,4 +1,10 @@
-import { createParamDecorator, Injectable, type ArgumentMetadata, type ExecutionContext, type PipeTransform } from '@nestjs/common';
+import {
+  createParamDecorator,
+  Injectable,
+  type ArgumentMetadata,
+  type ExecutionContext,
+  type PipeTransform,
+} from '@nestjs/common';
 import { ApiParam } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { RequestValidationException } from '../errors/validation.exception.js';
@@ -24,7 +30,9 @@ export class ParseIdPipe implements PipeTransform<unknown, number> {
  * so `0x10`, `1e3`, `1.0` and ` 1` reached ParseIdPipe as valid numbers. A custom parameter
  * decorator is left alone by that pipe.
  */
-const RawPathParam = createParamDecorator((name: string, context: ExecutionContext): unknown => context.switchToHttp().getRequest<Request>().params[name]);
+const RawPathParam = createParamDecorator(
+  (name: string, context: ExecutionContext): unknown => context.switchToHttp().getRequest<Request>().params[name],
+);
 
 /**
  * `@IdParam() id: number` / `@IdParam('image_id') id: number`: a path id checked by ParseIdPipe
@@ -41,7 +49,8 @@ export function IdParam(name = 'id'): ParameterDecorator {
       required: true,
       schema: { type: 'integer', minimum: 1, maximum: MAX_INT4 },
       examples: { id: { summary: 'An id', value: 1 } },
-      description: 'Positive integer in plain digits (no sign, leading zero, fraction or exponent); anything else is 422.',
+      description:
+        'Positive integer in plain digits (no sign, leading zero, fraction or exponent); anything else is 422.',
     })(target, key, descriptor);
   };
 }

@@ -41,7 +41,8 @@ export function IsIntInRange(min: number, max: number): PropertyDecorator {
   return ValidateBy({
     name: 'isIntInRange',
     validator: {
-      validate: (value: unknown) => typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max,
+      validate: (value: unknown) =>
+        typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max,
       defaultMessage: () => `must be an integer from ${min} to ${max}`,
     },
   });

@@ -7,7 +7,8 @@ import { MultilineText } from './text-input.js';
 /** Text fields declared the same way in every body. */
 
 /** Surrounding white space is not part of the value. */
-export const Trim = (): PropertyDecorator => Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
+export const Trim = (): PropertyDecorator =>
+  Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
 
 /** Longest free-text note (trackers, status entries). */
 export const MAX_NOTES_LENGTH = 10_000;

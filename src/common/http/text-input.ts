@@ -83,7 +83,11 @@ const declaredCache = new WeakMap<DtoClass, Set<string>>();
 function declaredProperties(dto: DtoClass): Set<string> {
   let declared = declaredCache.get(dto);
   if (!declared) {
-    declared = new Set(getMetadataStorage().getTargetValidationMetadatas(dto, '', false, false).map((m) => m.propertyName));
+    declared = new Set(
+      getMetadataStorage()
+        .getTargetValidationMetadatas(dto, '', false, false)
+        .map((m) => m.propertyName),
+    );
     declaredCache.set(dto, declared);
   }
   return declared;
@@ -118,7 +122,13 @@ function report(state: WalkState, message: string): void {
 }
 
 /** One pass; recursion never goes deeper than MAX_INPUT_DEPTH containers. */
-function walk(value: unknown, dto: DtoClass | undefined, kind: TextKind | 'opaque', depth: number, state: WalkState): void {
+function walk(
+  value: unknown,
+  dto: DtoClass | undefined,
+  kind: TextKind | 'opaque',
+  depth: number,
+  state: WalkState,
+): void {
   if (typeof value === 'string') {
     const problem = kind === 'opaque' ? null : textProblem(value, kind);
     if (problem) report(state, problem);
@@ -150,7 +160,12 @@ function walk(value: unknown, dto: DtoClass | undefined, kind: TextKind | 'opaqu
       // A number, boolean or date field's own validator reads its raw text strictly and names the
       // field with its own message (`must be a positive integer`); only text fields need this rule.
       const typed = nested === Number || nested === Boolean || nested === Date;
-      const childKind = typed || marked(OPAQUE_KEY, dto, key) ? 'opaque' : marked(MULTILINE_KEY, dto, key) ? 'multi-line' : 'single-line';
+      const childKind =
+        typed || marked(OPAQUE_KEY, dto, key)
+          ? 'opaque'
+          : marked(MULTILINE_KEY, dto, key)
+            ? 'multi-line'
+            : 'single-line';
       walk(child, isDto(nested) ? nested : undefined, childKind, depth + 1, state);
     } else {
       walk(child, undefined, 'single-line', depth + 1, state);

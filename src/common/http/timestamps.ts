@@ -6,7 +6,8 @@
  * parsing and re-formatting per value). Explicitly UTC: behind PgBouncer the session time zone is
  * not ours.
  */
-export const isoUtcSql = (expr: string): string => `to_char(${expr} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+export const isoUtcSql = (expr: string): string =>
+  `to_char(${expr} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 export function isoUtc(date: Date | string | null | undefined): string | null {
   if (date === null || date === undefined) return null;

@@ -24,7 +24,9 @@ export function applyDocumentedPaths(document: Json): void {
       if (typeof template !== 'string') continue;
       delete operation[EXTENSION];
       const names = new Set([...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]));
-      operation.parameters = ((operation.parameters ?? []) as Json[]).filter((p) => p.in !== 'path' || names.has(String(p.name)));
+      operation.parameters = ((operation.parameters ?? []) as Json[]).filter(
+        (p) => p.in !== 'path' || names.has(String(p.name)),
+      );
       (paths[template] ??= {})[method] = operation;
       delete item[method];
     }

@@ -47,7 +47,8 @@ function errorResponse(status: number, response: Json): Json {
   const examples = { ...((json.examples as Json | undefined) ?? {}) };
   const description = String(response.description ?? '');
   if (Object.keys(examples).length === 0) {
-    for (const error of GENERIC[status] ?? []) examples[exampleKey(error.detail)] = { summary: error.summary ?? error.detail, value: errorExampleBody(error) };
+    for (const error of GENERIC[status] ?? [])
+      examples[exampleKey(error.detail)] = { summary: error.summary ?? error.detail, value: errorExampleBody(error) };
   }
   const own = json.schema as Json | undefined;
   const standard = ref(errorSchemaName(status));

@@ -7,12 +7,14 @@
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Rewrites one schema (and, recursively, the schemas inside it) from the 3.0 to the 3.1 form. */
 export function toJsonSchema2020(schema: Json): void {
   for (const key of ['items', 'additionalProperties', 'not']) if (isObject(schema[key])) toJsonSchema2020(schema[key]);
-  for (const key of ['allOf', 'oneOf', 'anyOf']) if (Array.isArray(schema[key])) (schema[key] as Json[]).forEach(toJsonSchema2020);
+  for (const key of ['allOf', 'oneOf', 'anyOf'])
+    if (Array.isArray(schema[key])) (schema[key] as Json[]).forEach(toJsonSchema2020);
   if (isObject(schema.properties)) Object.values(schema.properties).forEach((p) => isObject(p) && toJsonSchema2020(p));
   if (typeof schema.exclusiveMinimum === 'boolean' || typeof schema.exclusiveMaximum === 'boolean') {
     throw new Error('exclusiveMinimum/exclusiveMaximum must be numbers in OpenAPI 3.1');
@@ -44,10 +46,12 @@ export function everySchema(document: Json, visit: (schema: Json) => void): void
   Object.values((components.schemas ?? {}) as Json).forEach((s) => isObject(s) && visit(s));
   for (const item of Object.values((document.paths ?? {}) as Record<string, Json>)) {
     for (const operation of Object.values(item).filter(isObject)) {
-      for (const parameter of (operation.parameters ?? []) as Json[]) if (isObject(parameter.schema)) visit(parameter.schema);
+      for (const parameter of (operation.parameters ?? []) as Json[])
+        if (isObject(parameter.schema)) visit(parameter.schema);
       const bodies = [operation.requestBody, ...Object.values((operation.responses ?? {}) as Json)];
       for (const body of bodies.filter(isObject)) {
-        for (const media of Object.values((body.content ?? {}) as Json).filter(isObject)) if (isObject(media.schema)) visit(media.schema);
+        for (const media of Object.values((body.content ?? {}) as Json).filter(isObject))
+          if (isObject(media.schema)) visit(media.schema);
       }
     }
   }
@@ -62,7 +66,8 @@ const INT4 = { min: -2_147_483_648, max: 2_147_483_647 };
  */
 export function boundIntegers(schema: Json): void {
   for (const key of ['items', 'additionalProperties', 'not']) if (isObject(schema[key])) boundIntegers(schema[key]);
-  for (const key of ['allOf', 'oneOf', 'anyOf']) if (Array.isArray(schema[key])) (schema[key] as Json[]).forEach(boundIntegers);
+  for (const key of ['allOf', 'oneOf', 'anyOf'])
+    if (Array.isArray(schema[key])) (schema[key] as Json[]).forEach(boundIntegers);
   if (isObject(schema.properties)) Object.values(schema.properties).forEach((p) => isObject(p) && boundIntegers(p));
   const types = Array.isArray(schema.type) ? schema.type : [schema.type];
   if (!types.includes('integer')) return;

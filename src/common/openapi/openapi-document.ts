@@ -44,14 +44,16 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
           type: 'http',
           scheme: 'bearer',
           bearerFormat: 'JWT',
-          description: 'An access token from POST /api/v1/auth/login. JWTs follow the RFC8725 best practices: HS256 only (alg none refused), iss, aud, exp and token_type verified, revocable by jti.',
+          description:
+            'An access token from POST /api/v1/auth/login. JWTs follow the RFC8725 best practices: HS256 only (alg none refused), iss, aud, exp and token_type verified, revocable by jti.',
         },
         'bearer',
       )
       .build(),
     // `clientsList`, `trackersCreate`, `imagesUpload`: generated clients name their methods so.
     {
-      operationIdFactory: (controller, method) => `${lowerFirst(controller.replace(/Controller$/, ''))}${upperFirst(method)}`,
+      operationIdFactory: (controller, method) =>
+        `${lowerFirst(controller.replace(/Controller$/, ''))}${upperFirst(method)}`,
       autoTagControllers: false,
     },
   );
@@ -64,7 +66,13 @@ export function finishDocument(document: Json): void {
   document.openapi = '3.1.0';
   // Relative: the document describes whichever deployment serves it (production, staging or a
   // development instance); the API is meant for the dashboard and integrations, not internal-only.
-  document.servers = [{ url: '/', description: 'This deployment (production, staging or development); paths are absolute from its root', 'x-internal': false }];
+  document.servers = [
+    {
+      url: '/',
+      description: 'This deployment (production, staging or development); paths are absolute from its root',
+      'x-internal': false,
+    },
+  ];
   applyDocumentedPaths(document);
   const components = (document.components ??= {}) as Json;
   const schemas = (components.schemas ??= {}) as Json;
@@ -112,7 +120,8 @@ function moveRequestDefaults(document: Json, schemas: Json): void {
       delete s.default;
     }
     for (const key of ['items', 'additionalProperties']) visit(s[key], seen, update);
-    for (const key of ['allOf', 'oneOf', 'anyOf']) for (const sub of (s[key] as unknown[] | undefined) ?? []) visit(sub, seen, update);
+    for (const key of ['allOf', 'oneOf', 'anyOf'])
+      for (const sub of (s[key] as unknown[] | undefined) ?? []) visit(sub, seen, update);
     for (const property of Object.values((s.properties ?? {}) as Json)) visit(property, seen, update);
   };
   const seen = { create: new Set<string>(), update: new Set<string>() };

@@ -5,33 +5,58 @@ import { COUNT_SCHEMA } from '../../common/openapi/schema-types.js';
 
 export class ComponentHealthResponse {
   @ApiProperty({ enum: ['healthy', 'unhealthy'] }) status: 'healthy' | 'unhealthy';
-  @ApiProperty({ type: String, nullable: true, description: 'Why the component is unhealthy; null when healthy' }) error: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Why the component is unhealthy; null when healthy' })
+  error: string | null;
 }
 
 export class BasicComponentsResponse {
   @ApiProperty() database: ComponentHealthResponse;
-  @ApiProperty({ description: 'The cache store (Redis, or the in-process store without REDIS_URL)' }) cache_store: ComponentHealthResponse;
+  @ApiProperty({ description: 'The cache store (Redis, or the in-process store without REDIS_URL)' })
+  cache_store: ComponentHealthResponse;
 }
 
 export class ReadReplicaHealthResponse {
-  @ApiProperty({ example: 'replica-1', description: 'Position in DATABASE_READ_URL: replica-1 is the first URL' }) name: string;
-  @ApiProperty({ example: 'db-replica-1:5432/tracker_pipeline', description: 'host:port/database (never the credentials)' }) address: string;
+  @ApiProperty({ example: 'replica-1', description: 'Position in DATABASE_READ_URL: replica-1 is the first URL' })
+  name: string;
+  @ApiProperty({
+    example: 'db-replica-1:5432/tracker_pipeline',
+    description: 'host:port/database (never the credentials)',
+  })
+  address: string;
   @ApiProperty({
     enum: ['starting', 'available', 'lagging', 'down', 'not_replica'],
     description: 'Only an `available` replica serves reads; see docs/operations.md (read replicas)',
   })
   status: 'starting' | 'available' | 'lagging' | 'down' | 'not_replica';
-  @ApiProperty({ type: Number, nullable: true, description: 'Upper bound of its lag behind the primary at the last measurement; null when unknown' })
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'Upper bound of its lag behind the primary at the last measurement; null when unknown',
+  })
   lag_ms: number | null;
-  @ApiProperty({ type: String, nullable: true, example: '2026-11-21T10:04:05.123+00:00', description: 'Last measurement; null before the first' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '2026-11-21T10:04:05.123+00:00',
+    description: 'Last measurement; null before the first',
+  })
   checked_at: string | null;
-  @ApiProperty({ type: String, nullable: true, description: 'Why it is not available; null when it is (or when it only lags)' }) error: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Why it is not available; null when it is (or when it only lags)',
+  })
+  error: string | null;
 }
 
 export class ReadReplicasHealthResponse {
-  @ApiProperty({ description: 'True while no replica is available: lag-tolerant reads go to the primary' }) fallback: boolean;
+  @ApiProperty({ description: 'True while no replica is available: lag-tolerant reads go to the primary' })
+  fallback: boolean;
   @ApiProperty({ ...COUNT_SCHEMA, description: 'READ_REPLICA_MAX_LAG_MS' }) max_lag_ms: number;
-  @ApiProperty({ type: [ReadReplicaHealthResponse], description: 'In DATABASE_READ_URL order. Read counts per server are in the metrics (db_lag_tolerant_reads_total)' })
+  @ApiProperty({
+    type: [ReadReplicaHealthResponse],
+    description: 'In DATABASE_READ_URL order. Read counts per server are in the metrics (db_lag_tolerant_reads_total)',
+  })
   replicas: ReadReplicaHealthResponse[];
 }
 
@@ -56,7 +81,11 @@ export class SimpleStatusResponse {
 export class PipelineStepResponse {
   @ApiProperty() name: string;
   @ApiProperty() success: boolean;
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'Step-specific figures (see docs/operations.md)' })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'Step-specific figures (see docs/operations.md)',
+  })
   details: Record<string, unknown>;
   @ApiProperty({ type: [String] }) issues: string[];
 }
@@ -69,7 +98,8 @@ export class RecommendationResponse {
 }
 
 export class PipelineHealthResponse {
-  @ApiProperty({ enum: ['healthy', 'degraded', 'unhealthy', 'error'] }) status: 'healthy' | 'degraded' | 'unhealthy' | 'error';
+  @ApiProperty({ enum: ['healthy', 'degraded', 'unhealthy', 'error'] }) status:
+    'healthy' | 'degraded' | 'unhealthy' | 'error';
   @ApiProperty({ example: '2026-11-21T10:04:05.123+00:00' }) timestamp: string;
   @ApiProperty({ description: 'Percent of passed steps (two decimals)' }) success_rate: number;
   @ApiProperty(COUNT_SCHEMA) successful_steps: number;
@@ -87,7 +117,8 @@ export class PipelineHealthResponse {
 
 export class OverallMetricsResponse {
   @ApiProperty({ description: 'Pipeline success rate (percent)' }) success_rate: number;
-  @ApiProperty({ ...COUNT_SCHEMA, description: 'Healthy basic components plus passed pipeline steps' }) components_healthy: number;
+  @ApiProperty({ ...COUNT_SCHEMA, description: 'Healthy basic components plus passed pipeline steps' })
+  components_healthy: number;
   @ApiProperty({ ...COUNT_SCHEMA, description: 'Basic components plus pipeline steps' }) components_total: number;
   @ApiProperty() basic_response_time_ms: number;
   @ApiProperty() pipeline_response_time_ms: number;
@@ -95,7 +126,8 @@ export class OverallMetricsResponse {
 }
 
 export class SystemHealthResponse {
-  @ApiProperty({ enum: ['healthy', 'degraded', 'unhealthy', 'critical'] }) status: 'healthy' | 'degraded' | 'unhealthy' | 'critical';
+  @ApiProperty({ enum: ['healthy', 'degraded', 'unhealthy', 'critical'] }) status:
+    'healthy' | 'degraded' | 'unhealthy' | 'critical';
   @ApiProperty({ example: '2026-11-21T10:04:05.123+00:00' }) timestamp: string;
   @ApiProperty() basic: BasicHealthResponse;
   @ApiProperty() pipeline: PipelineHealthResponse;

@@ -18,7 +18,8 @@ export interface RulesRow {
 export interface RecomputeRow {
   sampled_buckets: number;
   mismatched: number;
-  examples: { tracker_id: number; bucket: string; stored_report_id: string | null; expected_report_id: string | null }[] | null;
+  examples:
+    { tracker_id: number; bucket: string; stored_report_id: string | null; expected_report_id: string | null }[] | null;
 }
 
 /**
@@ -54,7 +55,10 @@ export class AggregateChecksRepository {
    * New and upserted rows land at the end of the heap, so this covers what the ingest path wrote
    * most recently; a small table is covered completely.
    */
-  private async ruleViolations(granularity: Granularity, tailPages: number): Promise<RulesRow & { table_pages: number }> {
+  private async ruleViolations(
+    granularity: Granularity,
+    tailPages: number,
+  ): Promise<RulesRow & { table_pages: number }> {
     const table = AGGREGATE_TABLES[granularity];
     const belowMin = belowMinConfidenceSql('confidence');
     const insideBox = inManufacturingRegionSql('latitude', 'longitude');
@@ -82,7 +86,11 @@ export class AggregateChecksRepository {
    * raw data — the eligible report with the greatest (timestamp, id) in the bucket, read through
    * the (tracker_id, timestamp, ...) index — and compares it with the stored row.
    */
-  private async recomputeSample(granularity: Granularity, sampleSize: number, bucketLimit: number): Promise<RecomputeRow> {
+  private async recomputeSample(
+    granularity: Granularity,
+    sampleSize: number,
+    bucketLimit: number,
+  ): Promise<RecomputeRow> {
     const table = raw(AGGREGATE_TABLES[granularity]);
     const unit = BUCKET_UNIT[granularity];
     const row = await this.db.one<RecomputeRow>(

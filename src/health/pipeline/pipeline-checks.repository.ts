@@ -49,7 +49,8 @@ export interface FreshnessRow {
   stale_hourly: number;
   stale_daily: number;
   newest_received_at: Date | null;
-  examples: { report_id: string; tracker_id: number; timestamp: string; hourly: string | null; daily: string | null }[] | null;
+  examples:
+    { report_id: string; tracker_id: number; timestamp: string; hourly: string | null; daily: string | null }[] | null;
 }
 
 export interface StatusConsistencyRow {
@@ -65,7 +66,9 @@ export class PipelineChecksRepository {
 
   async ping(scope: AccessScope): Promise<{ server_version: string }> {
     return readOnlyStep(this.db, scope, async () => {
-      const row = await this.db.one<{ server_version: string }>(sql`SELECT 1 AS ok, current_setting('server_version') AS server_version`);
+      const row = await this.db.one<{ server_version: string }>(
+        sql`SELECT 1 AS ok, current_setting('server_version') AS server_version`,
+      );
       return { server_version: row.server_version };
     });
   }
@@ -85,8 +88,13 @@ export class PipelineChecksRepository {
   }
 
   /** History relations and aggregation policies, read in one transaction. */
-  async viewsAndPolicies(scope: AccessScope): Promise<{ views: Record<HistoryRelation, boolean>; policies: PolicyRow }> {
-    return readOnlyStep(this.db, scope, async () => ({ views: await this.historyRelationsPresent(), policies: await this.aggregationPolicies() }));
+  async viewsAndPolicies(
+    scope: AccessScope,
+  ): Promise<{ views: Record<HistoryRelation, boolean>; policies: PolicyRow }> {
+    return readOnlyStep(this.db, scope, async () => ({
+      views: await this.historyRelationsPresent(),
+      policies: await this.aggregationPolicies(),
+    }));
   }
 
   /** The three history names exist as tables or views (what the pipeline health check promises to look for). */

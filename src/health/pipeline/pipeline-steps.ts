@@ -56,49 +56,56 @@ export const STEP_DEFINITIONS: readonly StepDefinition[] = [
     key: 'check_views_and_policies',
     name: 'History views and aggregation policies',
     severity: 'critical',
-    action: 'Restore the missing history relations, keys or cutoff function by re-running the migrations on a database restored to a known migration state.',
+    action:
+      'Restore the missing history relations, keys or cutoff function by re-running the migrations on a database restored to a known migration state.',
     needsDatabase: true,
   },
   {
     key: 'check_aggregation_freshness',
     name: 'Aggregation freshness',
     severity: 'critical',
-    action: 'Rebuild the aggregates (npm run cli -- locations:rebuild) and check the ingest logs for failed aggregation.',
+    action:
+      'Rebuild the aggregates (npm run cli -- locations:rebuild) and check the ingest logs for failed aggregation.',
     needsDatabase: true,
   },
   {
     key: 'check_aggregation_rules',
     name: 'Aggregation rules',
     severity: 'critical',
-    action: 'Rebuild the aggregates from raw reports (npm run cli -- locations:rebuild) and find the writer that bypassed the rules.',
+    action:
+      'Rebuild the aggregates from raw reports (npm run cli -- locations:rebuild) and find the writer that bypassed the rules.',
     needsDatabase: true,
   },
   {
     key: 'check_cache_store',
     name: 'Cache store',
     severity: 'warning',
-    action: 'Check that Redis is running and reachable with REDIS_URL; the service keeps working without the cache, slower.',
+    action:
+      'Check that Redis is running and reachable with REDIS_URL; the service keeps working without the cache, slower.',
     needsDatabase: false,
   },
   {
     key: 'check_status_consistency',
     name: 'Tracker status consistency',
     severity: 'warning',
-    action: 'Reset each listed tracker to its latest status entry and find the writer that changed status without an entry.',
+    action:
+      'Reset each listed tracker to its latest status entry and find the writer that changed status without an entry.',
     needsDatabase: true,
   },
   {
     key: 'check_geofence_processing',
     name: 'Geofence processing',
     severity: 'warning',
-    action: 'Check the logs for failed geofence replays and that some instance runs with GEOFENCE_ENABLED on; replay a tracker with npm run cli -- geofences:rebuild --tracker ID.',
+    action:
+      'Check the logs for failed geofence replays and that some instance runs with GEOFENCE_ENABLED on; replay a tracker with npm run cli -- geofences:rebuild --tracker ID.',
     needsDatabase: true,
   },
   {
     key: 'check_notification_delivery',
     name: 'Notification e-mail delivery',
     severity: 'warning',
-    action: 'Check that the SMTP server in SMTP_URL accepts mail from this service, and the logs for failed sends (mail_digests.last_error).',
+    action:
+      'Check that the SMTP server in SMTP_URL accepts mail from this service, and the logs for failed sends (mail_digests.last_error).',
     needsDatabase: true,
   },
 ];
@@ -121,7 +128,11 @@ export const SAMPLE = {
   statusTrackers: 500,
 } as const;
 
-const ok = (details: Record<string, unknown>, issues: string[] = []): StepOutcome => ({ success: issues.length === 0, details, issues });
+const ok = (details: Record<string, unknown>, issues: string[] = []): StepOutcome => ({
+  success: issues.length === 0,
+  details,
+  issues,
+});
 
 /** The checks themselves: each turns repository numbers into {success, details, issues}. */
 @Injectable()
@@ -189,8 +200,14 @@ export class PipelineSteps {
   private async aggregationFreshness(scope: AccessScope): Promise<StepOutcome> {
     const row = await this.checks.freshness(scope, SAMPLE.freshnessReports);
     const issues: string[] = [];
-    if (row.stale_hourly > 0) issues.push(`${row.stale_hourly} of ${row.eligible_reports} recent eligible reports are newer than their hourly aggregate`);
-    if (row.stale_daily > 0) issues.push(`${row.stale_daily} of ${row.eligible_reports} recent eligible reports are newer than their daily aggregate`);
+    if (row.stale_hourly > 0)
+      issues.push(
+        `${row.stale_hourly} of ${row.eligible_reports} recent eligible reports are newer than their hourly aggregate`,
+      );
+    if (row.stale_daily > 0)
+      issues.push(
+        `${row.stale_daily} of ${row.eligible_reports} recent eligible reports are newer than their daily aggregate`,
+      );
     return ok(
       {
         sampled_reports: row.sampled_reports,
@@ -224,12 +241,17 @@ export class PipelineSteps {
         recompute_mismatches: recomputed.mismatched,
         mismatches: recomputed.examples ?? [],
       };
-      if (rules.below_min_confidence > 0) issues.push(`${rules.below_min_confidence} ${granularity} aggregate rows have confidence below 2`);
+      if (rules.below_min_confidence > 0)
+        issues.push(`${rules.below_min_confidence} ${granularity} aggregate rows have confidence below 2`);
       if (rules.inside_excluded_region > 0) {
-        issues.push(`${rules.inside_excluded_region} ${granularity} aggregate rows lie inside the manufacturing-region box`);
+        issues.push(
+          `${rules.inside_excluded_region} ${granularity} aggregate rows lie inside the manufacturing-region box`,
+        );
       }
       if (recomputed.mismatched > 0) {
-        issues.push(`${recomputed.mismatched} of ${recomputed.sampled_buckets} sampled ${granularity} buckets differ from a recomputation from raw reports`);
+        issues.push(
+          `${recomputed.mismatched} of ${recomputed.sampled_buckets} sampled ${granularity} buckets differ from a recomputation from raw reports`,
+        );
       }
     }
     return ok(details, issues);
@@ -241,7 +263,9 @@ export class PipelineSteps {
       await this.cache.ping(COMPONENT_TIMEOUT_MS);
       return ok({ store: this.cache.storeKind, round_trip_ms: elapsed(started) });
     } catch (error) {
-      return ok({ store: this.cache.storeKind, round_trip_ms: elapsed(started) }, [`Cache store round trip failed: ${(error as Error).message}`]);
+      return ok({ store: this.cache.storeKind, round_trip_ms: elapsed(started) }, [
+        `Cache store round trip failed: ${(error as Error).message}`,
+      ]);
     }
   }
 
@@ -254,7 +278,11 @@ export class PipelineSteps {
         mismatched: row.mismatched,
         examples: row.examples ?? [],
       },
-      row.mismatched > 0 ? [`${row.mismatched} of ${row.sampled_trackers} sampled trackers have a status different from their latest status entry`] : [],
+      row.mismatched > 0
+        ? [
+            `${row.mismatched} of ${row.sampled_trackers} sampled trackers have a status different from their latest status entry`,
+          ]
+        : [],
     );
   }
 
@@ -265,18 +293,25 @@ export class PipelineSteps {
     return ok(
       { enabled, ...row, max_wait_seconds: GEOFENCE_MAX_WAIT_SECONDS },
       enabled && row.overdue_trackers > 0
-        ? [`${row.truncated ? 'At least ' : ''}${row.overdue_trackers} trackers have reports waiting more than ${GEOFENCE_MAX_WAIT_SECONDS} s for geofence processing`]
+        ? [
+            `${row.truncated ? 'At least ' : ''}${row.overdue_trackers} trackers have reports waiting more than ${GEOFENCE_MAX_WAIT_SECONDS} s for geofence processing`,
+          ]
         : [],
     );
   }
 
   /** Skipped (passing) without SMTP_URL: nothing is queued then. */
   private async notificationDelivery(scope: AccessScope): Promise<StepOutcome> {
-    if (this.config.mail.smtpUrl === undefined) return ok({ skipped: true, reason: 'SMTP_URL is not set: e-mail is off' });
+    if (this.config.mail.smtpUrl === undefined)
+      return ok({ skipped: true, reason: 'SMTP_URL is not set: e-mail is off' });
     const row = await this.notifications.mailBacklog(scope, MAIL_MAX_DELAY_SECONDS);
     return ok(
       { skipped: false, ...row, max_delay_seconds: MAIL_MAX_DELAY_SECONDS },
-      row.overdue > 0 ? [`${row.overdue} e-mails are unsent more than ${MAIL_MAX_DELAY_SECONDS / 60} minutes after their digest window ended`] : [],
+      row.overdue > 0
+        ? [
+            `${row.overdue} e-mails are unsent more than ${MAIL_MAX_DELAY_SECONDS / 60} minutes after their digest window ended`,
+          ]
+        : [],
     );
   }
 }

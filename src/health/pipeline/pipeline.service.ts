@@ -3,7 +3,14 @@ import type { AccessScope } from '../../common/auth/access-scope.js';
 import { isoWithOffset } from '../../common/http/timestamps.js';
 import type { PipelineHealthResponse, PipelineStepResponse, RecommendationResponse } from '../dto/health.response.js';
 import { pipelineStatusFor, successRate } from '../health-status.js';
-import { elapsed, PipelineSteps, STEP_DEFINITIONS, type StepDefinition, type StepKey, type StepOutcome } from './pipeline-steps.js';
+import {
+  elapsed,
+  PipelineSteps,
+  STEP_DEFINITIONS,
+  type StepDefinition,
+  type StepKey,
+  type StepOutcome,
+} from './pipeline-steps.js';
 
 export const OPERATIONS_DOC = 'docs/operations.md';
 
@@ -23,19 +30,29 @@ export class PipelineHealthService {
     const started = performance.now();
     // Steps off the database (the cache) run alongside the SQL steps; the SQL steps run one after
     // another on one pooled connection at a time, so health never crowds out real traffic.
-    const offDatabase = STEP_DEFINITIONS.filter((s) => !s.needsDatabase).map((s) => [s.key, this.runStep(s, scope)] as const);
+    const offDatabase = STEP_DEFINITIONS.filter((s) => !s.needsDatabase).map(
+      (s) => [s.key, this.runStep(s, scope)] as const,
+    );
     const outcomes = new Map<StepKey, StepOutcome>();
     for (const step of STEP_DEFINITIONS.filter((s) => s.needsDatabase)) {
       const connection = outcomes.get('check_database_connection');
       // Without a connection every SQL step would wait for its own connection timeout: fail them at once.
-      outcomes.set(step.key, connection && !connection.success ? skippedForDatabase(step) : await this.runStep(step, scope));
+      outcomes.set(
+        step.key,
+        connection && !connection.success ? skippedForDatabase(step) : await this.runStep(step, scope),
+      );
     }
     for (const [key, pending] of offDatabase) outcomes.set(key, await pending);
 
     const testSteps: Record<string, PipelineStepResponse> = {};
     for (const step of STEP_DEFINITIONS) {
       const outcome = outcomes.get(step.key) as StepOutcome;
-      testSteps[step.key] = { name: step.name, success: outcome.success, details: outcome.details, issues: outcome.issues };
+      testSteps[step.key] = {
+        name: step.name,
+        success: outcome.success,
+        details: outcome.details,
+        issues: outcome.issues,
+      };
     }
     const successful = STEP_DEFINITIONS.filter((s) => testSteps[s.key].success).length;
     const rate = successRate(successful, STEP_DEFINITIONS.length);
@@ -70,7 +87,11 @@ export class PipelineHealthService {
 }
 
 function skippedForDatabase(step: StepDefinition): StepOutcome {
-  return { success: false, details: { skipped: true }, issues: [`${step.name} check skipped: the database connection check failed`] };
+  return {
+    success: false,
+    details: { skipped: true },
+    issues: [`${step.name} check skipped: the database connection check failed`],
+  };
 }
 
 /** One recommendation per failed step, in step order; exactly one `info` when everything passed. */

@@ -38,7 +38,8 @@ export class LocalImageStorage extends ImageStorage {
 
   async adopt(name: string, temporaryPath: string): Promise<void> {
     const target = this.path(name);
-    if (dirname(resolve(temporaryPath)) !== this.directory) throw new Error('refusing a temporary file outside the storage directory');
+    if (dirname(resolve(temporaryPath)) !== this.directory)
+      throw new Error('refusing a temporary file outside the storage directory');
     const handle = await open(temporaryPath, 'r+');
     try {
       await handle.chmod(0o640);

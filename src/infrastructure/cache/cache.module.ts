@@ -14,7 +14,13 @@ import { connectRedis, REDIS_CLIENT, type RedisConnection } from './redis-client
 
 /** The single Redis connection of the process (null without REDIS_URL). */
 @Module({
-  providers: [{ provide: REDIS_CLIENT, inject: [APP_CONFIG], useFactory: (c: AppConfig) => (c.redisUrl ? connectRedis(c.redisUrl) : null) }],
+  providers: [
+    {
+      provide: REDIS_CLIENT,
+      inject: [APP_CONFIG],
+      useFactory: (c: AppConfig) => (c.redisUrl ? connectRedis(c.redisUrl) : null),
+    },
+  ],
   exports: [REDIS_CLIENT],
 })
 export class RedisModule {}

@@ -109,10 +109,7 @@ export class CacheService implements OnModuleDestroy {
 
   /** Invalidates everything cached under the areas, on every instance sharing the store. */
   async bump(...areas: string[]): Promise<void> {
-    await this.guard(
-      () => Promise.all(areas.map((a) => this.cache.set(this.k(`gen:${a}`), randomUUID()))),
-      undefined,
-    );
+    await this.guard(() => Promise.all(areas.map((a) => this.cache.set(this.k(`gen:${a}`), randomUUID()))), undefined);
   }
 
   /**
@@ -130,7 +127,11 @@ export class CacheService implements OnModuleDestroy {
    * count back). Returns the new count and the seconds left in the window, or null when the store
    * is unavailable (callers decide how to degrade).
    */
-  async increment(relativeKey: string, windowSeconds: number, by = 1): Promise<{ count: number; ttlSeconds: number } | null> {
+  async increment(
+    relativeKey: string,
+    windowSeconds: number,
+    by = 1,
+  ): Promise<{ count: number; ttlSeconds: number } | null> {
     const key = this.k(relativeKey);
     if (!this.redis) {
       const now = Date.now();
@@ -141,14 +142,19 @@ export class CacheService implements OnModuleDestroy {
       return { count: live.value, ttlSeconds: Math.ceil((live.expiresAt - now) / 1000) };
     }
     const redis = this.redis;
-    return this.guard(async () => {
-      const [count, ttl] = (await redis.multi().incrBy(key, by).expire(key, windowSeconds, 'NX').ttl(key).exec()) as unknown as [
-        number,
-        number,
-        number,
-      ];
-      return { count: Number(count), ttlSeconds: Math.max(1, Number(ttl)) };
-    }, null, COUNTER_OP_TIMEOUT_MS);
+    return this.guard(
+      async () => {
+        const [count, ttl] = (await redis
+          .multi()
+          .incrBy(key, by)
+          .expire(key, windowSeconds, 'NX')
+          .ttl(key)
+          .exec()) as unknown as [number, number, number];
+        return { count: Number(count), ttlSeconds: Math.max(1, Number(ttl)) };
+      },
+      null,
+      COUNTER_OP_TIMEOUT_MS,
+    );
   }
 
   async counter(relativeKey: string): Promise<{ count: number; ttlSeconds: number }> {

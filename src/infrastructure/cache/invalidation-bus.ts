@@ -67,7 +67,8 @@ export class InvalidationBus implements OnModuleInit, OnModuleDestroy {
     this.deliver(keys);
     if (this.config.nearCacheMaxBytes === 0) return;
     try {
-      for (const payload of chunks(keys)) await this.db.execute(sql`SELECT pg_notify(${INVALIDATION_CHANNEL}, ${payload})`);
+      for (const payload of chunks(keys))
+        await this.db.execute(sql`SELECT pg_notify(${INVALIDATION_CHANNEL}, ${payload})`);
     } catch (error) {
       this.warn(`could not publish a cache invalidation: ${(error as Error).message}`);
     }

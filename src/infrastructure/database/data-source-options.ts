@@ -27,7 +27,9 @@ export function dataSourceOptions(config: AppConfig, url: string): DataSourceOpt
       application_name: 'tracker-pipeline',
       // Read by the location_history view (the cutoff between hourly and daily history). PgBouncer in transaction mode drops
       // startup options, so the view falls back to the default of 7 days there.
-      options: config.usingPgbouncer ? undefined : `-c app.hourly_history_days=${config.hourlyHistoryDays} -c timezone=UTC`,
+      options: config.usingPgbouncer
+        ? undefined
+        : `-c app.hourly_history_days=${config.hourlyHistoryDays} -c timezone=UTC`,
     },
   };
 }

@@ -9,6 +9,7 @@ import { dataSourceOptions } from './data-source-options.js';
 import { EMBEDDED_DATABASE_NAME } from './database.constants.js';
 
 const config = loadConfig(process.env);
-const url = config.databaseUrl ?? `postgres://postgres:postgres@127.0.0.1:${config.embeddedPgPort}/${EMBEDDED_DATABASE_NAME}`;
+const url =
+  config.databaseUrl ?? `postgres://postgres:postgres@127.0.0.1:${config.embeddedPgPort}/${EMBEDDED_DATABASE_NAME}`;
 
 export default new DataSource(dataSourceOptions(config, url));

@@ -17,7 +17,12 @@ import { ReadReplicas } from './read-replicas.js';
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => {
         if (!config.databaseUrl) throw new Error('DATABASE_URL was not resolved before boot');
-        return { ...dataSourceOptions(config, config.databaseUrl), migrationsRun: true, retryAttempts: 3, retryDelay: 1000 };
+        return {
+          ...dataSourceOptions(config, config.databaseUrl),
+          migrationsRun: true,
+          retryAttempts: 3,
+          retryDelay: 1000,
+        };
       },
     }),
   ],

@@ -30,7 +30,12 @@ export interface PagedQuery {
 
 /** `a AND b AND …` (TRUE for none), for composing WHERE clauses out of fragments. */
 export function and(conditions: readonly Sql[]): Sql {
-  return conditions.length === 0 ? raw('TRUE') : join(conditions.map((c) => sql`(${c})`), ' AND ');
+  return conditions.length === 0
+    ? raw('TRUE')
+    : join(
+        conditions.map((c) => sql`(${c})`),
+        ' AND ',
+      );
 }
 
 type QueryResult = Awaited<ReturnType<QueryRunner['query']>>;
@@ -60,8 +65,12 @@ abstract class Reads {
   async page<T>(query: PagedQuery, page: { skip: number; limit: number }): Promise<PagedRows<T>> {
     const where = and(query.where);
     const [rows, count] = await Promise.all([
-      this.rows<T>(sql`SELECT ${query.columns} FROM ${query.from} WHERE ${where} ORDER BY ${query.orderBy} LIMIT ${page.limit} OFFSET ${page.skip}`),
-      this.one<{ total: number }>(sql`SELECT count(*)::int AS total FROM ${query.countFrom ?? query.from} WHERE ${where}`),
+      this.rows<T>(
+        sql`SELECT ${query.columns} FROM ${query.from} WHERE ${where} ORDER BY ${query.orderBy} LIMIT ${page.limit} OFFSET ${page.skip}`,
+      ),
+      this.one<{ total: number }>(
+        sql`SELECT count(*)::int AS total FROM ${query.countFrom ?? query.from} WHERE ${where}`,
+      ),
     ]);
     return { rows, total: count.total };
   }

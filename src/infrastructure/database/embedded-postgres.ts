@@ -46,7 +46,9 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const placement = await placeCluster(options.dataDir, options.name, options.runtimeDir ?? DEFAULT_RUNTIME_DIR);
   const { clusterDir, user } = placement;
   prepareClusterDir(placement);
-  log(`Embedded PostgreSQL on 127.0.0.1:${options.port}, data in ${clusterDir}${user ? ` (runs as user ${user.name})` : ''}`);
+  log(
+    `Embedded PostgreSQL on 127.0.0.1:${options.port}, data in ${clusterDir}${user ? ` (runs as user ${user.name})` : ''}`,
+  );
   for (const note of placement.notes) log(`  ${note}`);
   if (!existsSync(join(clusterDir, 'PG_VERSION'))) {
     log('  initialising the cluster (first start)');
@@ -58,9 +60,15 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     await ensureDatabase(options.port, database);
   } catch (error) {
     await server.stop();
-    throw new StartupError(`embedded PostgreSQL in ${clusterDir} started but cannot be used (${(error as Error).message}): if the cluster comes from elsewhere, move it away and start again`);
+    throw new StartupError(
+      `embedded PostgreSQL in ${clusterDir} started but cannot be used (${(error as Error).message}): if the cluster comes from elsewhere, move it away and start again`,
+    );
   }
-  return { url: `postgres://${SUPERUSER}:${PASSWORD}@127.0.0.1:${options.port}/${database}`, clusterDir, stop: server.stop };
+  return {
+    url: `postgres://${SUPERUSER}:${PASSWORD}@127.0.0.1:${options.port}/${database}`,
+    clusterDir,
+    stop: server.stop,
+  };
 }
 
 function spawnOptions(placement: Placement) {
@@ -97,7 +105,9 @@ async function initialise(placement: Placement): Promise<void> {
     });
     if (outcome.error) throw cannotRun(binaries.initdb, outcome.error, placement);
     if (outcome.code !== 0) {
-      throw new StartupError(`initdb failed in ${clusterDir} (${lastError(output.join('').split('\n'))}): fix that cause (free disk space, permissions), remove ${clusterDir} and start again, or set DATABASE_URL`);
+      throw new StartupError(
+        `initdb failed in ${clusterDir} (${lastError(output.join('').split('\n'))}): fix that cause (free disk space, permissions), remove ${clusterDir} and start again, or set DATABASE_URL`,
+      );
     }
   } finally {
     rmSync(passwordFile, { force: true });
@@ -106,10 +116,25 @@ async function initialise(placement: Placement): Promise<void> {
 
 async function launch(placement: Placement, options: EmbeddedPostgresOptions): Promise<{ stop(): Promise<void> }> {
   const { binaries, clusterDir } = placement;
-  const args = ['-D', clusterDir, '-p', String(options.port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', ...(options.flags ?? [])];
+  const args = [
+    '-D',
+    clusterDir,
+    '-p',
+    String(options.port),
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    'unix_socket_directories=',
+    ...(options.flags ?? []),
+  ];
   // Its own process group: Ctrl-C in a terminal reaches only the service, which drains its requests
   // first and then stops PostgreSQL itself.
-  const child = spawn(binaries.postgres, args, { ...spawnOptions(placement), stdio: ['ignore', 'ignore', 'pipe'], detached: true, windowsHide: true });
+  const child = spawn(binaries.postgres, args, {
+    ...spawnOptions(placement),
+    stdio: ['ignore', 'ignore', 'pipe'],
+    detached: true,
+    windowsHide: true,
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stderrClosed = new Promise<void>((resolve) => child.stderr.once('close', () => resolve()));
   // A service that exits without stop() (process.exit on a failure) still takes PostgreSQL along.
@@ -132,7 +157,11 @@ async function launch(placement: Placement, options: EmbeddedPostgresOptions): P
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new StartupError(`embedded PostgreSQL did not become ready within ${START_TIMEOUT_MS / 1000} s (${lastError(recent)}): see that cause, or set DATABASE_URL`));
+      reject(
+        new StartupError(
+          `embedded PostgreSQL did not become ready within ${START_TIMEOUT_MS / 1000} s (${lastError(recent)}): see that cause, or set DATABASE_URL`,
+        ),
+      );
     }, START_TIMEOUT_MS);
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => {
@@ -174,7 +203,11 @@ async function ensureDatabase(port: number, database: string): Promise<void> {
 }
 
 /** One line for a PostgreSQL that exited before it was ready. */
-export function explainFailure(lines: string[], placement: Pick<Placement, 'clusterDir'>, options: Pick<EmbeddedPostgresOptions, 'port' | 'portVariable'>): StartupError {
+export function explainFailure(
+  lines: string[],
+  placement: Pick<Placement, 'clusterDir'>,
+  options: Pick<EmbeddedPostgresOptions, 'port' | 'portVariable'>,
+): StartupError {
   const text = lines.join('\n');
   if (/could not bind .*Address already in use/.test(text)) {
     return new StartupError(
@@ -183,9 +216,13 @@ export function explainFailure(lines: string[], placement: Pick<Placement, 'clus
   }
   const lock = /lock file "postmaster\.pid" already exists[\s\S]*?PID (\d+)/.exec(text);
   if (lock) {
-    return new StartupError(`another PostgreSQL (pid ${lock[1]}) is already running on ${placement.clusterDir} — is the service already running? Stop it (kill ${lock[1]}) and start again`);
+    return new StartupError(
+      `another PostgreSQL (pid ${lock[1]}) is already running on ${placement.clusterDir} — is the service already running? Stop it (kill ${lock[1]}) and start again`,
+    );
   }
-  return new StartupError(`embedded PostgreSQL in ${placement.clusterDir} did not start (${lastError(lines)}): fix that cause, or set DATABASE_URL to use another server`);
+  return new StartupError(
+    `embedded PostgreSQL in ${placement.clusterDir} did not start (${lastError(lines)}): fix that cause, or set DATABASE_URL to use another server`,
+  );
 }
 
 /** The most telling line of a PostgreSQL log: the last FATAL/ERROR, else the last line. */
@@ -198,5 +235,7 @@ function lastError(lines: string[]): string {
 
 function cannotRun(binary: string, error: Error, placement: Placement): StartupError {
   const who = placement.user ? `user ${placement.user.name}` : 'this user';
-  return new StartupError(`cannot run ${binary} as ${who} (${errnoCode(error) ?? error.message}): node_modules must be on a file system that allows execution; reinstall it (npm install), or set DATABASE_URL`);
+  return new StartupError(
+    `cannot run ${binary} as ${who} (${errnoCode(error) ?? error.message}): node_modules must be on a file system that allows execution; reinstall it (npm install), or set DATABASE_URL`,
+  );
 }

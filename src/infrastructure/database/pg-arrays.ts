@@ -24,7 +24,8 @@ function nullableArray<T>(values: readonly (T | null)[], element: (value: T) => 
   return `${out}}`;
 }
 
-export const nullableNumberArray = (values: readonly (number | string | null)[]): string => nullableArray(values, String);
+export const nullableNumberArray = (values: readonly (number | string | null)[]): string =>
+  nullableArray(values, String);
 
 export const nullableTextArray = (values: readonly (string | null)[]): string =>
   nullableArray(values, (value) => `"${value.replace(/[\\"]/g, '\\$&')}"`);
@@ -38,13 +39,18 @@ export function arrayParam(literal: string, type: ArrayElementType): Sql {
 }
 
 export const intArray = (values: readonly number[]): Sql => arrayParam(plainArray(values), 'int');
-export const nullableIntArray = (values: readonly (number | null)[]): Sql => arrayParam(nullableNumberArray(values), 'int');
+export const nullableIntArray = (values: readonly (number | null)[]): Sql =>
+  arrayParam(nullableNumberArray(values), 'int');
 /** Integers as numbers (exact below 2^53) or digit strings. */
 export const bigintArray = (values: readonly (number | string)[]): Sql => arrayParam(plainArray(values), 'bigint');
-export const nullableBigintArray = (values: readonly (number | string | null)[]): Sql => arrayParam(nullableNumberArray(values), 'bigint');
+export const nullableBigintArray = (values: readonly (number | string | null)[]): Sql =>
+  arrayParam(nullableNumberArray(values), 'bigint');
 export const float8Array = (values: readonly number[]): Sql => arrayParam(plainArray(values), 'float8');
-export const nullableFloat8Array = (values: readonly (number | null)[]): Sql => arrayParam(nullableNumberArray(values), 'float8');
-export const booleanArray = (values: readonly boolean[]): Sql => arrayParam(`{${values.map((v) => (v ? 't' : 'f')).join(',')}}`, 'boolean');
+export const nullableFloat8Array = (values: readonly (number | null)[]): Sql =>
+  arrayParam(nullableNumberArray(values), 'float8');
+export const booleanArray = (values: readonly boolean[]): Sql =>
+  arrayParam(`{${values.map((v) => (v ? 't' : 'f')).join(',')}}`, 'boolean');
 /** ISO timestamps (they need no quoting). */
 export const timestamptzArray = (values: readonly string[]): Sql => arrayParam(plainArray(values), 'timestamptz');
-export const nullableTextArrayParam = (values: readonly (string | null)[]): Sql => arrayParam(nullableTextArray(values), 'text');
+export const nullableTextArrayParam = (values: readonly (string | null)[]): Sql =>
+  arrayParam(nullableTextArray(values), 'text');

@@ -33,10 +33,13 @@ export class PreparedQueries {
      */
     rows: async <T>(statement: Sql, options: { emptyAsksPrimary?: boolean } = {}): Promise<T[]> => {
       if (!this.replicas) return this.rows<T>(statement);
-      const rows = await this.replicas.route(async (replica) => {
-        const found = await this.rowsOn<T>(replica, statement);
-        return found.length === 0 && options.emptyAsksPrimary ? null : found;
-      }, () => this.rows<T>(statement));
+      const rows = await this.replicas.route(
+        async (replica) => {
+          const found = await this.rowsOn<T>(replica, statement);
+          return found.length === 0 && options.emptyAsksPrimary ? null : found;
+        },
+        () => this.rows<T>(statement),
+      );
       return rows ?? this.rows<T>(statement);
     },
   };

@@ -42,7 +42,11 @@ export class ProbeConnection {
   }
 
   private async connect(timeoutMs: number): Promise<pg.Client> {
-    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: timeoutMs, application_name: this.applicationName });
+    const client = new pg.Client({
+      connectionString: this.url,
+      connectionTimeoutMillis: timeoutMs,
+      application_name: this.applicationName,
+    });
     client.on('error', () => {
       if (this.client === client) this.close();
     });

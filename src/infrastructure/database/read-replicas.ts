@@ -99,7 +99,8 @@ export class ReadReplicas implements OnApplicationBootstrap, OnModuleDestroy {
     const timeoutMs = probeTimeoutMs(config);
     this.primary = new ProbeConnection(config.databaseUrl ?? '', 'tracker-pipeline-replica-lag', timeoutMs);
     this.replicas = config.databaseReadUrls.map(
-      (url, i) => new Replica(`replica-${i + 1}`, url, new ProbeConnection(url, 'tracker-pipeline-replica-lag', timeoutMs)),
+      (url, i) =>
+        new Replica(`replica-${i + 1}`, url, new ProbeConnection(url, 'tracker-pipeline-replica-lag', timeoutMs)),
     );
   }
 
@@ -190,7 +191,10 @@ export class ReadReplicas implements OnApplicationBootstrap, OnModuleDestroy {
 
   private schedule(): void {
     if (this.stopped) return;
-    this.timer = setTimeout(() => void this.checkSafely().finally(() => this.schedule()), this.config.readReplicaCheckIntervalMs);
+    this.timer = setTimeout(
+      () => void this.checkSafely().finally(() => this.schedule()),
+      this.config.readReplicaCheckIntervalMs,
+    );
     this.timer.unref();
   }
 
@@ -218,14 +222,17 @@ export class ReadReplicas implements OnApplicationBootstrap, OnModuleDestroy {
   private async measure(replica: Replica, primaryError: string | null): Promise<void> {
     let row: { recovery: boolean; replay: string | null };
     try {
-      row = await replica.probe.query('SELECT pg_is_in_recovery() AS recovery, pg_last_wal_replay_lsn()::text AS replay');
+      row = await replica.probe.query(
+        'SELECT pg_is_in_recovery() AS recovery, pg_last_wal_replay_lsn()::text AS replay',
+      );
     } catch (error) {
       if (!this.stopped) this.markDown(replica, error);
       return;
     }
     if (this.stopped) return;
     replica.checkedAt = new Date();
-    if (!row.recovery) return this.setStatus(replica, 'not_replica', null, 'the server is not in recovery (not a streaming replica)');
+    if (!row.recovery)
+      return this.setStatus(replica, 'not_replica', null, 'the server is not in recovery (not a streaming replica)');
     const measuredAt = Date.now();
     const lag = primaryError ? null : this.samples.lagMs(parseLsn(row.replay), measuredAt);
     if (lag === null || lag > this.config.readReplicaMaxLagMs) {
@@ -245,7 +252,11 @@ export class ReadReplicas implements OnApplicationBootstrap, OnModuleDestroy {
   /** The replica's pool: the primary's settings (timeouts, session options), no migrations. */
   private async open(replica: Replica): Promise<DataSource> {
     const options = dataSourceOptions(this.config, replica.url);
-    const dataSource = new DataSource({ ...options, migrations: [], extra: { ...options.extra, application_name: 'tracker-pipeline-read' } });
+    const dataSource = new DataSource({
+      ...options,
+      migrations: [],
+      extra: { ...options.extra, application_name: 'tracker-pipeline-read' },
+    });
     await dataSource.initialize();
     if (this.stopped) {
       await dataSource.destroy();

@@ -17,7 +17,12 @@ const SPARE_CONNECTION_WAIT_MS = 20;
  * Failures of the statement reject; the connection is released (discarded after a failure) in
  * every case, also when the reader has given up meanwhile.
  */
-export async function queryInSnapshot<T>(dataSource: DataSource, snapshotId: string, settings: string, statement: Sql): Promise<T[] | null> {
+export async function queryInSnapshot<T>(
+  dataSource: DataSource,
+  snapshotId: string,
+  settings: string,
+  statement: Sql,
+): Promise<T[] | null> {
   const pool = pgPool(dataSource);
   if (pool.idleCount === 0 && pool.totalCount >= (pool.options.max ?? 10)) return null;
   const client = await spareConnection(pool);
@@ -30,7 +35,9 @@ export async function queryInSnapshot<T>(dataSource: DataSource, snapshotId: str
   client.on('error', onError);
   try {
     // One round trip: the snapshot must be set before the transaction's first query.
-    await client.query(`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET TRANSACTION SNAPSHOT '${snapshotId.replace(/'/g, "''")}'; ${settings}`);
+    await client.query(
+      `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET TRANSACTION SNAPSHOT '${snapshotId.replace(/'/g, "''")}'; ${settings}`,
+    );
     const result = await client.query(statement.text, statement.values);
     await client.query('ROLLBACK');
     return result.rows as T[];
@@ -50,6 +57,10 @@ async function spareConnection(pool: pg.Pool): Promise<pg.PoolClient | null> {
   const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), SPARE_CONNECTION_WAIT_MS)));
   const winner = await Promise.race([connecting.catch(() => null), late]);
   clearTimeout(timer);
-  if (winner === null) void connecting.then((client) => client.release(), () => undefined);
+  if (winner === null)
+    void connecting.then(
+      (client) => client.release(),
+      () => undefined,
+    );
   return winner;
 }

@@ -16,7 +16,11 @@ export function fixedHeaders(middleware: RequestHandler): RequestHandler {
     removeHeader: (name: string) => void recorded.delete(name.toLowerCase()),
   };
   let passed = false;
-  middleware({ method: 'GET', url: '/', headers: {} } as Request, recorder as unknown as Response, () => (passed = true));
+  middleware(
+    { method: 'GET', url: '/', headers: {} } as Request,
+    recorder as unknown as Response,
+    () => (passed = true),
+  );
   // A middleware that answers by itself, or depends on the request, cannot be recorded.
   if (!passed) throw new Error('fixedHeaders: the middleware did not pass the request on');
   const headers = [...recorded.values()];

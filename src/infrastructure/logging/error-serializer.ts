@@ -15,9 +15,34 @@ export function serializeError(error: unknown): unknown {
 }
 
 /** Keys that carry a statement's data, wherever they appear in an error. */
-const DATA_KEYS = new Set(['parameters', 'params', 'values', 'detail', 'where', 'internalQuery', 'internalPosition', 'position', 'driverError', 'raw']);
+const DATA_KEYS = new Set([
+  'parameters',
+  'params',
+  'values',
+  'detail',
+  'where',
+  'internalQuery',
+  'internalPosition',
+  'position',
+  'driverError',
+  'raw',
+]);
 /** What a database error (pg's DatabaseError, TypeORM's QueryFailedError) keeps. */
-const DATABASE_ERROR_KEYS = new Set(['type', 'message', 'stack', 'code', 'severity', 'routine', 'schema', 'table', 'column', 'dataType', 'constraint', 'statement', 'operation']);
+const DATABASE_ERROR_KEYS = new Set([
+  'type',
+  'message',
+  'stack',
+  'code',
+  'severity',
+  'routine',
+  'schema',
+  'table',
+  'column',
+  'dataType',
+  'constraint',
+  'statement',
+  'operation',
+]);
 
 function scrub(value: unknown, depth: number): unknown {
   if (value === null || typeof value !== 'object' || depth > 4) return value;

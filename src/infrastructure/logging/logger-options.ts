@@ -14,7 +14,11 @@ const INFO = 30;
  * written human-readable. Credentials are redacted wherever they could appear; errors go through
  * serializeError (no SQL parameters).
  */
-export function loggerParams(config: Pick<AppConfig, 'logLevel' | 'nodeEnv'>, stdoutIsTTY: boolean, stdout: { write(text: string): unknown } = process.stdout): Params {
+export function loggerParams(
+  config: Pick<AppConfig, 'logLevel' | 'nodeEnv'>,
+  stdoutIsTTY: boolean,
+  stdout: { write(text: string): unknown } = process.stdout,
+): Params {
   const options = {
     level: config.logLevel,
     genReqId: requestId,
@@ -47,7 +51,13 @@ export function loggerParams(config: Pick<AppConfig, 'logLevel' | 'nodeEnv'>, st
 }
 
 /** What a request line says about the request (input: the request as logged). */
-function requestFields(req: { id?: unknown; method?: string; url?: string; originalUrl?: string; socket?: { remoteAddress?: string } }): object {
+function requestFields(req: {
+  id?: unknown;
+  method?: string;
+  url?: string;
+  originalUrl?: string;
+  socket?: { remoteAddress?: string };
+}): object {
   return { id: req.id, method: req.method, url: req.originalUrl ?? req.url, remoteAddress: req.socket?.remoteAddress };
 }
 
@@ -74,7 +84,9 @@ function prettyStream(out: { write(text: string): unknown }): { write(line: stri
       const context = typeof log.context === 'string' ? `[${log.context}] ` : '';
       const req = log.req as { method?: string; url?: string } | undefined;
       const res = log.res as { statusCode?: number } | undefined;
-      const request = req?.method ? `${req.method} ${req.url} ${res?.statusCode ?? ''} ${String(log.responseTime ?? '')} ms ` : '';
+      const request = req?.method
+        ? `${req.method} ${req.url} ${res?.statusCode ?? ''} ${String(log.responseTime ?? '')} ms `
+        : '';
       return `${context}${request}${String(log[messageKey] ?? '')}`;
     },
   });

@@ -19,7 +19,10 @@ export { requestLogMiddleware } from './request-log.middleware.js';
         if (Array.isArray(params.pinoHttp) || !params.pinoHttp) return params;
         // JSON lines go out in 4 KB writes, not one write per line (a syscall per request); pino
         // flushes what is buffered when the process exits.
-        return { ...params, pinoHttp: [params.pinoHttp, pino.destination({ dest: 1, sync: false, minLength: 4096 })] } as Params;
+        return {
+          ...params,
+          pinoHttp: [params.pinoHttp, pino.destination({ dest: 1, sync: false, minLength: 4096 })],
+        } as Params;
       },
     }),
   ],

@@ -10,10 +10,20 @@ export class RejectedReportResponse {
 /** Ingest counters: accepted + duplicates + rejected = reports sent. */
 export class IngestResultResponse implements IngestResult {
   @ApiProperty({ ...COUNT_SCHEMA, description: 'Newly stored reports, eligible or not.' }) accepted: number;
-  @ApiProperty({ ...COUNT_SCHEMA, description: 'Same (tracker_id, timestamp, latitude, longitude) as a stored report or an earlier one in the request; nothing changed.' })
+  @ApiProperty({
+    ...COUNT_SCHEMA,
+    description:
+      'Same (tracker_id, timestamp, latitude, longitude) as a stored report or an earlier one in the request; nothing changed.',
+  })
   duplicates: number;
   @ApiProperty({ type: [RejectedReportResponse] }) rejected: RejectedReportResponse[];
-  @ApiProperty({ ...COUNT_SCHEMA, description: 'Accepted reports that are eligible for the hourly/daily history.' }) aggregated: number;
-  @ApiProperty({ ...COUNT_SCHEMA, description: 'Accepted reports with confidence below 2 (wins over the region filter).' }) filtered_low_confidence: number;
-  @ApiProperty({ ...COUNT_SCHEMA, description: 'Accepted reports inside the manufacturing-region box.' }) filtered_manufacturing_region: number;
+  @ApiProperty({ ...COUNT_SCHEMA, description: 'Accepted reports that are eligible for the hourly/daily history.' })
+  aggregated: number;
+  @ApiProperty({
+    ...COUNT_SCHEMA,
+    description: 'Accepted reports with confidence below 2 (wins over the region filter).',
+  })
+  filtered_low_confidence: number;
+  @ApiProperty({ ...COUNT_SCHEMA, description: 'Accepted reports inside the manufacturing-region box.' })
+  filtered_manufacturing_region: number;
 }

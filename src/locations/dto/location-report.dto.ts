@@ -9,7 +9,11 @@ import { COUNT_SCHEMA, ID_SCHEMA } from '../../common/openapi/schema-types.js';
 
 /** A report on the tracker route (`POST /trackers/{id}/locations`): the tracker comes from the path. */
 export class TrackerLocationReportDto {
-  @ApiProperty({ format: 'date-time', description: 'ISO 8601; without an offset it is UTC. At most 5 minutes in the future.', example: '2026-11-21T10:42:13Z' })
+  @ApiProperty({
+    format: 'date-time',
+    description: 'ISO 8601; without an offset it is UTC. At most 5 minutes in the future.',
+    example: '2026-11-21T10:42:13Z',
+  })
   timestamp: string;
 
   @ApiProperty({ minimum: -90, maximum: 90, example: 52.52 }) latitude: number;

@@ -10,23 +10,33 @@ const TIMESTAMP = { type: 'string', format: 'date-time', example: '2026-11-21T10
 export class NotificationEventResponse {
   @ApiProperty({ ...BIG_ID_SCHEMA, example: 981 }) id: number;
   @ApiProperty({ enum: ['tracker.status_changed'], example: 'tracker.status_changed' }) type: 'tracker.status_changed';
-  @ApiProperty({ ...ID_SCHEMA, example: 42, description: 'The tracker (it may have been deleted since)' }) tracker_id: number;
+  @ApiProperty({ ...ID_SCHEMA, example: 42, description: 'The tracker (it may have been deleted since)' })
+  tracker_id: number;
   @ApiProperty({ example: 'TRK-0042', description: 'Its name at the time of the event' }) tracker_name: string;
   @ApiProperty({ ...ID_SCHEMA, example: 7 }) production_run_id: number;
   @ApiProperty({ ...ID_SCHEMA, example: 3 }) client_id: number;
   @ApiProperty({ enum: TRACKER_STATES, example: 'IN_TRANSIT' }) from_status: string;
   @ApiProperty({ enum: TRACKER_STATES, example: 'DELIVERED' }) to_status: string;
-  @ApiProperty({ enum: STATUS_ENTRY_SOURCES, example: 'geofence', description: 'Source of the status entry that became current' }) source: string;
-  @ApiProperty({ ...BIG_ID_SCHEMA, example: 5120, description: 'The status entry that became current' }) status_entry_id: number;
-  @ApiProperty({ ...ID_SCHEMA, nullable: true, example: null, description: 'Set while IN_STORAGE' }) storage_location_id: number | null;
-  @ApiProperty({ ...ID_SCHEMA, nullable: true, example: 12, description: 'The destination after the change' }) delivery_location_id: number | null;
+  @ApiProperty({
+    enum: STATUS_ENTRY_SOURCES,
+    example: 'geofence',
+    description: 'Source of the status entry that became current',
+  })
+  source: string;
+  @ApiProperty({ ...BIG_ID_SCHEMA, example: 5120, description: 'The status entry that became current' })
+  status_entry_id: number;
+  @ApiProperty({ ...ID_SCHEMA, nullable: true, example: null, description: 'Set while IN_STORAGE' })
+  storage_location_id: number | null;
+  @ApiProperty({ ...ID_SCHEMA, nullable: true, example: 12, description: 'The destination after the change' })
+  delivery_location_id: number | null;
   @ApiProperty({ ...TIMESTAMP, description: "The status entry's timestamp" }) occurred_at: string;
   @ApiProperty({ ...TIMESTAMP, description: 'When the change was written' }) created_at: string;
 }
 
 /** One event as delivered to one user. */
 export class NotificationResponse {
-  @ApiProperty({ ...BIG_ID_SCHEMA, example: 20431, description: 'Also the `id:` of the event on the stream' }) id: number;
+  @ApiProperty({ ...BIG_ID_SCHEMA, example: 20431, description: 'Also the `id:` of the event on the stream' })
+  id: number;
   @ApiProperty({ type: NotificationEventResponse }) event: NotificationEventResponse;
   @ApiProperty({ example: false }) read: boolean;
   @ApiProperty(TIMESTAMP) created_at: string;
@@ -37,10 +47,18 @@ export class UnreadCountResponse {
 }
 
 export class ReadAllResponse {
-  @ApiProperty({ type: 'integer', minimum: 0, example: 3, description: 'Notifications that were unread and are now read' }) updated: number;
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    example: 3,
+    description: 'Notifications that were unread and are now read',
+  })
+  updated: number;
 }
 
 export class StreamTicketResponse {
-  @ApiProperty({ example: 'eyJ1Ijo0Mi4uLn0.3q2-7w', description: 'Pass as `?ticket=` to GET /notifications/stream' }) ticket: string;
-  @ApiProperty({ enum: [60], example: 60, description: 'Seconds within which the ticket must be used (once)' }) expires_in: 60;
+  @ApiProperty({ example: 'eyJ1Ijo0Mi4uLn0.3q2-7w', description: 'Pass as `?ticket=` to GET /notifications/stream' })
+  ticket: string;
+  @ApiProperty({ enum: [60], example: 60, description: 'Seconds within which the ticket must be used (once)' })
+  expires_in: 60;
 }

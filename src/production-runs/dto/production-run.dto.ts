@@ -8,7 +8,6 @@ import { ID_SCHEMA } from '../../common/openapi/schema-types.js';
 import { Trim } from '../../common/http/text-fields.js';
 import { OptionalIdField } from '../../common/http/optional-id-field.js';
 
-
 export class CreateProductionRunDto {
   @ApiPropertyOptional({ maxLength: 1000, default: '', example: 'Spring 2026 batch' })
   @IsOptional()
@@ -18,16 +17,29 @@ export class CreateProductionRunDto {
   @MultilineText()
   description?: string;
 
-  @ApiProperty({ ...ID_SCHEMA, description: 'The run\'s brand; its client becomes the run\'s client_id. An unknown brand is 422.' })
+  @ApiProperty({
+    ...ID_SCHEMA,
+    description: "The run's brand; its client becomes the run's client_id. An unknown brand is 422.",
+  })
   @PositiveId()
   brand_id: number;
 
-  @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true, description: 'ISO 8601; without an offset it means UTC.' })
+  @ApiPropertyOptional({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'ISO 8601; without an offset it means UTC.',
+  })
   @IsOptional()
   @IsoDateTime()
   start_date?: Date | null;
 
-  @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true, description: 'ISO 8601, not before start_date (else 422).' })
+  @ApiPropertyOptional({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'ISO 8601, not before start_date (else 422).',
+  })
   @IsOptional()
   @IsoDateTime()
   end_date?: Date | null;
@@ -46,7 +58,10 @@ export class UpdateProductionRunDto {
   @MultilineText()
   description?: string;
 
-  @ApiPropertyOptional({ ...ID_SCHEMA, description: 'Moving a run to another brand moves it (and its trackers) to that brand\'s client.' })
+  @ApiPropertyOptional({
+    ...ID_SCHEMA,
+    description: "Moving a run to another brand moves it (and its trackers) to that brand's client.",
+  })
   @ValidateIf((_, value) => value !== undefined)
   @PositiveId()
   brand_id?: number;
@@ -56,7 +71,12 @@ export class UpdateProductionRunDto {
   @IsoDateTime()
   start_date?: Date | null;
 
-  @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true, description: 'Not before the (new or stored) start_date, else 422.' })
+  @ApiPropertyOptional({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'Not before the (new or stored) start_date, else 422.',
+  })
   @IsOptional()
   @IsoDateTime()
   end_date?: Date | null;

@@ -70,7 +70,8 @@ export class CsvLineSplitter {
       } else if (c === QUOTE && this.state !== State.Unquoted) {
         this.state = State.Quoted; // an opening quote, or the second half of `""`
       } else {
-        if (this.state === State.AfterQuote) this.malformed ??= `unexpected text after a closing quote on line ${this.line}`;
+        if (this.state === State.AfterQuote)
+          this.malformed ??= `unexpected text after a closing quote on line ${this.line}`;
         this.state = State.Unquoted;
       }
     }
@@ -80,13 +81,18 @@ export class CsvLineSplitter {
 
   /** End of input: the last record, also without a trailing line break. */
   end(): CsvLine[] {
-    if (this.state === State.Quoted) this.malformed ??= `quoted field starting on line ${this.recordLine} is not closed`;
+    if (this.state === State.Quoted)
+      this.malformed ??= `quoted field starting on line ${this.recordLine} is not closed`;
     if (this.pending !== '' || this.state !== State.FieldStart) this.endRecord('');
     return this.take();
   }
 
   private endRecord(tail: string): void {
-    this.done.push({ line: this.recordLine, text: this.pending + tail, ...(this.malformed ? { malformed: this.malformed } : {}) });
+    this.done.push({
+      line: this.recordLine,
+      text: this.pending + tail,
+      ...(this.malformed ? { malformed: this.malformed } : {}),
+    });
     this.pending = '';
     this.malformed = undefined;
     this.state = State.FieldStart;
@@ -107,7 +113,10 @@ export class CsvLineSplitter {
  * order, and papaparse never has to pick the file's line ending. A malformed record is not given to
  * papaparse, whose recovery from broken quoting would run on into the records after it.
  */
-export function csvRecordReader(delimiter: string, emit: (record: CsvRecord) => void): { push(text: string): void; end(): void } {
+export function csvRecordReader(
+  delimiter: string,
+  emit: (record: CsvRecord) => void,
+): { push(text: string): void; end(): void } {
   const splitter = new CsvLineSplitter(delimiter);
   const config = { delimiter, newline: '\n' as const, quoteChar: '"', skipEmptyLines: false };
   const readEach = (texts: string[]) =>

@@ -30,11 +30,16 @@ export class CsvTooManyRowsError extends Error {}
 
 /** Header names are matched ignoring case, spaces, `_` and `-` (and a BOM). */
 export function normalizeHeader(header: string): string {
-  return header.replace(/^\uFEFF/, '').replace(/[\s_-]+/g, '').toLowerCase();
+  return header
+    .replace(/^\uFEFF/, '')
+    .replace(/[\s_-]+/g, '')
+    .toLowerCase();
 }
 
 const ALIAS_TO_FIELD = new Map<string, CsvField>(
-  (Object.entries(HEADER_ALIASES) as [CsvField, string[]][]).flatMap(([field, aliases]) => aliases.map((a) => [normalizeHeader(a), field] as const)),
+  (Object.entries(HEADER_ALIASES) as [CsvField, string[]][]).flatMap(([field, aliases]) =>
+    aliases.map((a) => [normalizeHeader(a), field] as const),
+  ),
 );
 
 /** Column index per known field (the first matching column wins; unknown columns are ignored). */
@@ -102,7 +107,9 @@ export async function parseTrackerCsv(
       }
       columns = resolveColumns(cells);
       if (Object.keys(columns).length === 0) {
-        failure = new CsvFormatError('CSV header row is missing: no recognised column (expected at least a name column)');
+        failure = new CsvFormatError(
+          'CSV header row is missing: no recognised column (expected at least a name column)',
+        );
       } else if (columns.name === undefined) {
         failure = new CsvFormatError('CSV header has no name column (expected one of: name, tracker_name, tracker)');
       }

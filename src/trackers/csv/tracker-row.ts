@@ -6,7 +6,8 @@ import { textProblem } from '../../common/http/text-input.js';
 import { CreateTrackerDto } from '../dto/tracker.dto.js';
 import { TRACKER_STATES, type TrackerStatus } from '../entities/tracker-status.js';
 
-export type CsvField = 'name' | 'production_run_id' | 'status' | 'delivery_location_id' | 'storage_location_id' | 'notes';
+export type CsvField =
+  'name' | 'production_run_id' | 'status' | 'delivery_location_id' | 'storage_location_id' | 'notes';
 
 export interface CsvTrackerRow {
   /** 1-based line number of the row's first line in the file (header = 1). */
@@ -30,7 +31,10 @@ const MULTI_LINE_FIELDS: ReadonlySet<CsvField> = new Set(['notes']);
 
 /** `in transit`, `In-Transit`, `in_transit` → IN_TRANSIT; null when not a state. */
 export function normalizeStatus(value: string): TrackerStatus | null {
-  const candidate = value.trim().toUpperCase().replace(/[\s-]+/g, '_');
+  const candidate = value
+    .trim()
+    .toUpperCase()
+    .replace(/[\s-]+/g, '_');
   return (TRACKER_STATES as readonly string[]).includes(candidate) ? (candidate as TrackerStatus) : null;
 }
 
@@ -41,7 +45,12 @@ export function normalizeStatus(value: string): TrackerStatus | null {
  * imported that the API would refuse (length limits included). Appends its problems to `errors`
  * and returns the row only when there are none.
  */
-export function validateRow(row: number, cells: string[], columns: Partial<Record<CsvField, number>>, errors: CsvRowError[]): CsvTrackerRow | null {
+export function validateRow(
+  row: number,
+  cells: string[],
+  columns: Partial<Record<CsvField, number>>,
+  errors: CsvRowError[],
+): CsvTrackerRow | null {
   const before = errors.length;
   const fail = (field: string, message: string) => errors.push({ row, field, message });
   const raw = (field: CsvField) => {
@@ -96,7 +105,9 @@ export function validateRow(row: number, cells: string[], columns: Partial<Recor
     storage_location_id: storageLocationId,
     notes,
   };
-  const problems = flattenValidationErrors(validateSync(plainToInstance(CreateTrackerDto, body), { forbidUnknownValues: true }));
+  const problems = flattenValidationErrors(
+    validateSync(plainToInstance(CreateTrackerDto, body), { forbidUnknownValues: true }),
+  );
   for (const problem of problems) fail(problem.field, problem.message);
   if (errors.length > before) return null;
   return { row, name, productionRunId, status, deliveryLocationId, storageLocationId, notes };

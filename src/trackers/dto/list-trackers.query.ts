@@ -22,17 +22,26 @@ export function QueryStatusList(): PropertyDecorator {
 
 /** Query of `GET /trackers`. */
 export class ListTrackersQuery extends PaginationQuery {
-  @ApiPropertyOptional({ description: 'One tracker id or a comma list, e.g. `7` or `1,2,3`. Default: every tracker.', type: String })
+  @ApiPropertyOptional({
+    description: 'One tracker id or a comma list, e.g. `7` or `1,2,3`. Default: every tracker.',
+    type: String,
+  })
   @IsOptional()
   @QueryList()
   @ArrayMaxSize(1000)
-  @ValidateBy({ name: 'idText', validator: { validate: (v) => parseIdText(v) !== null } }, { each: true, message: 'must be a positive integer or a comma list of them' })
+  @ValidateBy(
+    { name: 'idText', validator: { validate: (v) => parseIdText(v) !== null } },
+    { each: true, message: 'must be a positive integer or a comma list of them' },
+  )
   id?: string[];
 
   @OptionalIdField({}, { fromQuery: true })
   production_run_id?: number;
 
-  @ApiPropertyOptional({ description: `One state or a comma list of: ${TRACKER_STATES.join(', ')}, e.g. \`IN_TRANSIT,DELIVERED\`. Default: every state.`, type: String })
+  @ApiPropertyOptional({
+    description: `One state or a comma list of: ${TRACKER_STATES.join(', ')}, e.g. \`IN_TRANSIT,DELIVERED\`. Default: every state.`,
+    type: String,
+  })
   @IsOptional()
   @QueryStatusList()
   @IsIn(TRACKER_STATES, { each: true, message: `must be one or more of ${TRACKER_STATES.join(', ')}` })
@@ -54,7 +63,10 @@ export class ListTrackersQuery extends PaginationQuery {
   @IsIn(SORT_ORDERS, { message: 'must be one of asc, desc' })
   sort_order: SortOrder = 'asc';
 
-  @ApiPropertyOptional({ default: false, description: 'Attach each tracker\'s latest location (else `latest_location` is null)' })
+  @ApiPropertyOptional({
+    default: false,
+    description: "Attach each tracker's latest location (else `latest_location` is null)",
+  })
   @IsOptional()
   @QueryBoolean()
   @IsBoolean()

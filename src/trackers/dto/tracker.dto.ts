@@ -32,7 +32,11 @@ export class CreateTrackerDto {
   @NotesField()
   notes?: string | null;
 
-  @ApiPropertyOptional({ type: String, format: 'date-time', description: 'Time of the first status entry (default now; at most 5 minutes ahead)' })
+  @ApiPropertyOptional({
+    type: String,
+    format: 'date-time',
+    description: 'Time of the first status entry (default now; at most 5 minutes ahead)',
+  })
   @IsOptional()
   @IsoDateTime()
   status_timestamp?: Date;
@@ -52,7 +56,10 @@ export class UpdateTrackerDto {
   @PositiveId()
   production_run_id?: number;
 
-  @ApiPropertyOptional({ enum: TRACKER_STATES, description: 'A changed status appends a status entry at the current time' })
+  @ApiPropertyOptional({
+    enum: TRACKER_STATES,
+    description: 'A changed status appends a status entry at the current time',
+  })
   @ValidateIf((o: UpdateTrackerDto) => o.status !== undefined)
   @IsIn(TRACKER_STATES, statusMessage)
   status?: TrackerStatus;
@@ -73,7 +80,11 @@ export class CreateStatusEntryDto {
   @IsIn(TRACKER_STATES, statusMessage)
   status: TrackerStatus;
 
-  @ApiPropertyOptional({ type: String, format: 'date-time', description: 'Default now; more than 5 minutes in the future is rejected' })
+  @ApiPropertyOptional({
+    type: String,
+    format: 'date-time',
+    description: 'Default now; more than 5 minutes in the future is rejected',
+  })
   @IsOptional()
   @IsoDateTime()
   timestamp?: Date;

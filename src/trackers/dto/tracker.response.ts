@@ -2,7 +2,12 @@ import { ApiProperty } from '@nestjs/swagger';
 import { isoUtc } from '../../common/http/timestamps.js';
 import type { StatusEntryRow, TrackerDetailRow, TrackerRow } from '../trackers.rows.js';
 import { toLocationPoint, type LocationPoint } from '../../locations/location-point.js';
-import { STATUS_ENTRY_SOURCES, TRACKER_STATES, type StatusEntrySource, type TrackerStatus } from '../entities/tracker-status.js';
+import {
+  STATUS_ENTRY_SOURCES,
+  TRACKER_STATES,
+  type StatusEntrySource,
+  type TrackerStatus,
+} from '../entities/tracker-status.js';
 import { COUNT_SCHEMA, ID_SCHEMA } from '../../common/openapi/schema-types.js';
 
 /** LocationPoint (OpenAPI schema; the mapper lives in src/locations). */
@@ -20,7 +25,8 @@ export class TrackerResponse {
   @ApiProperty() name: string;
   @ApiProperty(ID_SCHEMA) production_run_id: number;
   @ApiProperty({ enum: TRACKER_STATES }) status: TrackerStatus;
-  @ApiProperty({ ...ID_SCHEMA, nullable: true, description: 'Set only while IN_STORAGE' }) storage_location_id: number | null;
+  @ApiProperty({ ...ID_SCHEMA, nullable: true, description: 'Set only while IN_STORAGE' }) storage_location_id:
+    number | null;
   @ApiProperty({ ...ID_SCHEMA, nullable: true, description: 'Destination' }) delivery_location_id: number | null;
   @ApiProperty({ type: String, nullable: true }) notes: string | null;
   @ApiProperty() created_at: string;
@@ -37,7 +43,8 @@ export class StatusEntryResponse {
   @ApiProperty({ ...ID_SCHEMA, nullable: true }) delivery_location_id: number | null;
   @ApiProperty({ type: String, nullable: true }) notes: string | null;
   @ApiProperty({ ...ID_SCHEMA, nullable: true, description: 'User who added the entry' }) created_by: number | null;
-  @ApiProperty({ enum: STATUS_ENTRY_SOURCES, description: 'manual (API), import (CSV import) or geofence (automatic)' }) source: StatusEntrySource;
+  @ApiProperty({ enum: STATUS_ENTRY_SOURCES, description: 'manual (API), import (CSV import) or geofence (automatic)' })
+  source: StatusEntrySource;
   @ApiProperty() created_at: string;
 }
 
@@ -57,8 +64,12 @@ export class TrackerDetailResponse extends TrackerResponse {
   @ApiProperty({ type: TrackerProductionRunSummary }) production_run: TrackerProductionRunSummary;
   @ApiProperty({ type: TrackerLocationSummary, nullable: true }) storage_location: TrackerLocationSummary | null;
   @ApiProperty({ type: TrackerLocationSummary, nullable: true }) delivery_location: TrackerLocationSummary | null;
-  @ApiProperty({ type: [StatusEntryResponse], description: 'Ascending by (timestamp, id)' }) status_history: StatusEntryResponse[];
-  @ApiProperty({ type: [TrackerLocationPoint], description: 'Newest 100 points of the combined location history, newest first' })
+  @ApiProperty({ type: [StatusEntryResponse], description: 'Ascending by (timestamp, id)' })
+  status_history: StatusEntryResponse[];
+  @ApiProperty({
+    type: [TrackerLocationPoint],
+    description: 'Newest 100 points of the combined location history, newest first',
+  })
   location_history: LocationPoint[];
 }
 
@@ -83,7 +94,8 @@ export class ImportDuplicate {
 }
 
 export class ImportResultResponse {
-  @ApiProperty({ ...COUNT_SCHEMA, description: 'Trackers created (or, with dry_run, that would be created)' }) imported: number;
+  @ApiProperty({ ...COUNT_SCHEMA, description: 'Trackers created (or, with dry_run, that would be created)' })
+  imported: number;
   @ApiProperty({ ...COUNT_SCHEMA, description: 'Duplicate rows skipped (skip_duplicates=true)' }) skipped: number;
   @ApiProperty({ type: [ImportDuplicate] }) duplicates: ImportDuplicate[];
   @ApiProperty({ type: [ImportRowError], description: 'Always empty on success' }) errors: ImportRowError[];

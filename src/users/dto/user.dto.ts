@@ -60,7 +60,12 @@ export class CreateUserDto {
   @IsIn(ROLES, { each: true })
   roles?: Role[];
 
-  @ApiPropertyOptional({ ...ID_SCHEMA, isArray: true, default: [], description: 'Client ids this user may see (existing clients)' })
+  @ApiPropertyOptional({
+    ...ID_SCHEMA,
+    isArray: true,
+    default: [],
+    description: 'Client ids this user may see (existing clients)',
+  })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(10_000)
