@@ -75,10 +75,8 @@ export function sendRow(
     if (params[name] === undefined) throw new Error(`${rowName(row)}: no value for {${name}}`);
     return encodeURIComponent(String(params[name]));
   });
-  const req = t
-    .http()
-    [row.method](row.query ? `${path}?${row.query}` : path)
-    .set(headers);
+  const http = t.http();
+  const req = http[row.method](row.query ? `${path}?${row.query}` : path).set(headers);
   if (row.upload) {
     const file = row.upload(fx, caller);
     return req.attach('file', file.bytes, { filename: file.filename, contentType: file.contentType });
