@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
+import { PeriodicJob } from '../infrastructure/scheduling/periodic-job.js';
 import { renderDigest } from './mail-digest.renderer.js';
 import { MailMetrics } from './mail-metrics.js';
 import { MailQueueRepository, type ClaimedDigest, type DigestLineRow } from './mail-queue.repository.js';
@@ -22,28 +23,30 @@ const CLAIM_BATCH = 10;
 export class MailWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(MailWorker.name);
   private sender: SmtpSender | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<number> | null = null;
-  private stopped = false;
+  private readonly job: PeriodicJob<number>;
 
   constructor(
     private readonly queue: MailQueueRepository,
     private readonly metrics: MailMetrics,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.job = new PeriodicJob(() => this.pass(), {
+      what: 'mail pass',
+      logger: this.logger,
+      intervalMs: config.mail.pollMs,
+    });
+  }
 
   onApplicationBootstrap(): void {
     const smtpUrl = this.config.mail.smtpUrl;
     if (smtpUrl === undefined) return;
     this.sender = new SmtpSender({ ...this.config.mail, smtpUrl });
-    this.schedule(0);
+    this.job.start(0);
   }
 
   /** Waits for the message in flight (bounded by the SMTP timeouts); the rest stays queued. */
   async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running?.catch(() => undefined);
+    await this.job.stop();
     this.sender?.close();
   }
 
@@ -55,29 +58,18 @@ export class MailWorker implements OnApplicationBootstrap, OnModuleDestroy {
   /** One pass: sends due messages until none is due (or the worker stops); returns how many were accepted. */
   drain(): Promise<number> {
     if (!this.sender) return Promise.resolve(0);
-    this.running ??= this.pass().finally(() => (this.running = null));
-    return this.running;
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      void this.drain()
-        .catch((error: unknown) => this.logger.warn(`mail pass failed: ${(error as Error).message}`))
-        .finally(() => this.schedule(this.config.mail.pollMs));
-    }, delayMs);
-    this.timer.unref();
+    return this.job.runNow();
   }
 
   private async pass(): Promise<number> {
     let accepted = 0;
-    while (!this.stopped) {
+    while (!this.job.stopped) {
       const claims = await this.queue.claim(CLAIM_BATCH, this.leaseSeconds);
       if (claims.length === 0) break;
       const lines = await this.queue.lines(claims.map((c) => c.id));
       for (const claim of claims) {
         // Claimed but not tried (stopping): the lease lapses and any instance sends it later.
-        if (this.stopped) break;
+        if (this.job.stopped) break;
         if (
           await this.deliver(
             claim,
