@@ -1,12 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import type { PoolClient } from 'pg';
-import Cursor from 'pg-cursor';
 import { DataSource } from 'typeorm';
-import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver.js';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { Db, type Sql } from '../infrastructure/database/db.js';
 import { ReadReplicas } from '../infrastructure/database/read-replicas.js';
-import { queryInSnapshot } from '../infrastructure/database/snapshot-companion.js';
+import { openSnapshotRead } from '../infrastructure/database/snapshot-read.js';
 import {
   aggregatesQuery,
   ANALYTICS_SESSION_SETTINGS,
@@ -146,8 +143,8 @@ export class AnalyticsRepository {
   /**
    * Opens a streamed read on a dedicated connection: one REPEATABLE READ, READ ONLY transaction
    * so the run header, the count, the aggregates and the streamed rows describe the same snapshot.
-   * Returns null (connection already released) when the run is missing or invisible. The cursor
-   * needs the driver's connection itself, hence the pg client here rather than `Db`.
+   * Returns null (connection already released) when the run is missing or invisible. The
+   * connection, snapshot and cursor are openSnapshotRead's.
    *
    * A lag-tolerant read: on a replica when one is available. A run the replica does not show (yet)
    * is looked up on the primary before answering "missing", so a run created a moment ago answers.
@@ -176,85 +173,32 @@ export class AnalyticsRepository {
     asOf: Date,
     timeoutMs: number,
   ): Promise<AnalyticsExport<Row> | null> {
-    const [client, release] = (await (dataSource.driver as PostgresDriver).obtainMasterConnection()) as [
-      PoolClient,
-      (err?: unknown) => void,
-    ];
-    let cursor: Cursor<Row> | null = null;
-    let closed = false;
-    // pg-pool drops its own 'error' listener while a client is checked out: a connection lost
-    // between two reads (the cursor parked on a slow client) would be an uncaught 'error' event and
-    // stop the process. Kept here instead. After a failed read or a lost connection nothing more is
-    // said on it (a cursor close would wait forever for an answer) and it is discarded.
-    let failed: unknown;
-    let lost!: (error: Error) => void;
-    const connectionLost = new Promise<never>((_, reject) => (lost = reject));
-    connectionLost.catch(() => undefined);
-    const onError = (error: Error) => {
-      failed ??= error;
-      lost(error);
-    };
-    client.on('error', onError);
-    const close = async (): Promise<void> => {
-      if (closed) return;
-      closed = true;
-      try {
-        if (!failed) {
-          if (cursor) await Promise.race([cursor.close(), connectionLost]);
-          await Promise.race([client.query('ROLLBACK'), connectionLost]);
-        }
-      } catch (error) {
-        failed ??= error; // a connection that cannot end its transaction is discarded, not reused
-      }
-      client.removeListener('error', onError);
-      release(failed);
-    };
+    const read = await openSnapshotRead(dataSource, { settings: ANALYTICS_SESSION_SETTINGS.text, timeoutMs });
     try {
-      // A large answer to a slow client legitimately outlives the per-request statement timeout.
-      const settings = `SET LOCAL statement_timeout = ${Math.max(0, Math.floor(timeoutMs))}; ${ANALYTICS_SESSION_SETTINGS.text}`;
-      await client.query(`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; ${settings}`);
-      const runSql = exportRunQuery(scope, runId);
       const found = (
-        await client.query<AnalyticsRunRow & { total_trackers: number; snapshot: string }>(runSql.text, runSql.values)
-      ).rows[0];
+        await read.query<AnalyticsRunRow & { total_trackers: number; snapshot: string }>(exportRunQuery(scope, runId))
+      )[0];
       if (!found) {
-        await close();
+        await read.close();
         return null;
       }
       const { total_trackers: totalTrackers, snapshot, ...run } = found;
       // The aggregates run beside the list, on a second connection in this snapshot; without a
       // spare connection, here once the list is read.
       const aggregatesSql = aggregatesQuery(scope, runId, asOf);
-      const beside = queryInSnapshot<AggregatesRow>(dataSource, snapshot, settings, aggregatesSql);
+      const beside = read.beside<AggregatesRow>(snapshot, aggregatesSql);
       beside.catch(() => undefined); // awaited once the list is read; the stream may end before
       return {
         run,
         totalTrackers,
-        close,
+        close: () => read.close(),
         async *batches(batchSize: number) {
-          const statement = list(scope, runId, asOf);
-          // Array rows: no object per row to build and collect.
-          cursor = client.query(new Cursor<Row>(statement.text, statement.values, { rowMode: 'array' }));
           let trackers = 0;
-          const read = () =>
-            cursor!.read(batchSize).catch((error: unknown) => {
-              failed ??= error;
-              throw error;
-            });
-          // The next batch is asked for before this one is handed on, so the database produces it
-          // while the consumer writes this one.
-          let next = read();
-          for (;;) {
-            const batch = await next;
-            if (batch.length === 0) break;
-            next = read();
-            next.catch(() => undefined);
+          for await (const batch of read.stream<Row>(list(scope, runId, asOf), batchSize)) {
             trackers += batch.length;
             yield batch;
           }
-          const aggregates =
-            (await beside)?.[0] ??
-            (await client.query<AggregatesRow>(aggregatesSql.text, aggregatesSql.values)).rows[0];
+          const aggregates = (await beside)?.[0] ?? (await read.query<AggregatesRow>(aggregatesSql))[0];
           if (trackers !== totalTrackers || aggregates.total_trackers !== totalTrackers) {
             throw new Error(
               `analytics stream: ${trackers} tracker rows and ${aggregates.total_trackers} counted, ${totalTrackers} in the run`,
@@ -264,7 +208,7 @@ export class AnalyticsRepository {
         },
       };
     } catch (error) {
-      await close();
+      await read.close();
       throw error;
     }
   }

@@ -1,49 +1,73 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
+import { OutboxConsumer, type DeliveryOutcome } from '../infrastructure/outbox/outbox-consumer.js';
 import { renderDigest } from './mail-digest.renderer.js';
 import { MailMetrics } from './mail-metrics.js';
-import { MailQueueRepository, type ClaimedDigest, type DigestLineRow } from './mail-queue.repository.js';
-import { classifySmtpError, retryDelayMs } from './smtp-outcome.js';
+import {
+  MailQueueRepository,
+  RETRY_PERIOD_HOURS,
+  type ClaimedDigest,
+  type DigestLineRow,
+} from './mail-queue.repository.js';
+import { classifySmtpError } from './smtp-outcome.js';
 import { sendDeadlineMs, SmtpSender } from './smtp-sender.js';
 
 /** Messages claimed per pass; each is sent one after the other. */
 const CLAIM_BATCH = 10;
 
 /**
- * Sends the queued e-mails on every instance, off the request path: claims due messages (each by
- * one instance: SKIP LOCKED and a lease), sends each, and records the outcome only after the
- * server answered. Sent means the server accepted the message. A crash (or a lost database
- * connection) between the server's acceptance and the mark leaves the message claimed; it is sent
- * again once the lease lapses — the only way an e-mail can arrive twice. The lease outlasts the
- * longest possible send, so a slow send is never taken over by another instance.
+ * Sends the queued e-mails on every instance, off the request path, as a consumer of the outbox
+ * kit (OutboxConsumer: claims with SKIP LOCKED and a lease, retries with backoff, gives up after
+ * the retry period). Sent means the SMTP server accepted the message, recorded only after it
+ * answered. A crash (or a lost database connection) between the server's acceptance and the mark
+ * leaves the message claimed; it is sent again once the lease lapses — the only way an e-mail can
+ * arrive twice. The lease outlasts the longest possible send, so a slow send is never taken over
+ * by another instance.
  */
 @Injectable()
 export class MailWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(MailWorker.name);
   private sender: SmtpSender | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<number> | null = null;
-  private stopped = false;
+  private readonly consumer: OutboxConsumer<ClaimedDigest, DigestLineRow[]>;
 
   constructor(
-    private readonly queue: MailQueueRepository,
-    private readonly metrics: MailMetrics,
+    queue: MailQueueRepository,
+    metrics: MailMetrics,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.consumer = new OutboxConsumer({
+      queue: queue.outbox,
+      what: 'e-mail',
+      logger: this.logger,
+      pollMs: config.mail.pollMs,
+      batchSize: CLAIM_BATCH,
+      leaseSeconds: this.leaseSeconds,
+      retry: {
+        minMs: config.mail.retryMinMs,
+        maxMs: config.mail.retryMaxMs,
+        maxAgeSeconds: RETRY_PERIOD_HOURS * 3600,
+      },
+      prepare: (claims) => queue.lines(claims.map((c) => c.id)),
+      deliver: (claim, lines) =>
+        this.send(
+          claim,
+          lines.filter((line) => line.digest_id === claim.id),
+        ),
+      metrics,
+    });
+  }
 
   onApplicationBootstrap(): void {
     const smtpUrl = this.config.mail.smtpUrl;
     if (smtpUrl === undefined) return;
     this.sender = new SmtpSender({ ...this.config.mail, smtpUrl });
-    this.schedule(0);
+    this.consumer.start();
   }
 
   /** Waits for the message in flight (bounded by the SMTP timeouts); the rest stays queued. */
   async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running?.catch(() => undefined);
+    await this.consumer.stop();
     this.sender?.close();
   }
 
@@ -55,76 +79,20 @@ export class MailWorker implements OnApplicationBootstrap, OnModuleDestroy {
   /** One pass: sends due messages until none is due (or the worker stops); returns how many were accepted. */
   drain(): Promise<number> {
     if (!this.sender) return Promise.resolve(0);
-    this.running ??= this.pass().finally(() => (this.running = null));
-    return this.running;
+    return this.consumer.drain();
   }
 
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      void this.drain()
-        .catch((error: unknown) => this.logger.warn(`mail pass failed: ${(error as Error).message}`))
-        .finally(() => this.schedule(this.config.mail.pollMs));
-    }, delayMs);
-    this.timer.unref();
-  }
-
-  private async pass(): Promise<number> {
-    let accepted = 0;
-    while (!this.stopped) {
-      const claims = await this.queue.claim(CLAIM_BATCH, this.leaseSeconds);
-      if (claims.length === 0) break;
-      const lines = await this.queue.lines(claims.map((c) => c.id));
-      for (const claim of claims) {
-        // Claimed but not tried (stopping): the lease lapses and any instance sends it later.
-        if (this.stopped) break;
-        if (
-          await this.deliver(
-            claim,
-            lines.filter((line) => line.digest_id === claim.id),
-          )
-        )
-          accepted++;
-      }
-    }
-    return accepted;
-  }
-
-  private async deliver(claim: ClaimedDigest, lines: DigestLineRow[]): Promise<boolean> {
-    if (claim.email === null) {
-      await this.queue.markFailed(claim, 'recipient deactivated or removed');
-      this.metrics.recordFailed('recipient_inactive');
-      return false;
-    }
+  private async send(claim: ClaimedDigest, lines: DigestLineRow[]): Promise<DeliveryOutcome> {
+    if (claim.email === null)
+      return { kind: 'give-up', reason: 'recipient deactivated or removed', label: 'recipient_inactive' };
     try {
       await (this.sender as SmtpSender).send(claim.email, renderDigest(lines));
+      return { kind: 'sent' };
     } catch (error) {
-      await this.recordFailure(claim, error);
-      return false;
-    }
-    if (!(await this.queue.markSent(claim))) this.logger.warn(`e-mail ${claim.id} was sent after its claim lapsed`);
-    this.metrics.recordSent();
-    return true;
-  }
-
-  private async recordFailure(claim: ClaimedDigest, error: unknown): Promise<void> {
-    const failure = classifySmtpError(error);
-    if (failure.kind === 'permanent') {
-      await this.queue.markFailed(claim, failure.reason);
-      this.metrics.recordFailed('refused');
-      this.logger.warn(`e-mail ${claim.id} refused permanently: ${failure.reason}`);
-      return;
-    }
-    const delay = retryDelayMs(claim.attempts + 1, this.config.mail.retryMinMs, this.config.mail.retryMaxMs);
-    const state = await this.queue.markRetry(claim, failure.reason, delay);
-    if (state === 'failed') {
-      this.metrics.recordFailed('expired');
-      this.logger.warn(`e-mail ${claim.id} given up after the retry period: ${failure.reason}`);
-    } else {
-      this.metrics.recordRetry();
-      this.logger.warn(
-        `e-mail ${claim.id} not sent (attempt ${claim.attempts + 1}), retrying in ${Math.round(delay / 1000)} s: ${failure.reason}`,
-      );
+      const failure = classifySmtpError(error);
+      return failure.kind === 'permanent'
+        ? { kind: 'give-up', reason: failure.reason, label: 'refused' }
+        : { kind: 'retry', reason: failure.reason };
     }
   }
 }

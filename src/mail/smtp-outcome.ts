@@ -21,12 +21,3 @@ export function classifySmtpError(error: unknown): SmtpFailure {
   if (code !== undefined && code >= 500 && code < 600 && e.code !== 'EAUTH') return { kind: 'permanent', reason };
   return { kind: 'temporary', reason };
 }
-
-/**
- * Delay before retry `attempt` (1 = the first retry): retryMinMs doubled per attempt, at most
- * retryMaxMs, minus up to 10 % jitter so instances that failed together do not retry together.
- */
-export function retryDelayMs(attempt: number, retryMinMs: number, retryMaxMs: number, random = Math.random): number {
-  const base = Math.min(retryMaxMs, retryMinMs * 2 ** Math.min(30, Math.max(0, attempt - 1)));
-  return Math.round(base * (1 - 0.1 * random()));
-}

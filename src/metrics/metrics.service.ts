@@ -4,7 +4,7 @@ import { CacheService } from '../infrastructure/cache/cache.service.js';
 import { DatabaseGuard } from '../infrastructure/database/database-guard.js';
 import { DatabasePool } from '../infrastructure/database/database-pool.js';
 import { ReadReplicas } from '../infrastructure/database/read-replicas.js';
-import { scrapedCounter, scrapedGauge } from './scraped-metric.js';
+import { scrapedCounter, scrapedGauge } from '../infrastructure/metrics/scraped-metric.js';
 import { CachedAnswers } from '../infrastructure/cache/cached-answers.js';
 
 /** What happened to location reports in an ingest batch. */

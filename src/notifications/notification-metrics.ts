@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { Db, sql } from '../infrastructure/database/db.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import { scrapedCounter } from '../metrics/scraped-metric.js';
+import { scrapedCounter } from '../infrastructure/metrics/scraped-metric.js';
 
 /**
  * Prometheus metrics of notifications. Events and notifications are written by the database (in

@@ -3,7 +3,8 @@ import type { Response } from 'express';
 import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
 import { toNotificationResponse } from './notification.mapper.js';
-import { NotificationListener } from './notification-listener.js';
+import type { PgListener } from '../infrastructure/database/pg-listener.js';
+import { notificationListener } from './notification-listener.js';
 import { NotificationMetrics } from './notification-metrics.js';
 import { NotificationsRepository, type NotificationRow } from './notifications.repository.js';
 import type { StreamIdentity } from './stream-tickets.service.js';
@@ -27,7 +28,7 @@ interface OpenStream {
 
 /**
  * The open notification streams of this instance. A commit of new notifications is announced on a
- * PostgreSQL channel (NotificationListener); each wake-up reads, in one query for every stream of
+ * PostgreSQL channel (notificationListener); each wake-up reads, in one query for every stream of
  * this instance, the notifications above the streams' cursors and writes each to the streams of
  * its user. Notification ids become visible in increasing order (the database assigns them under
  * a lock at commit), so "above the cursor" never skips one. Before writing, and every second, the
@@ -38,7 +39,7 @@ interface OpenStream {
 export class NotificationStreams implements OnModuleDestroy {
   private readonly logger = new Logger(NotificationStreams.name);
   private readonly streams = new Set<OpenStream>();
-  private readonly listener: NotificationListener;
+  private readonly listener: PgListener;
   private timers: NodeJS.Timeout[] = [];
   private fetching: Promise<void> | null = null;
   private again = false;
@@ -49,9 +50,7 @@ export class NotificationStreams implements OnModuleDestroy {
     private readonly metrics: NotificationMetrics,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
-    this.listener = new NotificationListener((config.databaseListenUrl ?? config.databaseUrl) as string, () =>
-      this.wake(),
-    );
+    this.listener = notificationListener((config.databaseListenUrl ?? config.databaseUrl) as string, () => this.wake());
   }
 
   get openCount(): number {

@@ -1,5 +1,6 @@
 import { escapeHtml, renderDigest, utcTime } from '../../src/mail/mail-digest.renderer.js';
-import { classifySmtpError, retryDelayMs } from '../../src/mail/smtp-outcome.js';
+import { backoffDelayMs } from '../../src/infrastructure/outbox/outbox-consumer.js';
+import { classifySmtpError } from '../../src/mail/smtp-outcome.js';
 
 describe('mail digest rendering', () => {
   const line = {
@@ -43,9 +44,9 @@ describe('SMTP outcomes', () => {
 
   it('backs off from the first delay, doubling, up to the maximum', () => {
     const none = () => 0;
-    expect([1, 2, 3, 4, 5, 6, 7, 50].map((n) => retryDelayMs(n, 20_000, 900_000, none))).toEqual([
+    expect([1, 2, 3, 4, 5, 6, 7, 50].map((n) => backoffDelayMs(n, 20_000, 900_000, none))).toEqual([
       20_000, 40_000, 80_000, 160_000, 320_000, 640_000, 900_000, 900_000,
     ]);
-    expect(retryDelayMs(1, 20_000, 900_000, () => 1)).toBe(18_000);
+    expect(backoffDelayMs(1, 20_000, 900_000, () => 1)).toBe(18_000);
   });
 });

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import pg from 'pg';
 import type { AppConfig } from '../../common/config/app-config.js';
 import { APP_CONFIG } from '../../common/config/config.module.js';
 import { Db, sql } from '../database/db.js';
+import { PgListener } from '../database/pg-listener.js';
 import { NearCache } from './near-cache.js';
 
 /**
@@ -27,17 +27,14 @@ type Listener = (keys: string[]) => void;
  * pub/sub, so it keeps working while Redis is down, and a NOTIFY sent inside a transaction is
  * delivered only when it commits. A message is a space-separated list of near-cache keys.
  *
- * The tier is live only while this listener is connected and answering its heartbeat; when the
- * connection drops or stalls the tier is emptied and bypassed (messages sent meanwhile are lost),
- * and emptied again once LISTEN is back.
+ * The tier is live only while the listening connection (PgListener) is connected and answering its
+ * heartbeat; when the connection drops or stalls the tier is emptied and bypassed (messages sent
+ * meanwhile are lost), and emptied again once LISTEN is back.
  */
 @Injectable()
 export class InvalidationBus implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(InvalidationBus.name);
-  private client: pg.Client | null = null;
-  private heartbeat: NodeJS.Timeout | undefined;
-  private reconnect: NodeJS.Timeout | undefined;
-  private closed = false;
+  private listener: PgListener | null = null;
   private lastWarned = 0;
   private readonly listeners: Listener[] = [];
 
@@ -49,7 +46,25 @@ export class InvalidationBus implements OnModuleInit, OnModuleDestroy {
 
   async onModuleInit(): Promise<void> {
     if (this.config.nearCacheMaxBytes === 0 || !this.config.databaseUrl) return;
-    await Promise.race([this.connect(), new Promise((resolve) => setTimeout(resolve, FIRST_CONNECT_WAIT_MS).unref())]);
+    this.listener = new PgListener({
+      connectionString: this.config.databaseUrl,
+      applicationName: 'tps-cache-invalidation',
+      channels: { [INVALIDATION_CHANNEL]: (payload) => payload && this.deliver(payload.split(' ')) },
+      onUp: () => this.near.setLive(true),
+      onDown: () => this.near.setLive(false),
+      timeoutMs: HEARTBEAT_TIMEOUT_MS,
+      heartbeatMs: HEARTBEAT_MS,
+      reconnectMinMs: RECONNECT_MS,
+      reconnectMaxMs: RECONNECT_MS,
+      what: 'invalidation listener',
+      whileDown: 'the in-process cache tier is off until it reconnects',
+      warnEveryMs: 10_000,
+      logger: this.logger,
+    });
+    await Promise.race([
+      this.listener.start(),
+      new Promise((resolve) => setTimeout(resolve, FIRST_CONNECT_WAIT_MS).unref()),
+    ]);
   }
 
   /** Also called for messages this process sent itself (after its own local invalidation). */
@@ -79,77 +94,16 @@ export class InvalidationBus implements OnModuleInit, OnModuleDestroy {
     for (const listener of this.listeners) listener(keys);
   }
 
-  private async connect(): Promise<void> {
-    if (this.closed) return;
-    const client = new pg.Client({
-      connectionString: this.config.databaseUrl,
-      keepAlive: true,
-      connectionTimeoutMillis: HEARTBEAT_TIMEOUT_MS,
-      application_name: 'tps-cache-invalidation',
-    });
-    client.on('notification', (message) => {
-      if (message.channel === INVALIDATION_CHANNEL && message.payload) this.deliver(message.payload.split(' '));
-    });
-    client.on('error', (error) => this.down(client, error));
-    client.on('end', () => this.down(client, new Error('connection ended')));
-    this.client = client;
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${INVALIDATION_CHANNEL}`);
-    } catch (error) {
-      this.down(client, error as Error);
-      return;
-    }
-    if (this.client !== client || this.closed) return;
-    this.near.setLive(true);
-    this.heartbeat = setInterval(() => void this.beat(client), HEARTBEAT_MS);
-    this.heartbeat.unref();
-  }
-
-  /** A connection that accepts but never answers (a partition) is found by the heartbeat, not by TCP. */
-  private async beat(client: pg.Client): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${HEARTBEAT_TIMEOUT_MS} ms`)), HEARTBEAT_TIMEOUT_MS);
-    });
-    try {
-      await Promise.race([client.query('SELECT 1'), timeout]);
-    } catch (error) {
-      this.down(client, error as Error);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  private down(client: pg.Client, error: Error): void {
-    if (this.client !== client) return;
-    this.client = null;
-    this.near.setLive(false);
-    clearInterval(this.heartbeat);
-    client.removeAllListeners('notification');
-    client.on('error', () => undefined);
-    void client.end().catch(() => undefined);
-    if (this.closed) return;
-    this.warn(`invalidation listener lost (${error.message}); the in-process cache tier is off until it reconnects`);
-    this.reconnect = setTimeout(() => void this.connect(), RECONNECT_MS);
-    this.reconnect.unref();
-  }
-
   private warn(message: string): void {
-    // A dead database would log once per reconnect attempt; once per 10 s is enough.
+    // A dead database would log once per publish; once per 10 s is enough.
     if (Date.now() - this.lastWarned < 10_000) return;
     this.lastWarned = Date.now();
     this.logger.warn(message);
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.closed = true;
-    clearInterval(this.heartbeat);
-    clearTimeout(this.reconnect);
-    const client = this.client;
-    this.client = null;
     this.near.setLive(false);
-    if (client) await client.end().catch(() => undefined);
+    await this.listener?.stop();
   }
 }
 
