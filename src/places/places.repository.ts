@@ -1,3 +1,4 @@
+import { Injectable } from '@nestjs/common';
 import { Db, empty, join, raw, sql, type PagedRows, type Sql } from '../infrastructure/database/db.js';
 import type { Tables } from '../infrastructure/database/schema.js';
 
@@ -113,5 +114,21 @@ export class PlacesRepository {
 
   delete(id: number): Promise<PlaceRow | null> {
     return this.db.first<PlaceRow>(sql`DELETE FROM ${this.table} AS p WHERE p.id = ${id} RETURNING ${PLACE_COLUMNS}`);
+  }
+}
+
+/** SQL for storage_locations (referenced by trackers and status entries through storage_location_id). */
+@Injectable()
+export class StorageLocationsRepository extends PlacesRepository {
+  constructor(db: Db) {
+    super(db, 'storage_locations', 'storage_location_id');
+  }
+}
+
+/** SQL for delivery_locations (referenced by trackers and status entries through delivery_location_id). */
+@Injectable()
+export class DeliveryLocationsRepository extends PlacesRepository {
+  constructor(db: Db) {
+    super(db, 'delivery_locations', 'delivery_location_id');
   }
 }

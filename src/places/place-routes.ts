@@ -1,8 +1,8 @@
 import type { Type } from '@nestjs/common';
 import { ERRORS } from '../common/errors/error-catalogue.js';
 import { crudController } from '../common/http/crud.controller.js';
-import type { CreatePlaceDto, ListPlacesQuery, UpdatePlaceDto } from './place.dto.js';
-import type { PlaceResponse } from './place.response.js';
+import type { CreatePlaceDto, ListPlacesQuery, UpdatePlaceDto } from './dto/place.dto.js';
+import type { PlaceResponse } from './dto/place.response.js';
 import type { PlaceResource, PlacesService } from './places.service.js';
 
 /** One kind of place as its routes present it. */
