@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DomainError } from '../common/errors/domain-error.js';
 import { ERRORS } from '../common/errors/error-catalogue.js';
 import { textProblem } from '../common/http/text-input.js';
-import { UsersRepository, type UserRow } from '../users/users.repository.js';
+import { UsersService, type UserRow } from '../users/users.service.js';
 import { LoginThrottle } from './login-throttle.service.js';
 import { PasswordService } from '../users/password.service.js';
 import { RevocationService } from './revocation.service.js';
@@ -17,7 +17,7 @@ export interface TokenPair {
 @Injectable()
 export class AuthService {
   constructor(
-    private readonly users: UsersRepository,
+    private readonly users: UsersService,
     private readonly passwords: PasswordService,
     private readonly tokens: TokenService,
     private readonly revocations: RevocationService,
@@ -31,7 +31,7 @@ export class AuthService {
   async login(email: string, password: string, ip: string): Promise<TokenPair & { user: UserRow }> {
     await this.throttle.begin(email, ip);
     // An e-mail that is not acceptable text (NUL, control characters) cannot belong to a user.
-    const user = textProblem(email) ? null : await this.users.findByEmailWithHash(email.trim());
+    const user = textProblem(email) ? null : await this.users.findForLogin(email.trim());
     const passwordOk = user
       ? await this.passwords.verify(user.password_hash, password)
       : await this.passwords.dummyVerify(password);
@@ -52,7 +52,7 @@ export class AuthService {
   async refresh(refreshToken: string | undefined): Promise<TokenPair> {
     const claims = refreshToken ? this.tokens.verify(refreshToken, 'refresh') : null;
     if (!claims) throw new DomainError(ERRORS.invalidRefreshToken);
-    const user = await this.users.findActiveById(Number(claims.sub));
+    const user = await this.users.findActive(Number(claims.sub));
     if (!user || !issuedAfterEpoch(claims, user.tokens_valid_after_us))
       throw new DomainError(ERRORS.invalidRefreshToken);
     if (!(await this.revocations.revokeOnce(claims.jti, expiry(claims)))) {

@@ -11,7 +11,15 @@ import type { CreateUserDto, UpdateMeDto, UpdateUserDto } from './dto/user.dto.j
 import { toUserResponse, type UserResponse } from './dto/user.response.js';
 import { Cached } from '../common/http/cache-header.interceptor.js';
 import { toCachedJson } from '../infrastructure/cache/tiered-cache.js';
-import { EmailTakenError, UsersRepository, type UserPatch, type UserRow } from './users.repository.js';
+import {
+  EmailTakenError,
+  UsersRepository,
+  type ActiveUserRow,
+  type UserPatch,
+  type UserRow,
+} from './users.repository.js';
+
+export type { ActiveUserRow, UserRow } from './users.repository.js';
 
 /**
  * User management. The guard reads the user row through the in-process cache tier, which every
@@ -128,6 +136,31 @@ export class UsersService {
       passwordHash,
     });
     return this.changed(userId, toUserResponse(this.found(row)));
+  }
+
+  /** For login: the user with this e-mail (case-insensitive) and its password hash, active or not. */
+  findForLogin(email: string): Promise<(UserRow & { password_hash: string }) | null> {
+    return this.users.findByEmailWithHash(email);
+  }
+
+  /** The active user with its token epoch, read from the database (not the in-process tier). */
+  findActive(id: number): Promise<ActiveUserRow | null> {
+    return this.users.findActiveById(id);
+  }
+
+  count(): Promise<number> {
+    return this.users.count();
+  }
+
+  /** The bootstrap admin of an empty database (first start); EmailTakenError if the e-mail is taken. */
+  async createFirstAdmin(email: string, password: string): Promise<UserRow> {
+    return this.users.insert({
+      name: 'Administrator',
+      email,
+      passwordHash: await this.passwords.hash(password),
+      roles: ['admin'],
+      clientList: [],
+    });
   }
 
   /** After the write committed: this instance drops its copy of the row at once (the trigger tells the others). */
