@@ -8,13 +8,13 @@ import type { Page } from '../common/http/pagination.js';
 import { IdParam } from '../common/http/parse-id.pipe.js';
 import { DeliveryLocationTrackersQuery, LocationTrackersQuery } from './dto/list-trackers.query.js';
 import { TrackerResponse } from './dto/tracker.response.js';
-import { TrackersService } from './trackers.service.js';
+import { TrackerListsService } from './tracker-lists.service.js';
 
 /** Trackers seen from a location: visible trackers only, each with its latest location. */
 @Controller()
 @Access('admin', 'user')
 export class LocationTrackersController {
-  constructor(private readonly trackers: TrackersService) {}
+  constructor(private readonly trackers: TrackerListsService) {}
 
   @NestedList(
     'storage-locations/:id/trackers',

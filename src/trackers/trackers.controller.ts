@@ -31,6 +31,8 @@ import {
   TrackerResponse,
 } from './dto/tracker.response.js';
 import { TrackerImportService } from './tracker-import.service.js';
+import { TrackerListsService } from './tracker-lists.service.js';
+import { TrackerStatusEntriesService } from './tracker-status-entries.service.js';
 import { TrackersService } from './trackers.service.js';
 
 const CACHE_HEADER = {
@@ -49,6 +51,8 @@ const CACHE_HEADER = {
 export class TrackersController {
   constructor(
     private readonly trackers: TrackersService,
+    private readonly lists: TrackerListsService,
+    private readonly statusEntries: TrackerStatusEntriesService,
     private readonly importer: TrackerImportService,
   ) {}
 
@@ -59,7 +63,7 @@ export class TrackersController {
   @ApiErrors({ ...ERRORS.validationFailed, summary: 'Bad filter, sort_by/sort_order or pagination value' })
   @UseInterceptors(CacheHeaderInterceptor)
   list(@CurrentScope() scope: AccessScope, @Query() query: ListTrackersQuery): Promise<Cached<Page<TrackerResponse>>> {
-    return this.trackers.list(scope, query);
+    return this.lists.list(scope, query);
   }
 
   @Get('status-counts')
@@ -71,7 +75,7 @@ export class TrackersController {
     @CurrentScope() scope: AccessScope,
     @Query() query: StatusCountsQuery,
   ): Promise<Cached<StatusCountsResponse>> {
-    return this.trackers.statusCounts(scope, query.production_run_id);
+    return this.lists.statusCounts(scope, query.production_run_id);
   }
 
   @Post('import-csv')
@@ -171,7 +175,7 @@ export class TrackersController {
   @ApiOkResponse({ type: [StatusEntryResponse] })
   @ApiErrors(ERRORS.trackerNotFound)
   statusHistory(@CurrentScope() scope: AccessScope, @IdParam() id: number): Promise<StatusEntryResponse[]> {
-    return this.trackers.statusHistory(scope, id);
+    return this.statusEntries.statusHistory(scope, id);
   }
 
   @Post(':id/status')
@@ -193,6 +197,6 @@ export class TrackersController {
     @IdParam() id: number,
     @Body() dto: CreateStatusEntryDto,
   ): Promise<StatusEntryResponse> {
-    return this.trackers.addStatusEntry(scope, id, dto);
+    return this.statusEntries.addStatusEntry(scope, id, dto);
   }
 }
