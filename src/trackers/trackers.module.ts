@@ -12,11 +12,13 @@ import { TrackerStatusRepository } from './tracker-status.repository.js';
 import { TrackersController } from './trackers.controller.js';
 import { TrackersRepository } from './trackers.repository.js';
 import { TrackersService } from './trackers.service.js';
+import { TrackersHealth } from './trackers.health.js';
 
 @Module({
   imports: [LocationsModule],
   controllers: [TrackersController, LocationTrackersController],
   providers: [
+    TrackersHealth,
     TrackersRepository,
     TrackerStatusRepository,
     TrackerReferencesRepository,
