@@ -4,6 +4,8 @@ import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { ERRORS } from '../common/errors/error-catalogue.js';
+import { ANALYTICS_ERRORS } from './analytics.errors.js';
+import { PRODUCTION_RUN_ERRORS } from '../production-runs/production-runs.errors.js';
 import { isDatabaseUnavailable } from '../common/errors/http-exception.filter.js';
 import { isoUtc } from '../common/http/timestamps.js';
 import { CacheService } from '../infrastructure/cache/cache.service.js';
@@ -45,7 +47,7 @@ export function toAnalyticsError(error: unknown, logger?: Logger): unknown {
     (error as { driverError?: { code?: string } })?.driverError?.code;
   if (code === '57014') return new DomainError(ERRORS.unavailable);
   logger?.error({ err: error }, 'analytics calculation failed');
-  return new DomainError(ERRORS.analyticsFailed);
+  return new DomainError(ANALYTICS_ERRORS.analyticsFailed);
 }
 
 /**
@@ -79,7 +81,7 @@ export class AnalyticsService {
       // The usual statement timeout (503 when exceeded): each cursor fetch is timed on its own, so it
       // bounds the statement's work, not the time a client takes to read.
       const source = await this.repository.openJson(scope, runId, asOf ?? new Date(), this.config.dbStatementTimeoutMs);
-      if (!source) throw new DomainError(ERRORS.productionRunNotFound);
+      if (!source) throw new DomainError(PRODUCTION_RUN_ERRORS.productionRunNotFound);
       const streamed = await analyticsJsonStream(source, {
         header: runHeaderJson(source.run),
         keepMaxLength: this.config.analyticsCacheMaxBytes,
@@ -115,7 +117,7 @@ export class AnalyticsService {
     const generatedAt = new Date();
     const source = await this.calculating(async () => {
       const opened = await this.repository.openExport(scope, runId, asOf ?? generatedAt, EXPORT_STATEMENT_TIMEOUT_MS);
-      if (!opened) throw new DomainError(ERRORS.productionRunNotFound);
+      if (!opened) throw new DomainError(PRODUCTION_RUN_ERRORS.productionRunNotFound);
       return opened;
     });
     return analyticsCsvFile(source, { ...options, generatedAt });
@@ -132,7 +134,7 @@ export class AnalyticsService {
 
   private async requireRun(scope: AccessScope, runId: number): Promise<AnalyticsRunRow> {
     const run = await this.repository.findRun(scope, runId);
-    if (!run) throw new DomainError(ERRORS.productionRunNotFound);
+    if (!run) throw new DomainError(PRODUCTION_RUN_ERRORS.productionRunNotFound);
     return run;
   }
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../common/errors/domain-error.js';
-import { ERRORS } from '../common/errors/error-catalogue.js';
+import { AUTH_LOGIN_ERRORS } from './auth.errors.js';
 import { textProblem } from '../common/http/text-input.js';
 import { UsersService, type UserRow } from '../users/users.service.js';
 import { LoginThrottle } from './login-throttle.service.js';
@@ -37,7 +37,7 @@ export class AuthService {
       : await this.passwords.dummyVerify(password);
     if (!user || !passwordOk || !user.is_active) {
       await this.throttle.failed(ip);
-      throw new DomainError(ERRORS.incorrectLogin);
+      throw new DomainError(AUTH_LOGIN_ERRORS.incorrectLogin);
     }
     await this.throttle.succeeded(email, ip);
     const { password_hash: _hash, ...row } = user;
@@ -51,12 +51,12 @@ export class AuthService {
    */
   async refresh(refreshToken: string | undefined): Promise<TokenPair> {
     const claims = refreshToken ? this.tokens.verify(refreshToken, 'refresh') : null;
-    if (!claims) throw new DomainError(ERRORS.invalidRefreshToken);
+    if (!claims) throw new DomainError(AUTH_LOGIN_ERRORS.invalidRefreshToken);
     const user = await this.users.findActive(Number(claims.sub));
     if (!user || !issuedAfterEpoch(claims, user.tokens_valid_after_us))
-      throw new DomainError(ERRORS.invalidRefreshToken);
+      throw new DomainError(AUTH_LOGIN_ERRORS.invalidRefreshToken);
     if (!(await this.revocations.revokeOnce(claims.jti, expiry(claims)))) {
-      throw new DomainError(ERRORS.invalidRefreshToken);
+      throw new DomainError(AUTH_LOGIN_ERRORS.invalidRefreshToken);
     }
     return this.issuePair(user.id);
   }

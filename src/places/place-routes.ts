@@ -1,5 +1,6 @@
 import type { Type } from '@nestjs/common';
 import { ERRORS } from '../common/errors/error-catalogue.js';
+import { PLACE_ERRORS } from './places.errors.js';
 import { crudController } from '../common/http/crud.controller.js';
 import type { CreatePlaceDto, ListPlacesQuery, UpdatePlaceDto } from './dto/place.dto.js';
 import type { PlaceResponse } from './dto/place.response.js';
@@ -29,7 +30,8 @@ export interface PlaceKind {
 export function placesController(kind: PlaceKind): Type<object> {
   const { resource } = kind;
   const name = resource.toLowerCase();
-  const notFound = resource === 'Storage location' ? ERRORS.storageLocationNotFound : ERRORS.deliveryLocationNotFound;
+  const notFound =
+    resource === 'Storage location' ? PLACE_ERRORS.storageLocationNotFound : PLACE_ERRORS.deliveryLocationNotFound;
   return crudController({
     path: kind.path,
     service: kind.service,

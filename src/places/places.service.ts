@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError, found } from '../common/errors/domain-error.js';
 import { ERRORS } from '../common/errors/error-catalogue.js';
+import { PLACE_ERRORS } from './places.errors.js';
 import { toPage, type Page } from '../common/http/pagination.js';
 import { CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
 import { Db } from '../infrastructure/database/db.js';
@@ -63,7 +64,9 @@ export class PlacesService {
   }
 
   private get notFound() {
-    return this.resource === 'Storage location' ? ERRORS.storageLocationNotFound : ERRORS.deliveryLocationNotFound;
+    return this.resource === 'Storage location'
+      ? PLACE_ERRORS.storageLocationNotFound
+      : PLACE_ERRORS.deliveryLocationNotFound;
   }
 }
 

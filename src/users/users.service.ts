@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../common/errors/domain-error.js';
-import { ERRORS } from '../common/errors/error-catalogue.js';
+import { USER_ERRORS } from './users.errors.js';
 import { PasswordService } from './password.service.js';
 import { RequestValidationException } from '../common/errors/validation.exception.js';
 import { toPage, type Page } from '../common/http/pagination.js';
@@ -91,7 +91,7 @@ export class UsersService {
         await this.users.lockAdminChanges();
         const current = this.found(await this.users.findById(id));
         if (isActiveAdmin(current) && !(await this.users.otherActiveAdminExists(id))) {
-          throw new DomainError(ERRORS.lastAdmin);
+          throw new DomainError(USER_ERRORS.lastAdmin);
         }
         return toUserResponse(this.found(await this.mapEmailTaken(() => this.users.update(id, patch))));
       }),
@@ -105,7 +105,7 @@ export class UsersService {
         await this.users.lockAdminChanges();
         const current = this.found(await this.users.findById(id));
         if (isActiveAdmin(current) && !(await this.users.otherActiveAdminExists(id))) {
-          throw new DomainError(ERRORS.lastAdmin);
+          throw new DomainError(USER_ERRORS.lastAdmin);
         }
         return toUserResponse(this.found(await this.users.delete(id)));
       }),
@@ -125,7 +125,7 @@ export class UsersService {
       }
       const currentHash = this.found(await this.users.findPasswordHash(userId));
       if (!(await this.passwords.verify(currentHash, dto.current_password))) {
-        throw new DomainError(ERRORS.currentPasswordIncorrect);
+        throw new DomainError(USER_ERRORS.currentPasswordIncorrect);
       }
       passwordHash = await this.passwords.hash(dto.password);
     }
@@ -179,7 +179,7 @@ export class UsersService {
   }
 
   private found<T>(value: T | null): T {
-    if (value === null) throw new DomainError(ERRORS.userNotFound);
+    if (value === null) throw new DomainError(USER_ERRORS.userNotFound);
     return value;
   }
 
@@ -187,7 +187,7 @@ export class UsersService {
     try {
       return await operation();
     } catch (error) {
-      if (error instanceof EmailTakenError) throw new DomainError(ERRORS.emailTaken);
+      if (error instanceof EmailTakenError) throw new DomainError(USER_ERRORS.emailTaken);
       throw error;
     }
   }
