@@ -6,7 +6,7 @@ import { DomainError } from '../common/errors/domain-error.js';
 import { ERRORS } from '../common/errors/error-catalogue.js';
 import { ANALYTICS_ERRORS } from './analytics.errors.js';
 import { PRODUCTION_RUN_ERRORS } from '../production-runs/production-runs.errors.js';
-import { isDatabaseUnavailable } from '../common/errors/http-exception.filter.js';
+import { isDatabaseUnavailable, isStatementTimeout } from '../infrastructure/database/sql-state.js';
 import { isoUtc } from '../common/http/timestamps.js';
 import { CacheService } from '../infrastructure/cache/cache.service.js';
 import { NOW_RESULT_TTL_SECONDS } from './analytics-cache.js';
@@ -42,10 +42,7 @@ type ResultKind = 'full-bytes' | 'aggregates';
 export function toAnalyticsError(error: unknown, logger?: Logger): unknown {
   if (error instanceof HttpException || error instanceof DomainError) return error;
   if (isDatabaseUnavailable(error)) return error;
-  const code =
-    (error as { code?: string; driverError?: { code?: string } } | null)?.code ??
-    (error as { driverError?: { code?: string } })?.driverError?.code;
-  if (code === '57014') return new DomainError(ERRORS.unavailable);
+  if (isStatementTimeout(error)) return new DomainError(ERRORS.unavailable);
   logger?.error({ err: error }, 'analytics calculation failed');
   return new DomainError(ANALYTICS_ERRORS.analyticsFailed);
 }

@@ -11,7 +11,7 @@ import {
 import type { ImportTrackersQuery } from './dto/list-trackers.query.js';
 import type { ImportDuplicate, ImportResultResponse } from './dto/tracker.response.js';
 import { Db } from '../infrastructure/database/db.js';
-import { isUniqueViolation } from '../infrastructure/database/unique-violation.js';
+import { isUniqueViolation } from '../infrastructure/database/sql-state.js';
 import { pairKey, TrackerBulkRepository } from './tracker-bulk.repository.js';
 import { TrackerReferencesRepository } from './tracker-references.repository.js';
 import { CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';

@@ -4,7 +4,7 @@ import { RequestValidationException } from '../common/errors/validation.exceptio
 import { isTooFarInFuture } from '../common/http/iso-timestamp.js';
 import { CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
 import { Db } from '../infrastructure/database/db.js';
-import { isUniqueViolation } from '../infrastructure/database/unique-violation.js';
+import { isUniqueViolation } from '../infrastructure/database/sql-state.js';
 import { LocationHistoryService } from '../locations/location-history.service.js';
 import type { TrackerStatus } from './entities/tracker-status.js';
 import type { CreateTrackerDto, UpdateTrackerDto } from './dto/tracker.dto.js';
