@@ -20,7 +20,7 @@ import {
 } from './dto/analytics.response.js';
 
 /** A client that accepts no data for this long is treated as gone (a streamed answer pins a DB connection). */
-export const STREAM_STALL_TIMEOUT_MS = 60_000;
+const STREAM_STALL_TIMEOUT_MS = 60_000;
 
 /** Errors shared by the four analytics routes. */
 function AnalyticsErrors(): MethodDecorator {

@@ -29,7 +29,7 @@ const EXPORT_STATEMENT_TIMEOUT_MS = 15 * 60_000;
  * The JSON result: from the cache as bytes (the run header, fresh, and the cached computed part),
  * or computed and streamed from the database.
  */
-export type AnalyticsJson = { cached: [header: Buffer, computed: Buffer] } | { streamed: Readable };
+type AnalyticsJson = { cached: [header: Buffer, computed: Buffer] } | { streamed: Readable };
 
 /** What a cache entry holds (part of its key): the serialized full result or the aggregate sections. */
 type ResultKind = 'full-bytes' | 'aggregates';

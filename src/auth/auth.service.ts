@@ -8,7 +8,7 @@ import { PasswordService } from '../users/password.service.js';
 import { RevocationService } from './revocation.service.js';
 import { issuedAfterEpoch, TokenService, type IssuedToken, type TokenClaims } from './token.service.js';
 
-export interface TokenPair {
+interface TokenPair {
   access: IssuedToken;
   refresh: IssuedToken;
 }

@@ -4,7 +4,7 @@ import { DomainError } from '../common/errors/domain-error.js';
 import { AUTH_LOGIN_ERRORS } from './auth.errors.js';
 import { CacheService } from '../infrastructure/cache/cache.service.js';
 
-export const LOGIN_WINDOW_SECONDS = 15 * 60;
+const LOGIN_WINDOW_SECONDS = 15 * 60;
 export const MAX_FAILURES_PER_EMAIL = 5;
 export const MAX_FAILURES_PER_IP = 20;
 
@@ -97,7 +97,7 @@ export class LoginThrottle {
   }
 }
 
-export function normalizeEmail(email: string): string {
+function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 

@@ -12,7 +12,7 @@ import {
 import { Db, sql } from '../infrastructure/database/db.js';
 
 /** Reports waiting longer than this for their geofence replay fail check_geofence_processing. */
-export const GEOFENCE_MAX_WAIT_SECONDS = 60;
+const GEOFENCE_MAX_WAIT_SECONDS = 60;
 /** Queued geofence marks (tracker × row) check_geofence_processing reads at most, oldest first. */
 export const GEOFENCE_BACKLOG_SCAN = 100_000;
 

@@ -17,7 +17,7 @@ import { INVALID_FILE_TYPE_ERROR } from './image-types.js';
 import { ImagesRepository, type ImageRow } from './images.repository.js';
 import { ImageStorage } from './storage/image-storage.js';
 
-export interface ImageUpload {
+interface ImageUpload {
   /** The upload as a temporary file in the storage's directory; moved into place when accepted. */
   path: string;
   size: number;
@@ -26,7 +26,7 @@ export interface ImageUpload {
 }
 
 /** What the public bytes route needs to answer, before any byte is read. */
-export interface ServableImage {
+interface ServableImage {
   storageFilename: string;
   mimeType: string;
   size: number;

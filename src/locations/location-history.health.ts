@@ -14,17 +14,17 @@ import { Db, sql } from '../infrastructure/database/db.js';
 /** Newest raw reports compared with their bucket rows: fixed, whatever the number of reports. */
 export const FRESHNESS_SAMPLE_REPORTS = 500;
 
-export const HISTORY_RELATIONS = ['location_history_hourly', 'location_history_daily', 'location_history'] as const;
-export type HistoryRelation = (typeof HISTORY_RELATIONS)[number];
+const HISTORY_RELATIONS = ['location_history_hourly', 'location_history_daily', 'location_history'] as const;
+type HistoryRelation = (typeof HISTORY_RELATIONS)[number];
 
-export interface PolicyRow {
+interface PolicyRow {
   hourly_bucket_key: boolean;
   daily_bucket_key: boolean;
   report_dedup_key: boolean;
   history_cutoff_function: boolean;
 }
 
-export interface FreshnessRow {
+interface FreshnessRow {
   sampled_reports: number;
   eligible_reports: number;
   stale_hourly: number;

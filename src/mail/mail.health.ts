@@ -12,7 +12,7 @@ import {
 import { Db, sql } from '../infrastructure/database/db.js';
 
 /** E-mails still unsent this long after their window ended fail check_notification_delivery. */
-export const MAIL_MAX_DELAY_SECONDS = 15 * 60;
+const MAIL_MAX_DELAY_SECONDS = 15 * 60;
 
 interface MailBacklogRow {
   queued: number;

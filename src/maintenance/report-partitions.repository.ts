@@ -4,7 +4,7 @@ import { isLockNotAvailable } from '../infrastructure/database/sql-state.js';
 import { raw, sql, type Sql } from '../infrastructure/database/db.js';
 
 /** One partition of location_reports; `from`/`to` are null for the default partition. */
-export interface ReportPartition {
+interface ReportPartition {
   name: string;
   isDefault: boolean;
   from: Date | null;

@@ -7,7 +7,7 @@ import type { PlaceResponse } from './dto/place.response.js';
 import type { PlaceResource, PlacesService } from './places.service.js';
 
 /** One kind of place as its routes present it. */
-export interface PlaceKind {
+interface PlaceKind {
   /** Route prefix and OpenAPI tag, e.g. 'storage-locations'. */
   path: string;
   /** Names the kind in summaries and details: 'Storage location'. */

@@ -5,7 +5,7 @@ import type { Tables } from '../infrastructure/database/schema.js';
 /** Storage and delivery locations have the same columns. */
 export type PlaceRow = Tables['storage_locations'];
 
-export interface PlaceChanges {
+interface PlaceChanges {
   name?: string;
   address?: string | null;
   latitude?: number | null;
@@ -15,7 +15,7 @@ export interface PlaceChanges {
 }
 
 /** A table whose foreign key points at the place table, named for the 409 detail. */
-export interface PlaceReference {
+interface PlaceReference {
   /** e.g. "trackers" in "Storage location is still referenced by trackers". */
   what: string;
   table: 'trackers' | 'tracker_status_history' | 'geofence_visits';
@@ -33,7 +33,7 @@ const REFERENCED_BY: readonly PlaceReference[] = [
 ];
 
 /** A location's geofence radius when its create body names none. */
-export const DEFAULT_RADIUS_M = 250;
+const DEFAULT_RADIUS_M = 250;
 
 /**
  * SQL for a location table (storage_locations or delivery_locations; same columns).

@@ -5,7 +5,7 @@ import { APP_CONFIG } from '../common/config/config.module.js';
 import { UsersService } from '../users/users.service.js';
 import { DemoDataService } from './demo-data.service.js';
 
-export interface FirstStartResult {
+interface FirstStartResult {
   adminCreated: boolean;
   adminEmail: string;
   /** Only when generated: shown once, never stored in clear. */

@@ -30,6 +30,6 @@ import { TrackersHealth } from './trackers.health.js';
     TrackerImportService,
     CsvUploadInterceptor,
   ],
-  exports: [TrackersService, TrackerListsService, TrackerBulkService],
+  exports: [TrackerBulkService],
 })
 export class TrackersModule {}

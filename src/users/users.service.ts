@@ -19,7 +19,7 @@ import {
   type UserRow,
 } from './users.repository.js';
 
-export type { ActiveUserRow, UserRow } from './users.repository.js';
+export type { UserRow } from './users.repository.js';
 
 /**
  * User management. The guard reads the user row through the in-process cache tier, which every

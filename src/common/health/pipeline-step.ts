@@ -32,7 +32,7 @@ export function stepOutcome(details: Record<string, unknown>, issues: string[] =
 }
 
 /** Longest any single step query may run; a slow step fails instead of holding a connection. */
-export const STEP_STATEMENT_TIMEOUT_MS = 5000;
+const STEP_STATEMENT_TIMEOUT_MS = 5000;
 
 /**
  * Runs one step in its own read-only transaction with a statement timeout, so one slow step cannot

@@ -10,7 +10,7 @@ import { Db, sql } from '../../infrastructure/database/db.js';
  */
 
 /** Tables the service cannot work without (the location_history view is checked separately). */
-export const REQUIRED_TABLES = [
+const REQUIRED_TABLES = [
   'users',
   'revoked_tokens',
   'clients',

@@ -15,9 +15,9 @@ import { parseLsn, PrimaryWalSamples } from './replica-lag.js';
  * - lagging: behind by more than READ_REPLICA_MAX_LAG_MS, or by an unknown amount;
  * - available: serves lag-tolerant reads.
  */
-export type ReplicaStatus = 'starting' | 'available' | 'lagging' | 'down' | 'not_replica';
+type ReplicaStatus = 'starting' | 'available' | 'lagging' | 'down' | 'not_replica';
 
-export interface ReplicaState {
+interface ReplicaState {
   name: string;
   /** host:port/database, never the credentials. */
   address: string;
@@ -33,7 +33,7 @@ export interface ReplicaState {
 const SAMPLE_HORIZON_MS = 60_000;
 
 /** Longest a lag measurement may take (connect or query) before the replica counts as down. */
-export function probeTimeoutMs(config: AppConfig): number {
+function probeTimeoutMs(config: AppConfig): number {
   return Math.min(2000, Math.max(500, config.readReplicaCheckIntervalMs * 2));
 }
 

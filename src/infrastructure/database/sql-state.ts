@@ -19,7 +19,7 @@ function pgErrorOf(error: unknown): PgError | undefined {
 }
 
 /** The SQLSTATE (or the socket error code) of an error, if it has one. */
-export function sqlStateOf(error: unknown): string | undefined {
+function sqlStateOf(error: unknown): string | undefined {
   const code = pgErrorOf(error)?.code;
   return typeof code === 'string' ? code : undefined;
 }
