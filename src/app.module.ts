@@ -7,7 +7,6 @@ import { ClientsModule } from './clients/clients.module.js';
 import type { AppConfig } from './common/config/app-config.js';
 import { AppConfigModule } from './common/config/config.module.js';
 import { HttpExceptionFilter } from './common/errors/http-exception.filter.js';
-import { DeliveryLocationsModule } from './delivery-locations/delivery-locations.module.js';
 import { GeofencesModule } from './geofences/geofences.module.js';
 import { HealthModule } from './health/health.module.js';
 import { ImagesModule } from './images/images.module.js';
@@ -21,7 +20,7 @@ import { MetricsModule } from './metrics/metrics.module.js';
 import { NotificationsModule } from './notifications/notifications.module.js';
 import { ProductionRunsModule } from './production-runs/production-runs.module.js';
 import { SeedModule } from './seed/seed.module.js';
-import { StorageLocationsModule } from './storage-locations/storage-locations.module.js';
+import { PlacesModule } from './places/places.module.js';
 import { TrackersModule } from './trackers/trackers.module.js';
 import { UsersModule } from './users/users.module.js';
 
@@ -41,8 +40,7 @@ export class AppModule {
         ClientsModule,
         BrandsModule,
         ProductionRunsModule,
-        StorageLocationsModule,
-        DeliveryLocationsModule,
+        PlacesModule,
         TrackersModule,
         LocationsModule,
         GeofencesModule,

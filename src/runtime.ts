@@ -6,7 +6,7 @@ import { EMBEDDED_DATABASE_NAME } from './infrastructure/database/database.const
 import { ensureWritableDir } from './infrastructure/database/embedded-postgres-placement.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './infrastructure/database/embedded-postgres.js';
 
-export interface Runtime {
+interface Runtime {
   config: AppConfig;
   embedded: EmbeddedDatabase | null;
 }

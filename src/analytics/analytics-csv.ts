@@ -16,7 +16,7 @@ import {
 
 /** The analytics CSV layout (docs/api.md), as pure functions of the rows (the writer streams them). */
 
-export const TRACKER_ANALYTICS_HEADER = [
+const TRACKER_ANALYTICS_HEADER = [
   'Tracker Name',
   'Tracker ID',
   'Current Status',
@@ -29,7 +29,7 @@ export const TRACKER_ANALYTICS_HEADER = [
   'Total Storage Duration (days)',
 ] as const;
 
-export const DELIVERY_PERFORMANCE_HEADER = [
+const DELIVERY_PERFORMANCE_HEADER = [
   'Location Name',
   'Tracker Count',
   'Average Duration (days)',

@@ -11,7 +11,7 @@ import {
 } from './analytics-csv.js';
 
 /** Rows fetched from the cursor per round trip, and written to the socket per chunk. */
-export const CSV_BATCH_SIZE = 2000;
+const CSV_BATCH_SIZE = 2000;
 
 export interface AnalyticsCsvOptions {
   includeAggregateSummary: boolean;

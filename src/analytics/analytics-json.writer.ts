@@ -8,7 +8,7 @@ import type { AggregatesRow, AnalyticsExport, TrackerJsonItem } from './analytic
  */
 export const JSON_BATCH_TRACKERS = 1000;
 
-export interface AnalyticsJsonOptions {
+interface AnalyticsJsonOptions {
   /** The body up to the computed part: `{"production_run_id":…,` (fresh per request). */
   header: string;
   /** The longest computed part (in bytes) handed to `keep`; longer ones are not collected. */
@@ -22,11 +22,11 @@ export interface AnalyticsJsonOptions {
  * ProductionRunAnalyticsResponse: the count, the tracker list as the SQL wrote it, then the
  * aggregate sections. The same text whether streamed or cached.
  */
-export function computedStart(totalTrackers: number): string {
+function computedStart(totalTrackers: number): string {
   return `"total_trackers":${totalTrackers},"tracker_analytics":[`;
 }
 
-export function computedEnd(aggregates: AggregatesRow): string {
+function computedEnd(aggregates: AggregatesRow): string {
   return `],${JSON.stringify(toAggregateSections(aggregates)).slice(1)}`;
 }
 

@@ -8,6 +8,8 @@ import { CurrentScope } from '../common/auth/current-user.decorator.js';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { ApiErrors } from '../common/errors/api-errors.decorator.js';
 import { ERRORS } from '../common/errors/error-catalogue.js';
+import { ANALYTICS_ERRORS } from './analytics.errors.js';
+import { PRODUCTION_RUN_ERRORS } from '../production-runs/production-runs.errors.js';
 import { IdParam } from '../common/http/parse-id.pipe.js';
 import { AnalyticsService } from './analytics.service.js';
 import { AnalyticsCsvQuery, AnalyticsQuery } from './dto/analytics.query.js';
@@ -18,14 +20,14 @@ import {
 } from './dto/analytics.response.js';
 
 /** A client that accepts no data for this long is treated as gone (a streamed answer pins a DB connection). */
-export const STREAM_STALL_TIMEOUT_MS = 60_000;
+const STREAM_STALL_TIMEOUT_MS = 60_000;
 
 /** Errors shared by the four analytics routes. */
 function AnalyticsErrors(): MethodDecorator {
   return ApiErrors(
-    ERRORS.productionRunNotFound,
+    PRODUCTION_RUN_ERRORS.productionRunNotFound,
     { ...ERRORS.validationFailed, summary: 'Bad id, `as_of` or other query parameter' },
-    ERRORS.analyticsFailed,
+    ANALYTICS_ERRORS.analyticsFailed,
     { ...ERRORS.unavailable, summary: 'Database unavailable or a statement timeout' },
   );
 }

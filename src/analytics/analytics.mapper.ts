@@ -38,7 +38,7 @@ export function toDeliveryPerformanceResponse(row: DeliveryPerformanceRow): Deli
   };
 }
 
-export function toStoragePerformanceResponse(row: StoragePerformanceRow): StorageLocationPerformanceResponse {
+function toStoragePerformanceResponse(row: StoragePerformanceRow): StorageLocationPerformanceResponse {
   return {
     storage_location_id: row.storage_location_id,
     location_name: row.location_name,

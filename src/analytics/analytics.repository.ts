@@ -22,19 +22,6 @@ export interface AnalyticsRunRow {
   end_date: Date | null;
 }
 
-/** One tracker's figures, rounded by the SQL (2 decimals): the CSV export's rows. */
-export interface TrackerAnalyticsRow {
-  tracker_id: number;
-  tracker_name: string;
-  total_journey_duration_days: number;
-  delivery_location_name: string;
-  delivery_location_duration_days: number;
-  delivery_location_duration_hours: number;
-  current_status: string;
-  storage_visit_count: number;
-  total_storage_duration_days: number;
-}
-
 export interface DeliveryPerformanceRow {
   location_name: string;
   tracker_count: number;
@@ -64,7 +51,8 @@ export interface AggregatesRow {
 }
 
 /**
- * A TrackerAnalyticsRow as the export's cursor returns it (an array, no per-row object): tracker_id,
+ * One tracker's figures (rounded by the SQL, 2 decimals) as the export's cursor returns them (an
+ * array, no per-row object): tracker_id,
  * tracker_name, total_journey_duration_days, delivery_location_name,
  * delivery_location_duration_days, delivery_location_duration_hours, current_status,
  * storage_visit_count, total_storage_duration_days.

@@ -4,7 +4,9 @@ import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { ERRORS } from '../common/errors/error-catalogue.js';
-import { isDatabaseUnavailable } from '../common/errors/http-exception.filter.js';
+import { ANALYTICS_ERRORS } from './analytics.errors.js';
+import { PRODUCTION_RUN_ERRORS } from '../production-runs/production-runs.errors.js';
+import { isDatabaseUnavailable, isStatementTimeout } from '../infrastructure/database/sql-state.js';
 import { isoUtc } from '../common/http/timestamps.js';
 import { CacheService } from '../infrastructure/cache/cache.service.js';
 import { NOW_RESULT_TTL_SECONDS } from './analytics-cache.js';
@@ -27,7 +29,7 @@ const EXPORT_STATEMENT_TIMEOUT_MS = 15 * 60_000;
  * The JSON result: from the cache as bytes (the run header, fresh, and the cached computed part),
  * or computed and streamed from the database.
  */
-export type AnalyticsJson = { cached: [header: Buffer, computed: Buffer] } | { streamed: Readable };
+type AnalyticsJson = { cached: [header: Buffer, computed: Buffer] } | { streamed: Readable };
 
 /** What a cache entry holds (part of its key): the serialized full result or the aggregate sections. */
 type ResultKind = 'full-bytes' | 'aggregates';
@@ -40,12 +42,9 @@ type ResultKind = 'full-bytes' | 'aggregates';
 export function toAnalyticsError(error: unknown, logger?: Logger): unknown {
   if (error instanceof HttpException || error instanceof DomainError) return error;
   if (isDatabaseUnavailable(error)) return error;
-  const code =
-    (error as { code?: string; driverError?: { code?: string } } | null)?.code ??
-    (error as { driverError?: { code?: string } })?.driverError?.code;
-  if (code === '57014') return new DomainError(ERRORS.unavailable);
+  if (isStatementTimeout(error)) return new DomainError(ERRORS.unavailable);
   logger?.error({ err: error }, 'analytics calculation failed');
-  return new DomainError(ERRORS.analyticsFailed);
+  return new DomainError(ANALYTICS_ERRORS.analyticsFailed);
 }
 
 /**
@@ -79,7 +78,7 @@ export class AnalyticsService {
       // The usual statement timeout (503 when exceeded): each cursor fetch is timed on its own, so it
       // bounds the statement's work, not the time a client takes to read.
       const source = await this.repository.openJson(scope, runId, asOf ?? new Date(), this.config.dbStatementTimeoutMs);
-      if (!source) throw new DomainError(ERRORS.productionRunNotFound);
+      if (!source) throw new DomainError(PRODUCTION_RUN_ERRORS.productionRunNotFound);
       const streamed = await analyticsJsonStream(source, {
         header: runHeaderJson(source.run),
         keepMaxLength: this.config.analyticsCacheMaxBytes,
@@ -115,7 +114,7 @@ export class AnalyticsService {
     const generatedAt = new Date();
     const source = await this.calculating(async () => {
       const opened = await this.repository.openExport(scope, runId, asOf ?? generatedAt, EXPORT_STATEMENT_TIMEOUT_MS);
-      if (!opened) throw new DomainError(ERRORS.productionRunNotFound);
+      if (!opened) throw new DomainError(PRODUCTION_RUN_ERRORS.productionRunNotFound);
       return opened;
     });
     return analyticsCsvFile(source, { ...options, generatedAt });
@@ -132,7 +131,7 @@ export class AnalyticsService {
 
   private async requireRun(scope: AccessScope, runId: number): Promise<AnalyticsRunRow> {
     const run = await this.repository.findRun(scope, runId);
-    if (!run) throw new DomainError(ERRORS.productionRunNotFound);
+    if (!run) throw new DomainError(PRODUCTION_RUN_ERRORS.productionRunNotFound);
     return run;
   }
 

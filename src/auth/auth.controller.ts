@@ -7,6 +7,7 @@ import { bearerToken } from '../common/auth/bearer.js';
 import { ApiErrors } from '../common/errors/api-errors.decorator.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { ERRORS } from '../common/errors/error-catalogue.js';
+import { AUTH_LOGIN_ERRORS } from './auth.errors.js';
 import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
 import { toUserResponse } from '../users/dto/user.response.js';
@@ -39,7 +40,7 @@ export class AuthController {
     type: TokenResponse,
     description: 'Access token; the refresh token is set as the `refresh_token` cookie',
   })
-  @ApiErrors(ERRORS.incorrectLogin, ERRORS.tooManyLoginAttempts, {
+  @ApiErrors(AUTH_LOGIN_ERRORS.incorrectLogin, AUTH_LOGIN_ERRORS.tooManyLoginAttempts, {
     ...ERRORS.validationFailed,
     summary: 'username or password missing',
   })
@@ -58,7 +59,7 @@ export class AuthController {
   @HttpCode(200)
   @ApiOperation({ summary: 'JSON login; returns the user too and sets the refresh_token cookie' })
   @ApiOkResponse({ type: LoginJsonResponse })
-  @ApiErrors(ERRORS.incorrectLogin, ERRORS.tooManyLoginAttempts, {
+  @ApiErrors(AUTH_LOGIN_ERRORS.incorrectLogin, AUTH_LOGIN_ERRORS.tooManyLoginAttempts, {
     ...ERRORS.validationFailed,
     summary: 'email or password missing',
   })
@@ -79,7 +80,7 @@ export class AuthController {
     summary: 'Exchange a refresh token for a new pair (rotation: the old one is revoked); also sets the cookie',
   })
   @ApiOkResponse({ type: RefreshResponse })
-  @ApiErrors(ERRORS.invalidRefreshToken)
+  @ApiErrors(AUTH_LOGIN_ERRORS.invalidRefreshToken)
   async refresh(@Body() body: RefreshDto, @Res({ passthrough: true }) res: Response): Promise<RefreshResponse> {
     const pair = await this.auth.refresh(body.refresh_token);
     setRefreshCookie(res, pair.refresh.token, this.config);
@@ -93,10 +94,10 @@ export class AuthController {
       'New access token from the refresh_token cookie (sent by the browser; Path=/api/v1/auth); the cookie is rotated',
   })
   @ApiOkResponse({ type: TokenResponse })
-  @ApiErrors(ERRORS.refreshTokenMissing, ERRORS.invalidRefreshToken)
+  @ApiErrors(AUTH_LOGIN_ERRORS.refreshTokenMissing, AUTH_LOGIN_ERRORS.invalidRefreshToken)
   async refreshCookie(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<TokenResponse> {
     const token = cookie(req);
-    if (!token) throw new DomainError(ERRORS.refreshTokenMissing);
+    if (!token) throw new DomainError(AUTH_LOGIN_ERRORS.refreshTokenMissing);
     const pair = await this.auth.refresh(token);
     setRefreshCookie(res, pair.refresh.token, this.config);
     return { access_token: pair.access.token, token_type: 'bearer' };

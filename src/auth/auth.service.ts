@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../common/errors/domain-error.js';
-import { ERRORS } from '../common/errors/error-catalogue.js';
+import { AUTH_LOGIN_ERRORS } from './auth.errors.js';
 import { textProblem } from '../common/http/text-input.js';
-import { UsersRepository, type UserRow } from '../users/users.repository.js';
+import { UsersService, type UserRow } from '../users/users.service.js';
 import { LoginThrottle } from './login-throttle.service.js';
 import { PasswordService } from '../users/password.service.js';
 import { RevocationService } from './revocation.service.js';
 import { issuedAfterEpoch, TokenService, type IssuedToken, type TokenClaims } from './token.service.js';
 
-export interface TokenPair {
+interface TokenPair {
   access: IssuedToken;
   refresh: IssuedToken;
 }
@@ -17,7 +17,7 @@ export interface TokenPair {
 @Injectable()
 export class AuthService {
   constructor(
-    private readonly users: UsersRepository,
+    private readonly users: UsersService,
     private readonly passwords: PasswordService,
     private readonly tokens: TokenService,
     private readonly revocations: RevocationService,
@@ -31,13 +31,13 @@ export class AuthService {
   async login(email: string, password: string, ip: string): Promise<TokenPair & { user: UserRow }> {
     await this.throttle.begin(email, ip);
     // An e-mail that is not acceptable text (NUL, control characters) cannot belong to a user.
-    const user = textProblem(email) ? null : await this.users.findByEmailWithHash(email.trim());
+    const user = textProblem(email) ? null : await this.users.findForLogin(email.trim());
     const passwordOk = user
       ? await this.passwords.verify(user.password_hash, password)
       : await this.passwords.dummyVerify(password);
     if (!user || !passwordOk || !user.is_active) {
       await this.throttle.failed(ip);
-      throw new DomainError(ERRORS.incorrectLogin);
+      throw new DomainError(AUTH_LOGIN_ERRORS.incorrectLogin);
     }
     await this.throttle.succeeded(email, ip);
     const { password_hash: _hash, ...row } = user;
@@ -51,12 +51,12 @@ export class AuthService {
    */
   async refresh(refreshToken: string | undefined): Promise<TokenPair> {
     const claims = refreshToken ? this.tokens.verify(refreshToken, 'refresh') : null;
-    if (!claims) throw new DomainError(ERRORS.invalidRefreshToken);
-    const user = await this.users.findActiveById(Number(claims.sub));
+    if (!claims) throw new DomainError(AUTH_LOGIN_ERRORS.invalidRefreshToken);
+    const user = await this.users.findActive(Number(claims.sub));
     if (!user || !issuedAfterEpoch(claims, user.tokens_valid_after_us))
-      throw new DomainError(ERRORS.invalidRefreshToken);
+      throw new DomainError(AUTH_LOGIN_ERRORS.invalidRefreshToken);
     if (!(await this.revocations.revokeOnce(claims.jti, expiry(claims)))) {
-      throw new DomainError(ERRORS.invalidRefreshToken);
+      throw new DomainError(AUTH_LOGIN_ERRORS.invalidRefreshToken);
     }
     return this.issuePair(user.id);
   }

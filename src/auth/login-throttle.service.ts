@@ -1,17 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { DomainError } from '../common/errors/domain-error.js';
-import { ERRORS } from '../common/errors/error-catalogue.js';
+import { AUTH_LOGIN_ERRORS } from './auth.errors.js';
 import { CacheService } from '../infrastructure/cache/cache.service.js';
 
-export const LOGIN_WINDOW_SECONDS = 15 * 60;
+const LOGIN_WINDOW_SECONDS = 15 * 60;
 export const MAX_FAILURES_PER_EMAIL = 5;
 export const MAX_FAILURES_PER_IP = 20;
 
 /** 429 with the seconds until the window ends, sent as `Retry-After` (at least 1). */
 export class LoginThrottledException extends DomainError {
   constructor(readonly retryAfterSeconds: number) {
-    super(ERRORS.tooManyLoginAttempts, { headers: { 'Retry-After': String(Math.max(1, retryAfterSeconds)) } });
+    super(AUTH_LOGIN_ERRORS.tooManyLoginAttempts, {
+      headers: { 'Retry-After': String(Math.max(1, retryAfterSeconds)) },
+    });
   }
 }
 
@@ -95,7 +97,7 @@ export class LoginThrottle {
   }
 }
 
-export function normalizeEmail(email: string): string {
+function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 

@@ -6,7 +6,7 @@ import { preciseNowMicros } from '../common/time/precise-clock.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
 import { MAX_INT4 } from '../common/http/id-field.js';
 
-export type TokenType = 'access' | 'refresh';
+type TokenType = 'access' | 'refresh';
 
 export interface TokenClaims {
   sub: string;

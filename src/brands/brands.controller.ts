@@ -1,5 +1,6 @@
 import { crudController } from '../common/http/crud.controller.js';
 import { ERRORS } from '../common/errors/error-catalogue.js';
+import { BRAND_ERRORS } from './brands.errors.js';
 import { BrandsService } from './brands.service.js';
 import { CreateBrandDto, ListBrandsQuery, UpdateBrandDto } from './dto/brand.dto.js';
 import { BrandResponse } from './dto/brand.response.js';
@@ -14,18 +15,18 @@ export class BrandsController extends crudController({
   dto: { list: ListBrandsQuery, create: CreateBrandDto, update: UpdateBrandDto, response: BrandResponse },
   routes: {
     list: { summary: 'List visible brands (a user sees the brands of the clients in their client_list)' },
-    get: { summary: 'Get a brand', errors: [ERRORS.brandNotFound] },
+    get: { summary: 'Get a brand', errors: [BRAND_ERRORS.brandNotFound] },
     create: {
       summary: 'Create a brand (admin)',
-      errors: [ERRORS.brandExists(), ERRORS.validationFailed, UNKNOWN_CLIENT],
+      errors: [BRAND_ERRORS.brandExists(), ERRORS.validationFailed, UNKNOWN_CLIENT],
     },
     update: {
       summary: 'Update a brand (admin; partial body allowed; a new client_id moves its runs and trackers)',
-      errors: [ERRORS.brandNotFound, ERRORS.brandExists(), ERRORS.validationFailed, UNKNOWN_CLIENT],
+      errors: [BRAND_ERRORS.brandNotFound, BRAND_ERRORS.brandExists(), ERRORS.validationFailed, UNKNOWN_CLIENT],
     },
     delete: {
       summary: 'Delete a brand (admin); answers the deleted brand',
-      errors: [ERRORS.brandNotFound, ERRORS.stillReferencedBy('Brand', 'production runs')],
+      errors: [BRAND_ERRORS.brandNotFound, ERRORS.stillReferencedBy('Brand', 'production runs')],
     },
   },
 }) {}

@@ -6,6 +6,5 @@ import { BrandsService } from './brands.service.js';
 @Module({
   controllers: [BrandsController],
   providers: [BrandsRepository, BrandsService],
-  exports: [BrandsRepository],
 })
 export class BrandsModule {}

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { DomainError, found } from '../common/errors/domain-error.js';
 import { ERRORS } from '../common/errors/error-catalogue.js';
+import { BRAND_ERRORS } from './brands.errors.js';
 import { RequestValidationException } from '../common/errors/validation.exception.js';
 import { toPage, type Page } from '../common/http/pagination.js';
 import { CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
@@ -25,7 +26,7 @@ export class BrandsService {
   }
 
   async get(scope: AccessScope, id: number): Promise<BrandResponse> {
-    return toBrandResponse(found(await this.brands.findById(scope, id), ERRORS.brandNotFound));
+    return toBrandResponse(found(await this.brands.findById(scope, id), BRAND_ERRORS.brandNotFound));
   }
 
   async create(scope: AccessScope, body: CreateBrandDto): Promise<BrandResponse> {
@@ -43,7 +44,7 @@ export class BrandsService {
    */
   async update(scope: AccessScope, id: number, body: UpdateBrandDto): Promise<BrandResponse> {
     const { row, movedRunIds } = await this.db.transaction(async () => {
-      const current = found(await this.brands.findById(scope, id, true), ERRORS.brandNotFound);
+      const current = found(await this.brands.findById(scope, id, true), BRAND_ERRORS.brandNotFound);
       const clientId = body.client_id ?? current.client_id;
       const name = body.name ?? current.name;
       const moved = clientId !== current.client_id;
@@ -61,7 +62,7 @@ export class BrandsService {
   /** The row is locked first, so no run can start referencing it between the check and the delete. */
   async delete(scope: AccessScope, id: number): Promise<BrandResponse> {
     return this.db.transaction(async () => {
-      found(await this.brands.findById(scope, id, true), ERRORS.brandNotFound);
+      found(await this.brands.findById(scope, id, true), BRAND_ERRORS.brandNotFound);
       if ((await this.brands.references(id)).productionRuns) {
         throw new DomainError(ERRORS.stillReferencedBy('Brand', 'production runs'));
       }
@@ -75,5 +76,5 @@ function unknownClient(): RequestValidationException {
 }
 
 function duplicateName(name: string, clientId: number): DomainError {
-  return new DomainError(ERRORS.brandExists(name, clientId));
+  return new DomainError(BRAND_ERRORS.brandExists(name, clientId));
 }

@@ -9,7 +9,7 @@ export interface CliCommand {
   run(app: INestApplicationContext, args: CliArgs): Promise<void>;
 }
 
-export type CliArgs = Record<string, string | boolean>;
+type CliArgs = Record<string, string | boolean>;
 
 export function parseArgs(argv: string[]): CliArgs {
   const args: CliArgs = {};
@@ -31,7 +31,7 @@ export function requireString(args: CliArgs, name: string): string {
 }
 
 /** An optional id option (`--tracker 12`): plain digits within int4, like every id of the API. */
-export function optionalId(args: CliArgs, name: string): number | undefined {
+function optionalId(args: CliArgs, name: string): number | undefined {
   const value = args[name];
   if (value === undefined) return undefined;
   const id = parseIdText(value);

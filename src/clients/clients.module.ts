@@ -6,6 +6,5 @@ import { ClientsService } from './clients.service.js';
 @Module({
   controllers: [ClientsController],
   providers: [ClientsRepository, ClientsService],
-  exports: [ClientsRepository],
 })
 export class ClientsModule {}

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError, found } from '../common/errors/domain-error.js';
 import { ERRORS } from '../common/errors/error-catalogue.js';
+import { CLIENT_ERRORS } from './clients.errors.js';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { toPage, type Page } from '../common/http/pagination.js';
 import { Db } from '../infrastructure/database/db.js';
@@ -26,7 +27,7 @@ export class ClientsService {
   }
 
   async get(scope: AccessScope, id: number): Promise<ClientResponse> {
-    return toClientResponse(found(await this.clients.findById(scope, id), ERRORS.clientNotFound));
+    return toClientResponse(found(await this.clients.findById(scope, id), CLIENT_ERRORS.clientNotFound));
   }
 
   /** Any admin may create any client: the scope takes part only in reading and changing one. */
@@ -39,7 +40,7 @@ export class ClientsService {
 
   async update(scope: AccessScope, id: number, body: UpdateClientDto): Promise<ClientResponse> {
     return this.db.transaction(async () => {
-      found(await this.clients.findById(scope, id, true), ERRORS.clientNotFound);
+      found(await this.clients.findById(scope, id, true), CLIENT_ERRORS.clientNotFound);
       if (body.name !== undefined && (await this.clients.nameTaken(body.name, id))) throw duplicateName(body.name);
       const row = await this.clients.update(scope, id, { name: body.name });
       return toClientResponse(row!);
@@ -49,7 +50,7 @@ export class ClientsService {
   /** The row is locked first, so no brand can start referencing it between the check and the delete. */
   async delete(scope: AccessScope, id: number): Promise<ClientResponse> {
     return this.db.transaction(async () => {
-      found(await this.clients.findById(scope, id, true), ERRORS.clientNotFound);
+      found(await this.clients.findById(scope, id, true), CLIENT_ERRORS.clientNotFound);
       if ((await this.clients.references(id)).brands) {
         throw new DomainError(ERRORS.stillReferencedBy('Client', 'brands'));
       }
@@ -60,5 +61,5 @@ export class ClientsService {
 }
 
 function duplicateName(name: string): DomainError {
-  return new DomainError(ERRORS.clientExists(name));
+  return new DomainError(CLIENT_ERRORS.clientExists(name));
 }

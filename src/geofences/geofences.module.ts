@@ -6,6 +6,7 @@ import { GeofencePendingRepository } from './geofence-pending.repository.js';
 import { GeofenceProcessor } from './geofence-processor.service.js';
 import { GeofenceWorker } from './geofence-worker.service.js';
 import { GeofenceWritesRepository } from './geofence-writes.repository.js';
+import { GeofencesHealth } from './geofences.health.js';
 import { VisitsController } from './visits.controller.js';
 import { VisitsRepository } from './visits.repository.js';
 import { VisitsService } from './visits.service.js';
@@ -14,6 +15,7 @@ import { VisitsService } from './visits.service.js';
 @Module({
   controllers: [VisitsController],
   providers: [
+    GeofencesHealth,
     GeofenceInbox,
     GeofenceMetrics,
     GeofenceInputsRepository,

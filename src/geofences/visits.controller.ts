@@ -3,6 +3,8 @@ import { Access } from '../common/auth/access.decorator.js';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { CurrentScope } from '../common/auth/current-user.decorator.js';
 import { ERRORS } from '../common/errors/error-catalogue.js';
+import { PLACE_ERRORS } from '../places/places.errors.js';
+import { TRACKER_ERRORS } from '../trackers/trackers.errors.js';
 import { NestedList } from '../common/http/nested-list.decorator.js';
 import type { Page } from '../common/http/pagination.js';
 import { IdParam } from '../common/http/parse-id.pipe.js';
@@ -19,7 +21,7 @@ export class VisitsController {
     'trackers/:id/visits',
     "A tracker's visits to storage and delivery locations",
     VisitResponse,
-    ERRORS.trackerNotFound,
+    TRACKER_ERRORS.trackerNotFound,
     ERRORS.validationFailed,
   )
   ofTracker(
@@ -34,7 +36,7 @@ export class VisitsController {
     'storage-locations/:id/visits',
     'Visits of visible trackers at this storage location',
     VisitResponse,
-    ERRORS.storageLocationNotFound,
+    PLACE_ERRORS.storageLocationNotFound,
     ERRORS.validationFailed,
   )
   atStorage(
@@ -49,7 +51,7 @@ export class VisitsController {
     'delivery-locations/:id/visits',
     'Visits of visible trackers at this delivery location',
     VisitResponse,
-    ERRORS.deliveryLocationNotFound,
+    PLACE_ERRORS.deliveryLocationNotFound,
     ERRORS.validationFailed,
   )
   atDelivery(

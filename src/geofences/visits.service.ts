@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { DomainError } from '../common/errors/domain-error.js';
-import { ERRORS } from '../common/errors/error-catalogue.js';
+import { PLACE_ERRORS } from '../places/places.errors.js';
+import { TRACKER_ERRORS } from '../trackers/trackers.errors.js';
 import { toPage, type Page } from '../common/http/pagination.js';
 import { toVisitResponse, type ListVisitsQuery, type VisitResponse } from './visit.dto.js';
 import { VisitsRepository, type VisitsOf } from './visits.repository.js';
@@ -12,7 +13,7 @@ export class VisitsService {
   constructor(private readonly visits: VisitsRepository) {}
 
   async ofTracker(scope: AccessScope, trackerId: number, query: ListVisitsQuery): Promise<Page<VisitResponse>> {
-    if (!(await this.visits.trackerVisible(scope, trackerId))) throw new DomainError(ERRORS.trackerNotFound);
+    if (!(await this.visits.trackerVisible(scope, trackerId))) throw new DomainError(TRACKER_ERRORS.trackerNotFound);
     return this.page(scope, { trackerId }, query);
   }
 
@@ -23,7 +24,9 @@ export class VisitsService {
     query: ListVisitsQuery,
   ): Promise<Page<VisitResponse>> {
     if (!(await this.visits.locationExists(type, locationId))) {
-      throw new DomainError(type === 'storage' ? ERRORS.storageLocationNotFound : ERRORS.deliveryLocationNotFound);
+      throw new DomainError(
+        type === 'storage' ? PLACE_ERRORS.storageLocationNotFound : PLACE_ERRORS.deliveryLocationNotFound,
+      );
     }
     return this.page(
       scope,

@@ -2,10 +2,10 @@
  * Derived health statuses and their limits (docs/api.md, health). Pure functions so the
  * thresholds are unit-tested on their own, independent of what the checks find.
  */
-export type BasicStatus = 'healthy' | 'unhealthy';
-export type PipelineStatus = 'healthy' | 'degraded' | 'unhealthy' | 'error';
-export type SystemStatus = 'healthy' | 'degraded' | 'unhealthy' | 'critical';
-export type PoolStatus = 'healthy' | 'warning' | 'critical';
+type BasicStatus = 'healthy' | 'unhealthy';
+type PipelineStatus = 'healthy' | 'degraded' | 'unhealthy' | 'error';
+type SystemStatus = 'healthy' | 'degraded' | 'unhealthy' | 'critical';
+type PoolStatus = 'healthy' | 'warning' | 'critical';
 
 /** Percent of passed steps, two decimals (0 when there are no steps, which cannot pass anything). */
 export function successRate(successful: number, total: number): number {

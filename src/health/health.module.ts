@@ -1,4 +1,5 @@
 import { MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
 import { DatabaseModule } from '../infrastructure/database/database.module.js';
 import { DbPoolAvailability } from './db-pool-availability.middleware.js';
@@ -7,8 +8,6 @@ import { HealthController } from './health.controller.js';
 import { HealthService } from './health.service.js';
 import { CacheStoreHealthIndicator } from './indicators/cache-store.health.js';
 import { DatabaseHealthIndicator } from './indicators/database.health.js';
-import { AggregateChecksRepository } from './pipeline/aggregate-checks.repository.js';
-import { NotificationChecksRepository } from './pipeline/notification-checks.repository.js';
 import { PipelineChecksRepository } from './pipeline/pipeline-checks.repository.js';
 import { PipelineSteps } from './pipeline/pipeline-steps.js';
 import { PipelineHealthService } from './pipeline/pipeline.service.js';
@@ -16,7 +15,7 @@ import { PipelineHealthService } from './pipeline/pipeline.service.js';
 /** Health monitoring on @nestjs/terminus indicators. */
 @Module({
   // Terminus' own logger is off: HealthService logs failures through the app's (pino) logger.
-  imports: [TerminusModule.forRoot({ logger: false }), DatabaseModule],
+  imports: [TerminusModule.forRoot({ logger: false }), DatabaseModule, DiscoveryModule],
   controllers: [HealthController, DbPoolController],
   providers: [
     HealthService,
@@ -25,8 +24,6 @@ import { PipelineHealthService } from './pipeline/pipeline.service.js';
     PipelineHealthService,
     PipelineSteps,
     PipelineChecksRepository,
-    AggregateChecksRepository,
-    NotificationChecksRepository,
   ],
 })
 export class HealthModule implements NestModule {

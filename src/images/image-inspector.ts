@@ -13,7 +13,7 @@ function loadSharp(): Promise<typeof SharpFactory> {
 import { acceptedMimeType, MAX_IMAGE_PIXELS, type ImageMimeType } from './image-types.js';
 import { inspectSvg } from './svg-inspector.js';
 
-export interface InspectedImage {
+interface InspectedImage {
   mimeType: ImageMimeType;
   width: number;
   height: number;

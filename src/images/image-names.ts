@@ -46,7 +46,7 @@ export function newStorageFilename(originalFilename: string, type: ImageMimeType
 const ALL_EXTENSIONS = [...new Set(Object.values(IMAGE_EXTENSIONS).flat())].join('|');
 
 /** Exactly the names newStorageFilename produces; anything else is never looked up. */
-export const STORAGE_FILENAME_PATTERN = new RegExp(
+const STORAGE_FILENAME_PATTERN = new RegExp(
   `^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\\.(?:${ALL_EXTENSIONS})$`,
 );
 

@@ -1,8 +1,8 @@
 import type { Response } from 'express';
 
 /** Response headers of the public bytes route. */
-export const IMAGE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
-export const IMAGE_CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
+const IMAGE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
+const IMAGE_CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
 
 export function setImageHeaders(res: Response, etag: string): void {
   res.setHeader('ETag', etag);

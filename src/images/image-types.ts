@@ -1,4 +1,4 @@
-import { ERRORS } from '../common/errors/error-catalogue.js';
+import { IMAGE_ERRORS } from './images.errors.js';
 
 /**
  * The five accepted image types (docs/api.md, "Images") and the wire texts of their errors.
@@ -7,7 +7,7 @@ import { ERRORS } from '../common/errors/error-catalogue.js';
 export const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'image/svg+xml'] as const;
 export type ImageMimeType = (typeof IMAGE_TYPES)[number];
 
-export const INVALID_FILE_TYPE_ERROR = ERRORS.invalidFileType(IMAGE_TYPES.join(', '));
+export const INVALID_FILE_TYPE_ERROR = IMAGE_ERRORS.invalidFileType(IMAGE_TYPES.join(', '));
 export const INVALID_FILE_TYPE = INVALID_FILE_TYPE_ERROR.detail;
 
 /** Extensions a stored name may keep for each type; the first is the canonical one. */

@@ -31,6 +31,7 @@ import { Access, Public } from '../common/auth/access.decorator.js';
 import { CurrentScope } from '../common/auth/current-user.decorator.js';
 import { ApiErrors } from '../common/errors/api-errors.decorator.js';
 import { ERRORS } from '../common/errors/error-catalogue.js';
+import { IMAGE_ERRORS } from './images.errors.js';
 import { RequestValidationException } from '../common/errors/validation.exception.js';
 import { PageOf, type Page } from '../common/http/pagination.js';
 import { IdParam } from '../common/http/parse-id.pipe.js';
@@ -120,7 +121,7 @@ export class ImagesController {
   @ApiProduces(...IMAGE_TYPES)
   @ApiOkResponse({ description: 'The stored bytes', schema: { type: 'string', format: 'binary' } })
   @ApiResponse({ status: 304, description: '`If-None-Match` matched the ETag: no body' })
-  @ApiErrors(ERRORS.imageNotFound)
+  @ApiErrors(IMAGE_ERRORS.imageNotFound)
   async serve(
     @Param('storage_filename') ref: string,
     @Req() req: Request,
@@ -148,7 +149,7 @@ export class ImagesController {
   @Access('admin', 'user')
   @ApiOperation({ summary: 'Image metadata' })
   @ApiOkResponse({ type: ImageResponse })
-  @ApiErrors(ERRORS.imageNotFound, ERRORS.invalidField('image_id', 'must be a positive integer'))
+  @ApiErrors(IMAGE_ERRORS.imageNotFound, ERRORS.invalidField('image_id', 'must be a positive integer'))
   get(@IdParam('image_id') id: number): Promise<ImageResponse> {
     return this.images.get(id);
   }
@@ -158,7 +159,7 @@ export class ImagesController {
   @Access('admin', 'user')
   @ApiOperation({ summary: 'Delete an image (admin, or the user who uploaded it)' })
   @ApiOkResponse({ type: ImageResponse, description: 'The deleted image; its file is removed' })
-  @ApiErrors(ERRORS.imageNotFound, ERRORS.invalidField('image_id', 'must be a positive integer'))
+  @ApiErrors(IMAGE_ERRORS.imageNotFound, ERRORS.invalidField('image_id', 'must be a positive integer'))
   remove(@CurrentScope() scope: AccessScope, @IdParam('image_id') id: number): Promise<ImageResponse> {
     return this.images.delete(scope, id);
   }

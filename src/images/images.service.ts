@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { ERRORS } from '../common/errors/error-catalogue.js';
+import { IMAGE_ERRORS } from './images.errors.js';
 import { toPage, type Page } from '../common/http/pagination.js';
 import {
   toImageResponse,
@@ -16,7 +17,7 @@ import { INVALID_FILE_TYPE_ERROR } from './image-types.js';
 import { ImagesRepository, type ImageRow } from './images.repository.js';
 import { ImageStorage } from './storage/image-storage.js';
 
-export interface ImageUpload {
+interface ImageUpload {
   /** The upload as a temporary file in the storage's directory; moved into place when accepted. */
   path: string;
   size: number;
@@ -25,7 +26,7 @@ export interface ImageUpload {
 }
 
 /** What the public bytes route needs to answer, before any byte is read. */
-export interface ServableImage {
+interface ServableImage {
   storageFilename: string;
   mimeType: string;
   size: number;
@@ -33,7 +34,7 @@ export interface ServableImage {
   etag: string;
 }
 
-const notFound = () => new DomainError(ERRORS.imageNotFound);
+const notFound = () => new DomainError(IMAGE_ERRORS.imageNotFound);
 
 /** A temporary upload file this old belongs to no upload still running (a crash left it). */
 const STALE_TEMPORARY_MS = 60 * 60 * 1000;

@@ -6,9 +6,9 @@
  * (DOCTYPE, ENTITY and any other `<!` declaration, so no external or recursive entities exist).
  * The stored bytes are never interpreted by the server; browsers get them under a sandbox CSP.
  */
-export const SVG_NAMESPACE = 'http://www.w3.org/2000/svg';
+const SVG_NAMESPACE = 'http://www.w3.org/2000/svg';
 
-export interface SvgSize {
+interface SvgSize {
   width: number;
   height: number;
 }
@@ -194,7 +194,7 @@ const VIEW_BOX = new RegExp(`^\\s*(${NUMBER})[\\s,]+(${NUMBER})[\\s,]+(${NUMBER}
  * the other through the viewBox aspect ratio, else taken from the viewBox; with neither, 300×150.
  * Rounded to whole pixels, at least 1.
  */
-export function svgSize(attributes: Map<string, string>): SvgSize {
+function svgSize(attributes: Map<string, string>): SvgSize {
   const width = parseLength(attributes.get('width'));
   const height = parseLength(attributes.get('height'));
   const viewBox = parseViewBox(attributes.get('viewBox'));

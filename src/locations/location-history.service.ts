@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { DomainError } from '../common/errors/domain-error.js';
-import { ERRORS } from '../common/errors/error-catalogue.js';
+import { TRACKER_ERRORS } from '../trackers/trackers.errors.js';
 import { RequestValidationException } from '../common/errors/validation.exception.js';
 import { toPage, type Page } from '../common/http/pagination.js';
 import type { LocationHistoryQuery } from './dto/location-history.query.js';
@@ -25,7 +25,7 @@ export class LocationHistoryService {
       skip: query.skip,
       limit: query.limit,
     });
-    if (!result) throw new DomainError(ERRORS.trackerNotFound);
+    if (!result) throw new DomainError(TRACKER_ERRORS.trackerNotFound);
     return toPage(result.rows.map(toLocationPoint), result.total, query);
   }
 

@@ -7,6 +7,7 @@ import { CurrentScope, CurrentUser } from '../common/auth/current-user.decorator
 import { ApiErrors } from '../common/errors/api-errors.decorator.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { ERRORS } from '../common/errors/error-catalogue.js';
+import { TRACKER_ERRORS } from '../trackers/trackers.errors.js';
 import { PageOf, type Page } from '../common/http/pagination.js';
 import { IdParam } from '../common/http/parse-id.pipe.js';
 import { IngestResultResponse } from './dto/ingest-result.response.js';
@@ -80,7 +81,7 @@ export class LocationsController {
     },
   })
   @ApiOkResponse({ type: IngestResultResponse })
-  @ApiErrors(ERRORS.trackerNotFound, MALFORMED_BODY, ERRORS.invalidField('id', 'must be a positive integer'))
+  @ApiErrors(TRACKER_ERRORS.trackerNotFound, MALFORMED_BODY, ERRORS.invalidField('id', 'must be a positive integer'))
   async ingestForTracker(
     @CurrentUser() user: AuthUser,
     @IdParam() id: number,
@@ -88,7 +89,7 @@ export class LocationsController {
   ): Promise<IngestResult> {
     const scope = ingestScope(user);
     const items = reportItems(body, true);
-    if (!(await this.repository.trackerVisible(scope, id))) throw new DomainError(ERRORS.trackerNotFound);
+    if (!(await this.repository.trackerVisible(scope, id))) throw new DomainError(TRACKER_ERRORS.trackerNotFound);
     return this.ingestion.ingest(scope, items, id);
   }
 
@@ -101,7 +102,7 @@ export class LocationsController {
   })
   @ApiOkResponse({ type: PageOf(LocationPointResponse) })
   @ApiErrors(
-    ERRORS.trackerNotFound,
+    TRACKER_ERRORS.trackerNotFound,
     ERRORS.validationFailed,
     ERRORS.invalidField('start_date', 'must not be after end_date'),
   )

@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { GeofencesModule } from '../geofences/geofences.module.js';
+import { LocationAggregatesHealth } from './location-aggregates.health.js';
+import { LocationHistoryHealth } from './location-history.health.js';
 import { LocationHistoryService } from './location-history.service.js';
 import { LocationIngestionService } from './location-ingestion.service.js';
 import { LocationRebuildService } from './location-rebuild.service.js';
@@ -20,6 +22,8 @@ import { LocationsRepository } from './locations.repository.js';
     LocationHistoryService,
     LocationRebuildService,
     LocationsDemoSeeder,
+    LocationHistoryHealth,
+    LocationAggregatesHealth,
   ],
   exports: [LocationIngestionService, LocationHistoryService, LocationRebuildService, LocationsDemoSeeder],
 })

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { MailHealth } from './mail.health.js';
 import { MailMetrics } from './mail-metrics.js';
 import { MailQueueRepository } from './mail-queue.repository.js';
 import { MailSettingsService } from './mail-settings.service.js';
@@ -6,7 +7,7 @@ import { MailWorker } from './mail-worker.service.js';
 
 /** E-mail digests of status changes: the rules handed to the database, the queue and its sending worker. No routes. */
 @Module({
-  providers: [MailQueueRepository, MailSettingsService, MailMetrics, MailWorker],
+  providers: [MailHealth, MailQueueRepository, MailSettingsService, MailMetrics, MailWorker],
   exports: [MailWorker],
 })
 export class MailModule {}

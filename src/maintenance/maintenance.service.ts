@@ -10,14 +10,14 @@ import { ReportPartitionsRepository } from './report-partitions.repository.js';
 /** pg advisory lock key of the maintenance job (any constant unique within the database). */
 export const MAINTENANCE_LOCK_KEY = 727_275;
 /** Every instance wakes up this often; the advisory lock lets one of them work. */
-export const MAINTENANCE_INTERVAL_MS = 10 * 60_000;
+const MAINTENANCE_INTERVAL_MS = 10 * 60_000;
 /** First run after boot (not at once: a rolling deploy should not start every instance's job together). */
 const FIRST_RUN_DELAY_MS = 60_000;
 /** Raw reports deleted per statement, and at most this many statements per run. */
-export const RETENTION_BATCH_SIZE = 5000;
+const RETENTION_BATCH_SIZE = 5000;
 const MAX_BATCHES_PER_RUN = 200;
 /** Sent and failed e-mails (and the lists of events they carried) are kept this long. */
-export const MAIL_RETENTION_DAYS = 30;
+const MAIL_RETENTION_DAYS = 30;
 /** Days after today whose raw-report partition exists ahead (the migration creates the same). */
 export const PARTITION_AHEAD_DAYS = 7;
 /** A day with at least this many reports in the default partition gets a partition of its own. */

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { QueryRunner } from 'typeorm';
+import { isLockNotAvailable } from '../infrastructure/database/sql-state.js';
 import { raw, sql, type Sql } from '../infrastructure/database/db.js';
 
 /** One partition of location_reports; `from`/`to` are null for the default partition. */
-export interface ReportPartition {
+interface ReportPartition {
   name: string;
   isDefault: boolean;
   from: Date | null;
@@ -139,7 +140,7 @@ async function inLockTimedTransaction<T>(session: QueryRunner, work: () => Promi
     return result;
   } catch (error) {
     await session.query('ROLLBACK');
-    if ((error as { code?: string }).code === '55P03') return undefined;
+    if (isLockNotAvailable(error)) return undefined;
     throw error;
   }
 }

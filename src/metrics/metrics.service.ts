@@ -8,14 +8,14 @@ import { scrapedCounter, scrapedGauge } from '../infrastructure/metrics/scraped-
 import { CachedAnswers } from '../infrastructure/cache/cached-answers.js';
 
 /** What happened to location reports in an ingest batch. */
-export const INGEST_OUTCOMES = [
+const INGEST_OUTCOMES = [
   'accepted',
   'duplicate',
   'filtered_low_confidence',
   'filtered_manufacturing_region',
   'rejected',
 ] as const;
-export type IngestOutcome = (typeof INGEST_OUTCOMES)[number];
+type IngestOutcome = (typeof INGEST_OUTCOMES)[number];
 
 /** Latency buckets (seconds): fine below 100 ms where most requests are, coarse up to the 10 s limits. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { PgListener } from '../infrastructure/database/pg-listener.js';
 
 /** PostgreSQL channel on which the commit of new notifications is announced (payload: the greatest new id). */
-export const NOTIFICATION_CHANNEL = 'tracker_notifications';
+const NOTIFICATION_CHANNEL = 'tracker_notifications';
 const RECONNECT_MIN_MS = 250;
 const RECONNECT_MAX_MS = 5_000;
 const CONNECT_TIMEOUT_MS = 3000;

@@ -26,6 +26,7 @@ import type { AuthUser } from '../common/auth/auth-user.js';
 import { CurrentUser } from '../common/auth/current-user.decorator.js';
 import { ApiErrors } from '../common/errors/api-errors.decorator.js';
 import { ERRORS } from '../common/errors/error-catalogue.js';
+import { NOTIFICATION_ERRORS } from './notifications.errors.js';
 import { RequestValidationException } from '../common/errors/validation.exception.js';
 import { PageOf, type Page } from '../common/http/pagination.js';
 import { IdParam } from '../common/http/parse-id.pipe.js';
@@ -151,7 +152,10 @@ export class NotificationsController {
   @Post(':notification_id/read')
   @HttpCode(200)
   @InboxRoute('Marks one notification read (idempotent)', NotificationResponse)
-  @ApiErrors(ERRORS.notificationNotFound, ERRORS.invalidField('notification_id', 'must be a positive integer'))
+  @ApiErrors(
+    NOTIFICATION_ERRORS.notificationNotFound,
+    ERRORS.invalidField('notification_id', 'must be a positive integer'),
+  )
   read(@CurrentUser() user: AuthUser, @IdParam('notification_id') id: number): Promise<NotificationResponse> {
     return this.notifications.markRead(user, id);
   }

@@ -3,10 +3,7 @@ import { Db, raw, sql, type PagedRows, type Sql } from '../infrastructure/databa
 import type { Tables } from '../infrastructure/database/schema.js';
 
 /** A `notification_events` row as the wire carries it (the trigger's xact_id stays in the database). */
-export type NotificationEventRow = Omit<
-  Tables['notification_events'],
-  'type' | 'occurred_at' | 'created_at' | 'xact_id'
-> & {
+type NotificationEventRow = Omit<Tables['notification_events'], 'type' | 'occurred_at' | 'created_at' | 'xact_id'> & {
   type: 'tracker.status_changed';
   occurred_at: string;
   created_at: string;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthUser } from '../common/auth/auth-user.js';
 import { DomainError } from '../common/errors/domain-error.js';
-import { ERRORS } from '../common/errors/error-catalogue.js';
+import { NOTIFICATION_ERRORS } from './notifications.errors.js';
 import { toPage, type Page } from '../common/http/pagination.js';
 import type { NotificationResponse } from './dto/notification.response.js';
 import { toNotificationResponse } from './notification.mapper.js';
@@ -26,7 +26,7 @@ export class NotificationsService {
 
   async markRead(user: AuthUser, id: number): Promise<NotificationResponse> {
     const row = await this.repository.markRead(user.id, id);
-    if (!row) throw new DomainError(ERRORS.notificationNotFound);
+    if (!row) throw new DomainError(NOTIFICATION_ERRORS.notificationNotFound);
     return toNotificationResponse(row);
   }
 

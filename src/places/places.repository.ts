@@ -1,10 +1,11 @@
+import { Injectable } from '@nestjs/common';
 import { Db, empty, join, raw, sql, type PagedRows, type Sql } from '../infrastructure/database/db.js';
 import type { Tables } from '../infrastructure/database/schema.js';
 
 /** Storage and delivery locations have the same columns. */
 export type PlaceRow = Tables['storage_locations'];
 
-export interface PlaceChanges {
+interface PlaceChanges {
   name?: string;
   address?: string | null;
   latitude?: number | null;
@@ -14,7 +15,7 @@ export interface PlaceChanges {
 }
 
 /** A table whose foreign key points at the place table, named for the 409 detail. */
-export interface PlaceReference {
+interface PlaceReference {
   /** e.g. "trackers" in "Storage location is still referenced by trackers". */
   what: string;
   table: 'trackers' | 'tracker_status_history' | 'geofence_visits';
@@ -32,7 +33,7 @@ const REFERENCED_BY: readonly PlaceReference[] = [
 ];
 
 /** A location's geofence radius when its create body names none. */
-export const DEFAULT_RADIUS_M = 250;
+const DEFAULT_RADIUS_M = 250;
 
 /**
  * SQL for a location table (storage_locations or delivery_locations; same columns).
@@ -113,5 +114,21 @@ export class PlacesRepository {
 
   delete(id: number): Promise<PlaceRow | null> {
     return this.db.first<PlaceRow>(sql`DELETE FROM ${this.table} AS p WHERE p.id = ${id} RETURNING ${PLACE_COLUMNS}`);
+  }
+}
+
+/** SQL for storage_locations (referenced by trackers and status entries through storage_location_id). */
+@Injectable()
+export class StorageLocationsRepository extends PlacesRepository {
+  constructor(db: Db) {
+    super(db, 'storage_locations', 'storage_location_id');
+  }
+}
+
+/** SQL for delivery_locations (referenced by trackers and status entries through delivery_location_id). */
+@Injectable()
+export class DeliveryLocationsRepository extends PlacesRepository {
+  constructor(db: Db) {
+    super(db, 'delivery_locations', 'delivery_location_id');
   }
 }

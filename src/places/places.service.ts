@@ -1,11 +1,13 @@
+import { Injectable } from '@nestjs/common';
 import { DomainError, found } from '../common/errors/domain-error.js';
 import { ERRORS } from '../common/errors/error-catalogue.js';
+import { PLACE_ERRORS } from './places.errors.js';
 import { toPage, type Page } from '../common/http/pagination.js';
-import type { CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
-import type { Db } from '../infrastructure/database/db.js';
-import type { CreatePlaceDto, ListPlacesQuery, UpdatePlaceDto } from './place.dto.js';
-import { toPlaceResponse, type PlaceResponse } from './place.response.js';
-import type { PlacesRepository } from './places.repository.js';
+import { CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
+import { Db } from '../infrastructure/database/db.js';
+import type { CreatePlaceDto, ListPlacesQuery, UpdatePlaceDto } from './dto/place.dto.js';
+import { toPlaceResponse, type PlaceResponse } from './dto/place.response.js';
+import { DeliveryLocationsRepository, StorageLocationsRepository, type PlacesRepository } from './places.repository.js';
 
 /** How a kind of place is named in error details: "Storage location not found". */
 export type PlaceResource = 'Storage location' | 'Delivery location';
@@ -62,6 +64,24 @@ export class PlacesService {
   }
 
   private get notFound() {
-    return this.resource === 'Storage location' ? ERRORS.storageLocationNotFound : ERRORS.deliveryLocationNotFound;
+    return this.resource === 'Storage location'
+      ? PLACE_ERRORS.storageLocationNotFound
+      : PLACE_ERRORS.deliveryLocationNotFound;
+  }
+}
+
+/** Storage locations: shared reference data, admin writes. */
+@Injectable()
+export class StorageLocationsService extends PlacesService {
+  constructor(db: Db, repository: StorageLocationsRepository, invalidation: CacheInvalidation) {
+    super('Storage location', db, repository, invalidation);
+  }
+}
+
+/** Delivery locations: shared reference data, admin writes. */
+@Injectable()
+export class DeliveryLocationsService extends PlacesService {
+  constructor(db: Db, repository: DeliveryLocationsRepository, invalidation: CacheInvalidation) {
+    super('Delivery location', db, repository, invalidation);
   }
 }

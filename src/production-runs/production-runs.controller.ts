@@ -1,5 +1,6 @@
 import { crudController } from '../common/http/crud.controller.js';
 import { ERRORS } from '../common/errors/error-catalogue.js';
+import { PRODUCTION_RUN_ERRORS } from './production-runs.errors.js';
 import { CreateProductionRunDto, ListProductionRunsQuery, UpdateProductionRunDto } from './dto/production-run.dto.js';
 import { ProductionRunResponse } from './dto/production-run.response.js';
 import { ProductionRunsService } from './production-runs.service.js';
@@ -27,15 +28,15 @@ export class ProductionRunsController extends crudController({
   },
   routes: {
     list: { summary: 'List visible production runs, with tracker_count' },
-    get: { summary: 'Get a production run', errors: [ERRORS.productionRunNotFound] },
+    get: { summary: 'Get a production run', errors: [PRODUCTION_RUN_ERRORS.productionRunNotFound] },
     create: { summary: "Create a production run (admin); client_id is the brand's client", errors: INVALID_WRITE },
     update: {
       summary: 'Update a production run (admin; partial body allowed; null clears a date)',
-      errors: [ERRORS.productionRunNotFound, ...INVALID_WRITE],
+      errors: [PRODUCTION_RUN_ERRORS.productionRunNotFound, ...INVALID_WRITE],
     },
     delete: {
       summary: 'Delete a production run (admin); answers the deleted run',
-      errors: [ERRORS.productionRunNotFound, ERRORS.stillReferencedBy('Production run', 'trackers')],
+      errors: [PRODUCTION_RUN_ERRORS.productionRunNotFound, ERRORS.stillReferencedBy('Production run', 'trackers')],
     },
   },
 }) {}

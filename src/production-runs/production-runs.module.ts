@@ -6,6 +6,5 @@ import { ProductionRunsService } from './production-runs.service.js';
 @Module({
   controllers: [ProductionRunsController],
   providers: [ProductionRunsRepository, ProductionRunsService],
-  exports: [ProductionRunsRepository],
 })
 export class ProductionRunsModule {}

@@ -16,7 +16,7 @@ const RUN_COLUMNS = raw(
  */
 const RUN_WITH_COUNT = sql`${RUN_COLUMNS}, (SELECT count(*)::int FROM trackers t WHERE t.production_run_id = pr.id) AS tracker_count`;
 
-export interface ProductionRunChanges {
+interface ProductionRunChanges {
   description?: string;
   brandId?: number;
   startDate?: Date | null;

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { DomainError, found } from '../common/errors/domain-error.js';
 import { ERRORS } from '../common/errors/error-catalogue.js';
+import { PRODUCTION_RUN_ERRORS } from './production-runs.errors.js';
 import { RequestValidationException } from '../common/errors/validation.exception.js';
 import { toPage, type Page } from '../common/http/pagination.js';
 import { CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
@@ -35,7 +36,9 @@ export class ProductionRunsService {
   }
 
   async get(scope: AccessScope, id: number): Promise<ProductionRunResponse> {
-    return toProductionRunResponse(found(await this.runs.findById(scope, id), ERRORS.productionRunNotFound));
+    return toProductionRunResponse(
+      found(await this.runs.findById(scope, id), PRODUCTION_RUN_ERRORS.productionRunNotFound),
+    );
   }
 
   /** An unknown brand is a bad body (422 on brand_id), not a missing resource. */
@@ -57,7 +60,7 @@ export class ProductionRunsService {
 
   async update(scope: AccessScope, id: number, body: UpdateProductionRunDto): Promise<ProductionRunResponse> {
     const { row, moved } = await this.db.transaction(async () => {
-      const current = found(await this.runs.lock(scope, id), ERRORS.productionRunNotFound);
+      const current = found(await this.runs.lock(scope, id), PRODUCTION_RUN_ERRORS.productionRunNotFound);
       assertDatesOrdered(
         body.start_date === undefined ? current.start_date : body.start_date,
         body.end_date === undefined ? current.end_date : body.end_date,
@@ -80,7 +83,7 @@ export class ProductionRunsService {
   /** The row is locked first, so no tracker can start referencing it between the check and the delete. */
   async delete(scope: AccessScope, id: number): Promise<ProductionRunResponse> {
     const row = await this.db.transaction(async () => {
-      found(await this.runs.lock(scope, id), ERRORS.productionRunNotFound);
+      found(await this.runs.lock(scope, id), PRODUCTION_RUN_ERRORS.productionRunNotFound);
       if ((await this.runs.references(id)).trackers) {
         throw new DomainError(ERRORS.stillReferencedBy('Production run', 'trackers'));
       }

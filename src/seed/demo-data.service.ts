@@ -1,11 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AccessScope } from '../common/auth/access-scope.js';
 import { Db, sql } from '../infrastructure/database/db.js';
 import { LocationsDemoSeeder } from '../locations/locations-demo.seeder.js';
 import type { TrackerStatus } from '../trackers/entities/tracker-status.js';
-import { TrackerBulkRepository } from '../trackers/tracker-bulk.repository.js';
-import type { NewStatusEntry } from '../trackers/tracker-status.repository.js';
-import type { NewTracker } from '../trackers/trackers.repository.js';
+import { TrackerBulkService, type NewStatusEntry, type NewTracker } from '../trackers/tracker-bulk.service.js';
 import { CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
 
 const DAY_MS = 86_400_000;
@@ -23,8 +20,8 @@ interface DemoReferenceData {
 /**
  * Demo data: clients, brands, runs, locations, a few hundred trackers in every state
  * with status histories (storage visits, deliveries), and location reports. Reference rows are a
- * handful of set-based inserts; trackers and their histories go through TrackerBulkRepository's
- * (UNNEST) methods, the reports through the real ingestion path (LocationsDemoSeeder).
+ * handful of set-based inserts; trackers and their histories go through TrackerBulkService
+ * (set-based UNNEST writes), the reports through the real ingestion path (LocationsDemoSeeder).
  */
 @Injectable()
 export class DemoDataService {
@@ -32,17 +29,16 @@ export class DemoDataService {
 
   constructor(
     private readonly db: Db,
-    private readonly trackers: TrackerBulkRepository,
+    private readonly trackers: TrackerBulkService,
     private readonly invalidation: CacheInvalidation,
     private readonly locations: LocationsDemoSeeder,
   ) {}
 
   async seed(trackersPerRun = 40, now: Date = new Date()): Promise<{ trackers: number }> {
-    const scope = AccessScope.admin();
     const { runIds, count } = await this.db.transaction(async () => {
       const reference = await this.insertReferenceData();
       const trackers = demoTrackers(reference, trackersPerRun, now);
-      const inserted = await this.trackers.insertMany(scope, trackers, null, 'manual');
+      const inserted = await this.trackers.insertTrackers(trackers);
       const ids = await this.db.rows<{ id: number; name: string; production_run_id: number }>(
         sql`SELECT id, name, production_run_id FROM trackers WHERE production_run_id = ANY(${reference.runIds}::int[]) ORDER BY id`,
       );
@@ -50,9 +46,8 @@ export class DemoDataService {
       const entries = ids.flatMap((row, index) =>
         demoHistory(row.id, index, specs.get(`${row.production_run_id}:${row.name}`) as DemoTracker, reference, now),
       );
-      await this.trackers.insertStatusEntries(scope, entries);
-      await this.trackers.syncStatusFromHistory(
-        scope,
+      await this.trackers.insertHistories(
+        entries,
         ids.map((row) => row.id),
       );
       return { runIds: reference.runIds, count: inserted };

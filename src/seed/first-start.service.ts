@@ -1,12 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { PasswordService } from '../users/password.service.js';
 import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
-import { UsersRepository } from '../users/users.repository.js';
+import { UsersService } from '../users/users.service.js';
 import { DemoDataService } from './demo-data.service.js';
 
-export interface FirstStartResult {
+interface FirstStartResult {
   adminCreated: boolean;
   adminEmail: string;
   /** Only when generated: shown once, never stored in clear. */
@@ -19,8 +18,7 @@ export interface FirstStartResult {
 export class FirstStartService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly users: UsersRepository,
-    private readonly passwords: PasswordService,
+    private readonly users: UsersService,
     private readonly demo: DemoDataService,
   ) {}
 
@@ -28,13 +26,10 @@ export class FirstStartService {
     if ((await this.users.count()) > 0)
       return { adminCreated: false, adminEmail: this.config.adminEmail, demoData: false };
     const generatedPassword = this.config.adminPassword ? undefined : randomBytes(12).toString('base64url');
-    await this.users.insert({
-      name: 'Administrator',
-      email: this.config.adminEmail,
-      passwordHash: await this.passwords.hash(this.config.adminPassword ?? (generatedPassword as string)),
-      roles: ['admin'],
-      clientList: [],
-    });
+    await this.users.createFirstAdmin(
+      this.config.adminEmail,
+      this.config.adminPassword ?? (generatedPassword as string),
+    );
     if (this.config.seedDemoData) await this.demo.seed();
     return {
       adminCreated: true,

@@ -11,12 +11,15 @@ import {
 import type { ImportTrackersQuery } from './dto/list-trackers.query.js';
 import type { ImportDuplicate, ImportResultResponse } from './dto/tracker.response.js';
 import { Db } from '../infrastructure/database/db.js';
-import { isUniqueViolation } from '../infrastructure/database/unique-violation.js';
+import { isUniqueViolation } from '../infrastructure/database/sql-state.js';
 import { pairKey, TrackerBulkRepository } from './tracker-bulk.repository.js';
 import { TrackerReferencesRepository } from './tracker-references.repository.js';
 import { CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
 import { DomainError } from '../common/errors/domain-error.js';
-import { ERRORS, type CatalogueError } from '../common/errors/error-catalogue.js';
+import { type CatalogueError } from '../common/errors/error-catalogue.js';
+import { PLACE_ERRORS } from '../places/places.errors.js';
+import { PRODUCTION_RUN_ERRORS } from '../production-runs/production-runs.errors.js';
+import { TRACKER_ERRORS } from './trackers.errors.js';
 
 /** A 422/409 lists at most this many rows (the count in `detail` is always the full one). */
 const MAX_LISTED_PROBLEMS = 1000;
@@ -48,16 +51,16 @@ export class TrackerImportService {
       row.productionRunId ??= options.production_run_id ?? null;
     }
     await this.checkReferences(scope, rows, errors);
-    if (errors.length > 0) throw importFailure(ERRORS.importRowsInvalid(errors.length), errors);
+    if (errors.length > 0) throw importFailure(TRACKER_ERRORS.importRowsInvalid(errors.length), errors);
 
     const duplicates = await this.findDuplicates(scope, rows);
     if (duplicates.length > 0 && !options.skip_duplicates) {
       throw importFailure(
-        ERRORS.importDuplicates(duplicates.length),
+        TRACKER_ERRORS.importDuplicates(duplicates.length),
         duplicates.map((d) => ({
           row: d.row,
           field: 'name',
-          message: `${ERRORS.trackerExists(d.name, d.production_run_id).detail}${d.inFile ? ` (repeated in the file)` : ''}`,
+          message: `${TRACKER_ERRORS.trackerExists(d.name, d.production_run_id).detail}${d.inFile ? ` (repeated in the file)` : ''}`,
         })),
       );
     }
@@ -80,8 +83,8 @@ export class TrackerImportService {
     try {
       return await parseTrackerCsv(file);
     } catch (error) {
-      if (error instanceof CsvTooManyRowsError) throw new DomainError(ERRORS.csvTooManyRows(IMPORT_MAX_ROWS));
-      if (error instanceof CsvFormatError) throw new DomainError(ERRORS.csvInvalid(error.message));
+      if (error instanceof CsvTooManyRowsError) throw new DomainError(TRACKER_ERRORS.csvTooManyRows(IMPORT_MAX_ROWS));
+      if (error instanceof CsvFormatError) throw new DomainError(TRACKER_ERRORS.csvInvalid(error.message));
       throw error;
     }
   }
@@ -107,13 +110,25 @@ export class TrackerImportService {
     ]);
     for (const row of rows) {
       if (row.productionRunId !== null && !runs.has(row.productionRunId)) {
-        errors.push({ row: row.row, field: 'production_run_id', message: ERRORS.productionRunNotFound.detail });
+        errors.push({
+          row: row.row,
+          field: 'production_run_id',
+          message: PRODUCTION_RUN_ERRORS.productionRunNotFound.detail,
+        });
       }
       if (row.deliveryLocationId !== null && !deliveries.has(row.deliveryLocationId)) {
-        errors.push({ row: row.row, field: 'delivery_location_id', message: ERRORS.deliveryLocationNotFound.detail });
+        errors.push({
+          row: row.row,
+          field: 'delivery_location_id',
+          message: PLACE_ERRORS.deliveryLocationNotFound.detail,
+        });
       }
       if (row.storageLocationId !== null && !storages.has(row.storageLocationId)) {
-        errors.push({ row: row.row, field: 'storage_location_id', message: ERRORS.storageLocationNotFound.detail });
+        errors.push({
+          row: row.row,
+          field: 'storage_location_id',
+          message: PLACE_ERRORS.storageLocationNotFound.detail,
+        });
       }
     }
     errors.sort((a, b) => a.row - b.row);
@@ -166,11 +181,11 @@ export class TrackerImportService {
           'import',
         );
         // A run that became invisible since validation: refuse rather than import part of the file.
-        if (inserted !== rows.length) throw new DomainError(ERRORS.importDataChanged);
+        if (inserted !== rows.length) throw new DomainError(TRACKER_ERRORS.importDataChanged);
       });
     } catch (error) {
       if (isUniqueViolation(error)) {
-        throw new DomainError(ERRORS.importNamesTaken);
+        throw new DomainError(TRACKER_ERRORS.importNamesTaken);
       }
       throw error;
     }

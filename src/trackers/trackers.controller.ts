@@ -16,6 +16,9 @@ import type { AccessScope } from '../common/auth/access-scope.js';
 import { CurrentScope } from '../common/auth/current-user.decorator.js';
 import { ApiErrors, ApiErrorsWithBody } from '../common/errors/api-errors.decorator.js';
 import { ERRORS } from '../common/errors/error-catalogue.js';
+import { PLACE_ERRORS } from '../places/places.errors.js';
+import { PRODUCTION_RUN_ERRORS } from '../production-runs/production-runs.errors.js';
+import { TRACKER_ERRORS } from './trackers.errors.js';
 import { PageOf, type Page } from '../common/http/pagination.js';
 import { IdParam } from '../common/http/parse-id.pipe.js';
 import { IMPORT_MAX_ROWS } from './csv/tracker-csv.js';
@@ -31,6 +34,8 @@ import {
   TrackerResponse,
 } from './dto/tracker.response.js';
 import { TrackerImportService } from './tracker-import.service.js';
+import { TrackerListsService } from './tracker-lists.service.js';
+import { TrackerStatusEntriesService } from './tracker-status-entries.service.js';
 import { TrackersService } from './trackers.service.js';
 
 const CACHE_HEADER = {
@@ -49,6 +54,8 @@ const CACHE_HEADER = {
 export class TrackersController {
   constructor(
     private readonly trackers: TrackersService,
+    private readonly lists: TrackerListsService,
+    private readonly statusEntries: TrackerStatusEntriesService,
     private readonly importer: TrackerImportService,
   ) {}
 
@@ -59,7 +66,7 @@ export class TrackersController {
   @ApiErrors({ ...ERRORS.validationFailed, summary: 'Bad filter, sort_by/sort_order or pagination value' })
   @UseInterceptors(CacheHeaderInterceptor)
   list(@CurrentScope() scope: AccessScope, @Query() query: ListTrackersQuery): Promise<Cached<Page<TrackerResponse>>> {
-    return this.trackers.list(scope, query);
+    return this.lists.list(scope, query);
   }
 
   @Get('status-counts')
@@ -71,7 +78,7 @@ export class TrackersController {
     @CurrentScope() scope: AccessScope,
     @Query() query: StatusCountsQuery,
   ): Promise<Cached<StatusCountsResponse>> {
-    return this.trackers.statusCounts(scope, query.production_run_id);
+    return this.lists.statusCounts(scope, query.production_run_id);
   }
 
   @Post('import-csv')
@@ -94,17 +101,17 @@ export class TrackersController {
   // Row errors come with the rows; a file that is not a tracker CSV at all is a plain Error.
   @ApiErrorsWithBody(
     { anyOf: [{ $ref: getSchemaPath(ImportFailureResponse) }, { $ref: '#/components/schemas/Error' }] },
-    ERRORS.importRowsInvalid(2),
-    ERRORS.csvInvalid('CSV file is empty'),
-    ERRORS.csvInvalid('CSV header has no name column (expected one of: name, tracker_name, tracker)'),
+    TRACKER_ERRORS.importRowsInvalid(2),
+    TRACKER_ERRORS.csvInvalid('CSV file is empty'),
+    TRACKER_ERRORS.csvInvalid('CSV header has no name column (expected one of: name, tracker_name, tracker)'),
   )
   @ApiErrorsWithBody(
     { $ref: getSchemaPath(ImportFailureResponse) },
-    ERRORS.importDuplicates(2),
-    ERRORS.importDataChanged,
-    ERRORS.importNamesTaken,
+    TRACKER_ERRORS.importDuplicates(2),
+    TRACKER_ERRORS.importDataChanged,
+    TRACKER_ERRORS.importNamesTaken,
   )
-  @ApiErrors(ERRORS.fileOverLimit('20 MB'), ERRORS.csvTooManyRows(IMPORT_MAX_ROWS))
+  @ApiErrors(ERRORS.fileOverLimit('20 MB'), TRACKER_ERRORS.csvTooManyRows(IMPORT_MAX_ROWS))
   importCsv(
     @CurrentScope() scope: AccessScope,
     @Query() query: ImportTrackersQuery,
@@ -118,10 +125,10 @@ export class TrackersController {
   @ApiOperation({ summary: 'Create a tracker with its first status entry' })
   @ApiCreatedResponse({ type: TrackerResponse })
   @ApiErrors(
-    ERRORS.productionRunNotFound,
-    ERRORS.storageLocationNotFound,
-    ERRORS.deliveryLocationNotFound,
-    ERRORS.trackerExists(),
+    PRODUCTION_RUN_ERRORS.productionRunNotFound,
+    PLACE_ERRORS.storageLocationNotFound,
+    PLACE_ERRORS.deliveryLocationNotFound,
+    TRACKER_ERRORS.trackerExists(),
     {
       ...ERRORS.invalidField('status_timestamp', 'must not be more than 5 minutes in the future'),
       summary:
@@ -138,7 +145,7 @@ export class TrackersController {
     summary: 'Tracker with run, locations, status history, latest location and the newest 100 history points',
   })
   @ApiOkResponse({ type: TrackerDetailResponse })
-  @ApiErrors(ERRORS.trackerNotFound)
+  @ApiErrors(TRACKER_ERRORS.trackerNotFound)
   detail(@CurrentScope() scope: AccessScope, @IdParam() id: number): Promise<TrackerDetailResponse> {
     return this.trackers.detail(scope, id);
   }
@@ -147,7 +154,11 @@ export class TrackersController {
   @Access('admin', 'user')
   @ApiOperation({ summary: 'Update a tracker; a changed status appends a status entry at the current time' })
   @ApiOkResponse({ type: TrackerResponse })
-  @ApiErrors(ERRORS.trackerNotFound, ERRORS.productionRunNotFound, ERRORS.trackerExists())
+  @ApiErrors(
+    TRACKER_ERRORS.trackerNotFound,
+    PRODUCTION_RUN_ERRORS.productionRunNotFound,
+    TRACKER_ERRORS.trackerExists(),
+  )
   update(
     @CurrentScope() scope: AccessScope,
     @IdParam() id: number,
@@ -160,7 +171,7 @@ export class TrackersController {
   @Access('admin')
   @ApiOperation({ summary: 'Delete a tracker with its status entries, reports and history (admin)' })
   @ApiOkResponse({ type: TrackerResponse })
-  @ApiErrors(ERRORS.trackerNotFound)
+  @ApiErrors(TRACKER_ERRORS.trackerNotFound)
   remove(@CurrentScope() scope: AccessScope, @IdParam() id: number): Promise<TrackerResponse> {
     return this.trackers.remove(scope, id);
   }
@@ -169,9 +180,9 @@ export class TrackersController {
   @Access('admin', 'user')
   @ApiOperation({ summary: 'Status entries ascending by (timestamp, id)' })
   @ApiOkResponse({ type: [StatusEntryResponse] })
-  @ApiErrors(ERRORS.trackerNotFound)
+  @ApiErrors(TRACKER_ERRORS.trackerNotFound)
   statusHistory(@CurrentScope() scope: AccessScope, @IdParam() id: number): Promise<StatusEntryResponse[]> {
-    return this.trackers.statusHistory(scope, id);
+    return this.statusEntries.statusHistory(scope, id);
   }
 
   @Post(':id/status')
@@ -183,7 +194,7 @@ export class TrackersController {
       "The tracker's status follows the entry with the latest (timestamp, id); a back-dated entry does not override a newer state.",
   })
   @ApiCreatedResponse({ type: StatusEntryResponse })
-  @ApiErrors(ERRORS.trackerNotFound, {
+  @ApiErrors(TRACKER_ERRORS.trackerNotFound, {
     ...ERRORS.invalidField('timestamp', 'must not be more than 5 minutes in the future'),
     summary:
       'Timestamp > 5 min ahead; IN_STORAGE without storage_location_id; DELIVERED without any delivery location; storage_location_id for any status but IN_STORAGE or delivery_location_id for any but DELIVERED',
@@ -193,6 +204,6 @@ export class TrackersController {
     @IdParam() id: number,
     @Body() dto: CreateStatusEntryDto,
   ): Promise<StatusEntryResponse> {
-    return this.trackers.addStatusEntry(scope, id, dto);
+    return this.statusEntries.addStatusEntry(scope, id, dto);
   }
 }

@@ -5,6 +5,7 @@ import type { AuthUser } from '../common/auth/auth-user.js';
 import { CurrentUser } from '../common/auth/current-user.decorator.js';
 import { ApiErrors } from '../common/errors/api-errors.decorator.js';
 import { ERRORS } from '../common/errors/error-catalogue.js';
+import { USER_ERRORS } from './users.errors.js';
 import { crudController } from '../common/http/crud.controller.js';
 import { Cached, CacheHeaderInterceptor } from '../common/http/cache-header.interceptor.js';
 import { PaginationQuery } from '../common/http/pagination.js';
@@ -22,22 +23,22 @@ export class UsersController extends crudController({
   dto: { list: PaginationQuery, create: CreateUserDto, update: UpdateUserDto, response: UserResponse },
   routes: {
     list: { summary: 'List users (admin)' },
-    get: { summary: 'A user by id (admin)', errors: [ERRORS.userNotFound] },
+    get: { summary: 'A user by id (admin)', errors: [USER_ERRORS.userNotFound] },
     create: {
       summary: 'Create a user (admin)',
       errors: [
-        ERRORS.emailTaken,
+        USER_ERRORS.emailTaken,
         ERRORS.validationFailed,
         ERRORS.invalidField('client_list', 'unknown client id(s): 7'),
       ],
     },
     update: {
       summary: 'Update any field of a user (admin); effective on the user’s next request',
-      errors: [ERRORS.userNotFound, ERRORS.emailTaken, ERRORS.lastAdmin],
+      errors: [USER_ERRORS.userNotFound, USER_ERRORS.emailTaken, USER_ERRORS.lastAdmin],
     },
     delete: {
       summary: 'Delete a user (admin); returns the deleted user',
-      errors: [ERRORS.userNotFound, ERRORS.lastAdmin],
+      errors: [USER_ERRORS.userNotFound, USER_ERRORS.lastAdmin],
     },
   },
 }) {
@@ -55,7 +56,7 @@ export class UsersController extends crudController({
   @ApiOperation({ summary: 'Change own name, notification preferences or password (password needs current_password)' })
   @ApiOkResponse({ type: UserResponse })
   @ApiErrors(
-    ERRORS.currentPasswordIncorrect,
+    USER_ERRORS.currentPasswordIncorrect,
     ERRORS.validationFailed,
     ERRORS.invalidField('current_password', 'is required to change the password'),
     ERRORS.invalidField('email', 'should not exist'),

@@ -9,6 +9,6 @@ import { UsersService } from './users.service.js';
 @Module({
   controllers: [UsersController],
   providers: [UsersRepository, UsersService, PasswordService, ActiveUsers],
-  exports: [UsersRepository, UsersService, PasswordService, ActiveUsers],
+  exports: [UsersService, PasswordService, ActiveUsers],
 })
 export class UsersModule {}

@@ -3,7 +3,7 @@ import type { Role } from '../common/auth/roles.js';
 import { Db, join, raw, sql, type PagedRows, type Sql } from '../infrastructure/database/db.js';
 import type { Tables } from '../infrastructure/database/schema.js';
 import { PreparedQueries } from '../infrastructure/database/prepared-queries.js';
-import { isUniqueViolation } from '../infrastructure/database/unique-violation.js';
+import { isUniqueViolation } from '../infrastructure/database/sql-state.js';
 import { preciseNowMicros } from '../common/time/precise-clock.js';
 
 /** A user as the API may see it: no password hash, no token epoch. */

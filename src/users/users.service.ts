@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../common/errors/domain-error.js';
-import { ERRORS } from '../common/errors/error-catalogue.js';
+import { USER_ERRORS } from './users.errors.js';
 import { PasswordService } from './password.service.js';
 import { RequestValidationException } from '../common/errors/validation.exception.js';
 import { toPage, type Page } from '../common/http/pagination.js';
@@ -11,7 +11,15 @@ import type { CreateUserDto, UpdateMeDto, UpdateUserDto } from './dto/user.dto.j
 import { toUserResponse, type UserResponse } from './dto/user.response.js';
 import { Cached } from '../common/http/cache-header.interceptor.js';
 import { toCachedJson } from '../infrastructure/cache/tiered-cache.js';
-import { EmailTakenError, UsersRepository, type UserPatch, type UserRow } from './users.repository.js';
+import {
+  EmailTakenError,
+  UsersRepository,
+  type ActiveUserRow,
+  type UserPatch,
+  type UserRow,
+} from './users.repository.js';
+
+export type { UserRow } from './users.repository.js';
 
 /**
  * User management. The guard reads the user row through the in-process cache tier, which every
@@ -83,7 +91,7 @@ export class UsersService {
         await this.users.lockAdminChanges();
         const current = this.found(await this.users.findById(id));
         if (isActiveAdmin(current) && !(await this.users.otherActiveAdminExists(id))) {
-          throw new DomainError(ERRORS.lastAdmin);
+          throw new DomainError(USER_ERRORS.lastAdmin);
         }
         return toUserResponse(this.found(await this.mapEmailTaken(() => this.users.update(id, patch))));
       }),
@@ -97,7 +105,7 @@ export class UsersService {
         await this.users.lockAdminChanges();
         const current = this.found(await this.users.findById(id));
         if (isActiveAdmin(current) && !(await this.users.otherActiveAdminExists(id))) {
-          throw new DomainError(ERRORS.lastAdmin);
+          throw new DomainError(USER_ERRORS.lastAdmin);
         }
         return toUserResponse(this.found(await this.users.delete(id)));
       }),
@@ -117,7 +125,7 @@ export class UsersService {
       }
       const currentHash = this.found(await this.users.findPasswordHash(userId));
       if (!(await this.passwords.verify(currentHash, dto.current_password))) {
-        throw new DomainError(ERRORS.currentPasswordIncorrect);
+        throw new DomainError(USER_ERRORS.currentPasswordIncorrect);
       }
       passwordHash = await this.passwords.hash(dto.password);
     }
@@ -128,6 +136,31 @@ export class UsersService {
       passwordHash,
     });
     return this.changed(userId, toUserResponse(this.found(row)));
+  }
+
+  /** For login: the user with this e-mail (case-insensitive) and its password hash, active or not. */
+  findForLogin(email: string): Promise<(UserRow & { password_hash: string }) | null> {
+    return this.users.findByEmailWithHash(email);
+  }
+
+  /** The active user with its token epoch, read from the database (not the in-process tier). */
+  findActive(id: number): Promise<ActiveUserRow | null> {
+    return this.users.findActiveById(id);
+  }
+
+  count(): Promise<number> {
+    return this.users.count();
+  }
+
+  /** The bootstrap admin of an empty database (first start); EmailTakenError if the e-mail is taken. */
+  async createFirstAdmin(email: string, password: string): Promise<UserRow> {
+    return this.users.insert({
+      name: 'Administrator',
+      email,
+      passwordHash: await this.passwords.hash(password),
+      roles: ['admin'],
+      clientList: [],
+    });
   }
 
   /** After the write committed: this instance drops its copy of the row at once (the trigger tells the others). */
@@ -146,7 +179,7 @@ export class UsersService {
   }
 
   private found<T>(value: T | null): T {
-    if (value === null) throw new DomainError(ERRORS.userNotFound);
+    if (value === null) throw new DomainError(USER_ERRORS.userNotFound);
     return value;
   }
 
@@ -154,7 +187,7 @@ export class UsersService {
     try {
       return await operation();
     } catch (error) {
-      if (error instanceof EmailTakenError) throw new DomainError(ERRORS.emailTaken);
+      if (error instanceof EmailTakenError) throw new DomainError(USER_ERRORS.emailTaken);
       throw error;
     }
   }

@@ -1,7 +1,7 @@
 import { jest } from '@jest/globals';
 import { parseArgs } from '../../src/cli/command.js';
 import { COMMANDS } from '../../src/cli/commands/index.js';
-import { GEOFENCE_BACKLOG_SCAN } from '../../src/health/pipeline/pipeline-checks.repository.js';
+import { GEOFENCE_BACKLOG_SCAN } from '../../src/geofences/geofences.health.js';
 import { createTestApp, GEOFENCE_ON, type TestApp } from '../support/app.js';
 import { at, createPlace, north, ORIGIN, settled } from '../support/geofences.js';
 import { postReports, report } from '../support/locations.js';

@@ -3,12 +3,12 @@ import { PartitionLocationReports1763820000000 as Partitioning } from '../../mig
 import { MIGRATIONS } from '../../migrations/index.js';
 import { AccessScope } from '../../src/common/auth/access-scope.js';
 import { loadConfig } from '../../src/common/config/app-config.js';
-import { PipelineChecksRepository } from '../../src/health/pipeline/pipeline-checks.repository.js';
 import { HealthModule } from '../../src/health/health.module.js';
 import { dataSourceOptions } from '../../src/infrastructure/database/data-source-options.js';
 import type { LocationHistoryQuery } from '../../src/locations/dto/location-history.query.js';
 import { LocationHistoryService } from '../../src/locations/location-history.service.js';
 import { LocationRebuildService } from '../../src/locations/location-rebuild.service.js';
+import { LocationHistoryHealth } from '../../src/locations/location-history.health.js';
 import { LocationsModule } from '../../src/locations/locations.module.js';
 import { createTestDatabase, databaseUrl, dropTestDatabase } from '../support/database.js';
 import { aggregateTables, ingestReports, rawReports, report, type RawRow } from '../support/locations.js';
@@ -171,7 +171,7 @@ describe('Locations: converting location_reports to daily partitions (migration 
       limit: 5,
     } as LocationHistoryQuery);
     expect(page.total).toBe(aggregatesBefore.hourly.filter((r) => r.tracker_id === trackers[0]).length);
-    const checks = t.get(PipelineChecksRepository);
+    const checks = t.get(LocationHistoryHealth);
     expect((await checks.viewsAndPolicies(AccessScope.admin())).policies).toEqual({
       hourly_bucket_key: true,
       daily_bucket_key: true,

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import pg from 'pg';
 import { QueryFailedError } from 'typeorm';
-import { isDatabaseUnavailable } from '../../src/common/errors/http-exception.filter.js';
+import { isDatabaseUnavailable } from '../../src/infrastructure/database/sql-state.js';
 import { FaultProxy } from '../support/fault-proxy.js';
 
 /**

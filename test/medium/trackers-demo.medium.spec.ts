@@ -1,7 +1,7 @@
 import { AccessScope } from '../../src/common/auth/access-scope.js';
 import { DemoDataService } from '../../src/seed/demo-data.service.js';
 import { SeedModule } from '../../src/seed/seed.module.js';
-import { TrackersService } from '../../src/trackers/trackers.service.js';
+import { TrackerListsService } from '../../src/trackers/tracker-lists.service.js';
 import { createMediumContext, type MediumContext } from '../support/medium.js';
 
 describe('Demo data through the tracker repository', () => {
@@ -41,7 +41,7 @@ describe('Demo data through the tracker repository', () => {
     });
     expect(stats.reports).toBeGreaterThan(96);
 
-    const counts = (await t.get(TrackersService).statusCounts(AccessScope.admin())).value;
+    const counts = (await t.get(TrackerListsService).statusCounts(AccessScope.admin())).value;
     expect(counts).toEqual({ CREATED: 24, IN_TRANSIT: 24, IN_STORAGE: 24, DELIVERED: 24, total: 96 });
 
     await t.get(DemoDataService).seed(2);

@@ -4,9 +4,8 @@ import type { DataSource } from 'typeorm';
 import type { TokenService } from '../../src/auth/token.service.js';
 import { BrandsRepository } from '../../src/brands/brands.repository.js';
 import { ClientsRepository } from '../../src/clients/clients.repository.js';
-import { DeliveryLocationsRepository } from '../../src/delivery-locations/delivery-locations.repository.js';
 import { ProductionRunsRepository } from '../../src/production-runs/production-runs.repository.js';
-import { StorageLocationsRepository } from '../../src/storage-locations/storage-locations.repository.js';
+import { DeliveryLocationsRepository, StorageLocationsRepository } from '../../src/places/places.repository.js';
 import type { Role } from '../../src/common/auth/roles.js';
 import { UsersRepository } from '../../src/users/users.repository.js';
 

@@ -17,12 +17,11 @@ import { BrandsModule } from '../../src/brands/brands.module.js';
 import { ClientsModule } from '../../src/clients/clients.module.js';
 import type { AppConfig } from '../../src/common/config/app-config.js';
 import { AppConfigModule } from '../../src/common/config/config.module.js';
-import { DeliveryLocationsModule } from '../../src/delivery-locations/delivery-locations.module.js';
 import { CacheModule } from '../../src/infrastructure/cache/cache.module.js';
 import { DatabaseModule } from '../../src/infrastructure/database/database.module.js';
 import { MetricsModule } from '../../src/metrics/metrics.module.js';
 import { ProductionRunsModule } from '../../src/production-runs/production-runs.module.js';
-import { StorageLocationsModule } from '../../src/storage-locations/storage-locations.module.js';
+import { PlacesModule } from '../../src/places/places.module.js';
 import { redisAvailable } from './app.js';
 import { createTestDatabase, dropTestDatabase } from './database.js';
 import { testConfig } from './test-config.js';
@@ -68,14 +67,7 @@ export interface MediumContext {
 class MediumRootModule {}
 
 /** Modules the builders in test/support/factories.ts resolve their repositories and tokens from. */
-const FACTORY_MODULES = [
-  AuthModule,
-  ClientsModule,
-  BrandsModule,
-  ProductionRunsModule,
-  StorageLocationsModule,
-  DeliveryLocationsModule,
-];
+const FACTORY_MODULES = [AuthModule, ClientsModule, BrandsModule, ProductionRunsModule, PlacesModule];
 
 export async function createMediumContext(options: MediumOptions = {}): Promise<MediumContext> {
   const ownsDatabase = !options.database;

@@ -3,12 +3,13 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { LoginThrottledException } from '../../src/auth/login-throttle.service.js';
 import { DomainError } from '../../src/common/errors/domain-error.js';
-import { ERRORS, type CatalogueError } from '../../src/common/errors/error-catalogue.js';
+import { ERROR_CATALOGUE, ERROR_GROUPS } from '../../src/app.errors.js';
+import type { CatalogueError } from '../../src/common/errors/error-catalogue.js';
 import { HttpExceptionFilter } from '../../src/common/errors/http-exception.filter.js';
 
 /** Every catalogue entry, builders called without arguments (their documented example). */
 function entries(): [string, CatalogueError][] {
-  return Object.entries(ERRORS).map(([name, value]) => [
+  return Object.entries(ERROR_CATALOGUE).map(([name, value]) => [
     name,
     typeof value === 'function' ? (value as () => CatalogueError)() : value,
   ]);
@@ -49,10 +50,16 @@ describe('error catalogue', () => {
     }
   });
 
+  it('is assembled from groups that never declare the same entry twice', () => {
+    const names = Object.values(ERROR_GROUPS).flatMap((group) => Object.keys(group));
+    expect(names.length).toBe(new Set(names).size);
+    expect(Object.keys(ERROR_CATALOGUE).sort()).toEqual([...names].sort());
+  });
+
   it('builds parameterized details from their values', () => {
-    expect(ERRORS.trackerExists('T-1', 7).detail).toBe("Tracker 'T-1' already exists in production run 7");
-    expect(ERRORS.brandExists('Acme', 3).detail).toBe("Brand 'Acme' already exists for client 3");
-    expect(ERRORS.stillReferencedBy('Brand', 'production runs')).toMatchObject({
+    expect(ERROR_CATALOGUE.trackerExists('T-1', 7).detail).toBe("Tracker 'T-1' already exists in production run 7");
+    expect(ERROR_CATALOGUE.brandExists('Acme', 3).detail).toBe("Brand 'Acme' already exists for client 3");
+    expect(ERROR_CATALOGUE.stillReferencedBy('Brand', 'production runs')).toMatchObject({
       status: 409,
       detail: 'Brand is still referenced by production runs',
     });
@@ -72,7 +79,7 @@ describe('error catalogue', () => {
 
 describe('DomainError through the exception filter', () => {
   it('answers the entry status and detail', () => {
-    expect(answer(new DomainError(ERRORS.trackerNotFound))).toEqual({
+    expect(answer(new DomainError(ERROR_CATALOGUE.trackerNotFound))).toEqual({
       status: 404,
       headers: {},
       body: { detail: 'Tracker not found' },
@@ -80,7 +87,7 @@ describe('DomainError through the exception filter', () => {
   });
 
   it('adds WWW-Authenticate: Bearer to a 401', () => {
-    expect(answer(new DomainError(ERRORS.invalidCredentials))).toEqual({
+    expect(answer(new DomainError(ERROR_CATALOGUE.invalidCredentials))).toEqual({
       status: 401,
       headers: { 'WWW-Authenticate': 'Bearer' },
       body: { detail: 'Could not validate credentials' },
@@ -97,13 +104,15 @@ describe('DomainError through the exception filter', () => {
   });
 
   it('merges the entry body fields and the occurrence body fields', () => {
-    expect(answer(new DomainError(ERRORS.importDataChanged)).body).toEqual({
+    expect(answer(new DomainError(ERROR_CATALOGUE.importDataChanged)).body).toEqual({
       detail: 'Import failed: the data changed during the import; nothing was imported',
       errors: [],
       imported: 0,
     });
     const rows = [{ row: 2, field: 'name', message: 'is required' }];
-    expect(answer(new DomainError(ERRORS.importRowsInvalid(1), { body: { errors: rows, imported: 0 } }))).toEqual({
+    expect(
+      answer(new DomainError(ERROR_CATALOGUE.importRowsInvalid(1), { body: { errors: rows, imported: 0 } })),
+    ).toEqual({
       status: 422,
       headers: {},
       body: { detail: 'Import failed: 1 errors', errors: rows, imported: 0 },

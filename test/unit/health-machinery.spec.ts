@@ -8,9 +8,13 @@ import { HealthService } from '../../src/health/health.service.js';
 import type { CacheStoreHealthIndicator } from '../../src/health/indicators/cache-store.health.js';
 import type { DatabaseHealthIndicator } from '../../src/health/indicators/database.health.js';
 import type { PipelineStepResponse } from '../../src/health/dto/health.response.js';
+import type { DiscoveryService } from '@nestjs/core';
+import { PipelineStepProvider } from '../../src/common/health/pipeline-step.js';
+import type { CacheService } from '../../src/infrastructure/cache/cache.service.js';
+import type { PipelineChecksRepository } from '../../src/health/pipeline/pipeline-checks.repository.js';
 import {
+  PipelineSteps,
   STEP_DEFINITIONS,
-  type PipelineSteps,
   type StepKey,
   type StepOutcome,
 } from '../../src/health/pipeline/pipeline-steps.js';
@@ -92,6 +96,31 @@ describe('pipeline machinery', () => {
       ['critical', 'docs/operations.md#check_required_tables'],
       ['warning', 'docs/operations.md#check_cache_store'],
     ]);
+  });
+});
+
+describe('pipeline steps answered by the features', () => {
+  /** PipelineSteps over discovered providers (each an instance with `pipelineSteps`). */
+  function stepsFrom(...instances: object[]): PipelineSteps {
+    const discovery = {
+      getProviders: (options: { metadataKey: string }) =>
+        options.metadataKey === PipelineStepProvider.KEY ? instances.map((instance) => ({ instance })) : [],
+    } as unknown as DiscoveryService;
+    const steps = new PipelineSteps({} as PipelineChecksRepository, {} as CacheService, discovery);
+    steps.onModuleInit();
+    return steps;
+  }
+
+  it('runs the check a discovered provider registered for the step', async () => {
+    const outcome = { success: true, details: { from: 'trackers' }, issues: [] };
+    const steps = stepsFrom({ pipelineSteps: { check_status_consistency: () => Promise.resolve(outcome) } });
+    await expect(steps.run('check_status_consistency', admin)).resolves.toBe(outcome);
+  });
+
+  it('fails a step no provider answers, naming it', async () => {
+    await expect(stepsFrom().run('check_notification_delivery', admin)).rejects.toThrow(
+      'no module answers check_notification_delivery',
+    );
   });
 });
 

@@ -8,7 +8,7 @@
  * - `malformed`: the Bearer scheme with anything else (`Bearer a b`, a tab, control characters) —
  *   a token that cannot be valid (401 "Could not validate credentials"; logout revokes nothing).
  */
-export type BearerCredential = { kind: 'none' } | { kind: 'malformed' } | { kind: 'token'; token: string };
+type BearerCredential = { kind: 'none' } | { kind: 'malformed' } | { kind: 'token'; token: string };
 
 const BEARER_SCHEME = /^bearer(?=\s|$)/i;
 const CREDENTIAL = /^ +([\x21-\x7e]+)$/;

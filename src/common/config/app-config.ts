@@ -3,8 +3,8 @@
  * `loadConfig` is pure so tests can build apps with their own settings; every bad
  * variable is reported by name and the process exits non-zero (see main.ts).
  */
-export type NodeEnv = 'development' | 'test' | 'production';
-export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+type NodeEnv = 'development' | 'test' | 'production';
+type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 export interface AppConfig {
   port: number;

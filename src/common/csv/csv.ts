@@ -11,7 +11,7 @@
 export const CSV_LINE_END = '\r\n';
 
 /** A cell: text (neutralised and quoted as needed), a number (as is) or empty. */
-export type CsvCell = string | number | null | undefined;
+type CsvCell = string | number | null | undefined;
 
 const FORMULA_TRIGGERS = new Set(['=', '+', '-', '@', '\t', '\r']);
 const NEEDS_QUOTES = /[",\r\n]/;

@@ -29,7 +29,7 @@ export class DomainError extends Error {
   }
 }
 
-export interface DomainErrorExtras {
+interface DomainErrorExtras {
   headers?: Readonly<Record<string, string>>;
   body?: Readonly<Record<string, unknown>>;
 }

@@ -38,10 +38,14 @@ const HTTP_ERRORS = {
 } as const;
 
 /**
- * Every error the service answers, declared once: a stable `code`, the status and the `detail`
- * text; parameterized details are functions that build the entry (called without arguments they
- * give the OpenAPI document's example). Each error body is `{"detail": string}` (plus the entry's
- * `body` fields), and `errors: [{field, message}]` for 422 (see HttpExceptionFilter and
+ * The cross-cutting errors: those of the HTTP layer, the guard and any resource (still referenced,
+ * upload over its limit). Each feature declares its own errors in its folder
+ * (`src/<feature>/<feature>.errors.ts`, built with the same `catalogueError`); the whole catalogue
+ * is assembled at the application level (src/app.errors.ts), as common imports no feature.
+ * An entry is declared once: a stable `code`, the status and the `detail` text; parameterized
+ * details are functions that build the entry (called without arguments they give the OpenAPI
+ * document's example). Each error body is `{"detail": string}` (plus the entry's `body` fields),
+ * and `errors: [{field, message}]` for 422 (see HttpExceptionFilter and
  * RequestValidationException). Services throw them as DomainError; routes document them with
  * ApiErrors.
  */

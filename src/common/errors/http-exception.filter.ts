@@ -1,45 +1,16 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { QueryFailedError } from 'typeorm';
+import {
+  isDatabaseUnavailable,
+  isForeignKeyViolation,
+  isStatementTimeout,
+  isUniqueViolation,
+  isUnstorableText,
+} from '../../infrastructure/database/sql-state.js';
 import { DomainError } from './domain-error.js';
 import { ERRORS, errorExampleBody, type CatalogueError } from './error-catalogue.js';
 import { describeRequestError } from './request-errors.js';
-
-interface PgError {
-  code?: string;
-  constraint?: string;
-}
-
-/** Connection-level failures that mean "the database is unreachable", answered with 503. */
-const UNAVAILABLE_MESSAGES = [
-  /timeout exceeded when trying to connect/i,
-  /Connection terminated/i,
-  // pg, for a query on a client whose connection has already failed or closed.
-  /is not queryable/i,
-  /ECONNREFUSED/,
-  /ECONNRESET/,
-  /connect ETIMEDOUT/,
-];
-/**
- * Text PostgreSQL refuses to store: 22021 "invalid byte sequence" (a NUL byte in text) and 22P05
- * "untranslatable character" (\u0000 in jsonb). The request text rule rejects these first; this
- * is the backstop for any path that reaches the database without it.
- */
-const UNSTORABLE_TEXT_CODES = new Set(['22021', '22P05']);
-const UNAVAILABLE_CODES = new Set([
-  '57P01',
-  '57P02',
-  '57P03',
-  '53300',
-  '08000',
-  '08003',
-  '08006',
-  '08001',
-  '08004',
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-]);
 
 /**
  * The one exception filter: every error leaves as `{"detail": string}` (plus `errors` for 422).
@@ -97,11 +68,11 @@ export class HttpExceptionFilter implements ExceptionFilter {
       return { status, body: { detail: defaultDetail(status, payload) }, headers };
     }
     if (exception instanceof QueryFailedError) {
-      const pg = exception.driverError as PgError;
-      if (pg?.code === '23505') return answer(ERRORS.alreadyExists);
-      if (pg?.code === '23503') return answer(ERRORS.stillReferenced);
-      if (pg?.code === '57014') return answer(ERRORS.unavailable);
-      if (pg?.code && UNSTORABLE_TEXT_CODES.has(pg.code)) return answer(ERRORS.unstorableText);
+      if (isUniqueViolation(exception)) return answer(ERRORS.alreadyExists);
+      if (isForeignKeyViolation(exception)) return answer(ERRORS.stillReferenced);
+      if (isStatementTimeout(exception)) return answer(ERRORS.unavailable);
+      // The request text rule rejects such text first; this is the backstop for any path that reaches the database without it.
+      if (isUnstorableText(exception)) return answer(ERRORS.unstorableText);
     }
     if (isDatabaseUnavailable(exception)) return { ...answer(ERRORS.unavailable), headers: { 'Retry-After': '1' } };
     return answer(ERRORS.internal);
@@ -116,15 +87,6 @@ function answer(error: CatalogueError): { status: number; body: Record<string, u
 /** A 401 names the scheme that would succeed. */
 function challenge(status: number): Record<string, string> | undefined {
   return status === HttpStatus.UNAUTHORIZED ? { 'WWW-Authenticate': 'Bearer' } : undefined;
-}
-
-export function isDatabaseUnavailable(exception: unknown): boolean {
-  const err = (exception instanceof QueryFailedError ? exception.driverError : exception) as PgError & {
-    message?: string;
-  };
-  if (!err) return false;
-  if (err.code && UNAVAILABLE_CODES.has(err.code)) return true;
-  return typeof err.message === 'string' && UNAVAILABLE_MESSAGES.some((re) => re.test(err.message as string));
 }
 
 function defaultDetail(status: number, payload: unknown): string {

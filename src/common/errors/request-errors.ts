@@ -3,7 +3,7 @@ import type { FieldError } from './validation.exception.js';
 import { ERRORS, validationFailedDetail } from './error-catalogue.js';
 
 /** An error's answer: status, JSON body and extra headers. */
-export interface ErrorAnswer {
+interface ErrorAnswer {
   status: number;
   body: Record<string, unknown>;
   headers?: Record<string, string>;

@@ -23,7 +23,7 @@ import { PageOf, type Page } from './pagination.js';
 import { IdParam } from './parse-id.pipe.js';
 
 /** A service whose reads and writes take the caller's scope first (data visible per client). */
-export interface ScopedCrudService {
+interface ScopedCrudService {
   list(scope: AccessScope, query: object): Promise<Page<unknown>>;
   get(scope: AccessScope, id: number): Promise<unknown>;
   create(scope: AccessScope, body: object): Promise<unknown>;
@@ -32,7 +32,7 @@ export interface ScopedCrudService {
 }
 
 /** A service of data every permitted caller sees whole (shared reference data, admin-only data). */
-export interface UnscopedCrudService {
+interface UnscopedCrudService {
   list(query: object): Promise<Page<unknown>>;
   get(id: number): Promise<unknown>;
   create(body: object): Promise<unknown>;
@@ -40,10 +40,10 @@ export interface UnscopedCrudService {
   delete(id: number): Promise<unknown>;
 }
 
-export type CrudOperation = 'list' | 'get' | 'create' | 'update' | 'delete';
+type CrudOperation = 'list' | 'get' | 'create' | 'update' | 'delete';
 
 /** How one route is documented: its summary and its error responses (401/403 come with the roles). */
-export interface CrudRoute {
+interface CrudRoute {
   summary: string;
   errors?: CatalogueError[];
 }
@@ -61,7 +61,7 @@ interface CrudResourceBase {
 }
 
 /** A resource's routes and the service behind them, scoped (scope first) or not. */
-export type CrudResource<S> = CrudResourceBase &
+type CrudResource<S> = CrudResourceBase &
   ({ scoped: true; service: Type<S & ScopedCrudService> } | { scoped: false; service: Type<S & UnscopedCrudService> });
 
 const REFERENCE_DATA_ACCESS: { read: Role[]; write: Role[] } = { read: ['admin', 'user'], write: ['admin'] };

@@ -20,7 +20,7 @@ export function parseIdText(value: unknown): number | null {
 }
 
 /** An id as a JSON value: an integer number in 1..MAX_INT4 (a string of digits is not one). */
-export function isId(value: unknown): value is number {
+function isId(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_INT4;
 }
 

@@ -21,14 +21,14 @@ const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
  * Earliest accepted year: earlier instants are treated as bad values (no tracker, run or report
  * predates the Unix epoch). The latest is 9999, the last year ISO 8601 writes with four digits.
  */
-export const MIN_YEAR = 1970;
+const MIN_YEAR = 1970;
 const END_OF_YEAR_9999 = Date.UTC(10_000, 0, 1);
 
 /** The one message for a date input that breaks the rule above. */
 export const DATE_TIME_MESSAGE = `must be an ISO 8601 date-time (year ${MIN_YEAR} or later)`;
 
 /** Date-times may be back-dated freely but not lie in the future by more than this. */
-export const FUTURE_TOLERANCE_MS = 5 * 60 * 1000;
+const FUTURE_TOLERANCE_MS = 5 * 60 * 1000;
 
 export function isTooFarInFuture(date: Date | number, now = Date.now()): boolean {
   return (typeof date === 'number' ? date : date.getTime()) > now + FUTURE_TOLERANCE_MS;

@@ -3,8 +3,8 @@ import { MAX_INT4 } from './id-field.js';
 import { IsIntInRange, QueryInt } from './query-transforms.js';
 import { COUNT_SCHEMA } from '../openapi/schema-types.js';
 
-export const DEFAULT_PAGE_LIMIT = 50;
-export const MAX_PAGE_LIMIT = 1000;
+const DEFAULT_PAGE_LIMIT = 50;
+const MAX_PAGE_LIMIT = 1000;
 
 /**
  * `skip`/`limit` of every list. List query DTOs extend this. Both are plain digits;

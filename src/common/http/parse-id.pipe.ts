@@ -16,7 +16,7 @@ import { ID_MESSAGE, MAX_INT4, parseIdText } from './id-field.js';
  * the global pipe has already turned the text into a number) it refuses every request.
  */
 @Injectable()
-export class ParseIdPipe implements PipeTransform<unknown, number> {
+class ParseIdPipe implements PipeTransform<unknown, number> {
   transform(value: unknown, metadata: ArgumentMetadata): number {
     const id = parseIdText(value);
     if (id === null) throw RequestValidationException.field(metadata.data ?? 'id', ID_MESSAGE);

@@ -11,7 +11,7 @@ export const Trim = (): PropertyDecorator =>
   Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
 
 /** Longest free-text note (trackers, status entries). */
-export const MAX_NOTES_LENGTH = 10_000;
+const MAX_NOTES_LENGTH = 10_000;
 
 /**
  * A name: trimmed, then 1..255 characters. With `optional` (update bodies) it may be left out but,

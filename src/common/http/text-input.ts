@@ -20,7 +20,7 @@ import type { FieldError } from '../errors/validation.exception.js';
  * PostgreSQL cannot store U+0000 in text at all, so this rule is also what keeps NUL from reaching
  * the database as a 500.
  */
-export type TextKind = 'single-line' | 'multi-line';
+type TextKind = 'single-line' | 'multi-line';
 
 // eslint-disable-next-line no-control-regex -- control characters are exactly what this matches
 const SINGLE_LINE_FORBIDDEN = /[\u0000-\u001f\u007f-\u009f]/;
@@ -51,7 +51,7 @@ export const MAX_INPUT_DEPTH = 32;
 export const TOO_DEEP = `must not be nested more than ${MAX_INPUT_DEPTH} levels deep`;
 
 /** A DTO class, as Nest's ArgumentMetadata.metatype gives it. */
-export type DtoClass = abstract new (...args: never[]) => unknown;
+type DtoClass = abstract new (...args: never[]) => unknown;
 
 const MULTILINE_KEY = Symbol('text-input:multiline');
 const OPAQUE_KEY = Symbol('text-input:opaque');

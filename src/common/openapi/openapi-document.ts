@@ -62,7 +62,7 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
 }
 
 /** What holds for every route, applied once to the whole document. */
-export function finishDocument(document: Json): void {
+function finishDocument(document: Json): void {
   document.openapi = '3.1.0';
   // Relative: the document describes whichever deployment serves it (production, staging or a
   // development instance); the API is meant for the dashboard and integrations, not internal-only.

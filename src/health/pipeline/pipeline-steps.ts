@@ -1,12 +1,18 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryService } from '@nestjs/core';
 import type { AccessScope } from '../../common/auth/access-scope.js';
-import type { AppConfig } from '../../common/config/app-config.js';
-import { APP_CONFIG } from '../../common/config/config.module.js';
+import {
+  PipelineStepProvider,
+  stepOutcome,
+  type PipelineStepCheck,
+  type PipelineStepSource,
+  type StepOutcome,
+} from '../../common/health/pipeline-step.js';
 import { CacheService } from '../../infrastructure/cache/cache.service.js';
 import { COMPONENT_TIMEOUT_MS } from '../indicators/component-timeout.js';
-import { AGGREGATE_TABLES, AggregateChecksRepository, type Granularity } from './aggregate-checks.repository.js';
-import { NotificationChecksRepository } from './notification-checks.repository.js';
 import { PipelineChecksRepository } from './pipeline-checks.repository.js';
+
+export type { StepOutcome } from '../../common/health/pipeline-step.js';
 
 export type StepKey =
   | 'check_database_connection'
@@ -19,12 +25,6 @@ export type StepKey =
   | 'check_geofence_processing'
   | 'check_notification_delivery';
 
-export interface StepOutcome {
-  success: boolean;
-  details: Record<string, unknown>;
-  issues: string[];
-}
-
 export interface StepDefinition {
   key: StepKey;
   name: string;
@@ -36,7 +36,11 @@ export interface StepDefinition {
   needsDatabase: boolean;
 }
 
-/** The pipeline health steps, in the order they run and are reported. */
+/**
+ * The pipeline health steps, in the order they run and are reported. The database connection,
+ * the required tables and the cache store are checked here; every other step is answered by the
+ * feature owning its tables (a @PipelineStepProvider() of that feature's module).
+ */
 export const STEP_DEFINITIONS: readonly StepDefinition[] = [
   {
     key: 'check_database_connection',
@@ -110,209 +114,62 @@ export const STEP_DEFINITIONS: readonly StepDefinition[] = [
   },
 ];
 
-/** E-mails still unsent this long after their window ended fail check_notification_delivery. */
-export const MAIL_MAX_DELAY_SECONDS = 15 * 60;
-
-/** Reports waiting longer than this for their geofence replay fail check_geofence_processing. */
-export const GEOFENCE_MAX_WAIT_SECONDS = 60;
-
-/** Sample sizes: fixed, so each step costs the same on a thousand or on tens of millions of reports. */
-export const SAMPLE = {
-  /** Newest raw reports compared with their bucket rows. */
-  freshnessReports: 500,
-  /** Buckets (per granularity) recomputed from raw. */
-  recomputedBuckets: 25,
-  /** Heap pages at the end of each aggregate table scanned for rule violations (8 kB each). */
-  rulesTailPages: 128,
-  /** Trackers compared with their latest status entry (per source of the sample). */
-  statusTrackers: 500,
-} as const;
-
-const ok = (details: Record<string, unknown>, issues: string[] = []): StepOutcome => ({
-  success: issues.length === 0,
-  details,
-  issues,
-});
-
-/** The checks themselves: each turns repository numbers into {success, details, issues}. */
+/**
+ * The checks themselves: the cross-cutting ones here, the others looked up among the providers
+ * the features mark with @PipelineStepProvider(). A step no provider answers fails when it runs
+ * (e.g. a test application without the owning module).
+ */
 @Injectable()
-export class PipelineSteps {
+export class PipelineSteps implements OnModuleInit {
+  private readonly featureSteps = new Map<string, PipelineStepCheck>();
+
   constructor(
     private readonly checks: PipelineChecksRepository,
-    private readonly aggregates: AggregateChecksRepository,
     private readonly cache: CacheService,
-    private readonly notifications: NotificationChecksRepository,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly discovery: DiscoveryService,
   ) {}
 
+  onModuleInit(): void {
+    for (const wrapper of this.discovery.getProviders({ metadataKey: PipelineStepProvider.KEY })) {
+      const source = wrapper.instance as PipelineStepSource | undefined;
+      for (const [key, check] of Object.entries(source?.pipelineSteps ?? {})) this.featureSteps.set(key, check);
+    }
+  }
+
   run(key: StepKey, scope: AccessScope): Promise<StepOutcome> {
-    const steps: Record<StepKey, () => Promise<StepOutcome>> = {
-      check_database_connection: () => this.databaseConnection(scope),
-      check_required_tables: () => this.requiredTables(scope),
-      check_views_and_policies: () => this.viewsAndPolicies(scope),
-      check_aggregation_freshness: () => this.aggregationFreshness(scope),
-      check_aggregation_rules: () => this.aggregationRules(scope),
-      check_cache_store: () => this.cacheStore(),
-      check_status_consistency: () => this.statusConsistency(scope),
-      check_geofence_processing: () => this.geofenceProcessing(scope),
-      check_notification_delivery: () => this.notificationDelivery(scope),
-    };
-    return steps[key]();
+    if (key === 'check_database_connection') return this.databaseConnection(scope);
+    if (key === 'check_required_tables') return this.requiredTables(scope);
+    if (key === 'check_cache_store') return this.cacheStore();
+    const check = this.featureSteps.get(key);
+    if (!check) return Promise.reject(new Error(`no module answers ${key}`));
+    return check(scope);
   }
 
   private async databaseConnection(scope: AccessScope): Promise<StepOutcome> {
     const started = performance.now();
     const { server_version } = await this.checks.ping(scope);
-    return ok({ connected: true, server_version, latency_ms: elapsed(started) });
+    return stepOutcome({ connected: true, server_version, latency_ms: elapsed(started) });
   }
 
   private async requiredTables(scope: AccessScope): Promise<StepOutcome> {
     const tables = await this.checks.tablesPresent(scope);
     const missing = Object.keys(tables).filter((name) => !tables[name]);
-    return ok(
+    return stepOutcome(
       { tables_status: tables, missing_tables: missing },
       missing.map((name) => `Required table ${name} is missing`),
     );
-  }
-
-  private async viewsAndPolicies(scope: AccessScope): Promise<StepOutcome> {
-    const { views, policies } = await this.checks.viewsAndPolicies(scope);
-    const issues = [
-      ...Object.entries(views)
-        .filter(([, present]) => !present)
-        .map(([name]) => `History relation ${name} is missing`),
-      ...Object.entries(policies)
-        .filter(([, present]) => !present)
-        .map(([name]) => `Aggregation policy ${name} is missing`),
-    ];
-    // Raw retention is an operator's choice (RAW_RETENTION_DAYS): reported, never a failure.
-    const retention = this.config.rawRetentionDays > 0;
-    return ok(
-      {
-        views_status: views,
-        policies_status: { ...policies, raw_retention_job: retention },
-        raw_retention_days: this.config.rawRetentionDays,
-      },
-      issues,
-    );
-  }
-
-  private async aggregationFreshness(scope: AccessScope): Promise<StepOutcome> {
-    const row = await this.checks.freshness(scope, SAMPLE.freshnessReports);
-    const issues: string[] = [];
-    if (row.stale_hourly > 0)
-      issues.push(
-        `${row.stale_hourly} of ${row.eligible_reports} recent eligible reports are newer than their hourly aggregate`,
-      );
-    if (row.stale_daily > 0)
-      issues.push(
-        `${row.stale_daily} of ${row.eligible_reports} recent eligible reports are newer than their daily aggregate`,
-      );
-    return ok(
-      {
-        sampled_reports: row.sampled_reports,
-        eligible_reports: row.eligible_reports,
-        stale_hourly: row.stale_hourly,
-        stale_daily: row.stale_daily,
-        newest_received_at: row.newest_received_at ? new Date(row.newest_received_at).toISOString() : null,
-        examples: row.examples ?? [],
-      },
-      issues,
-    );
-  }
-
-  private async aggregationRules(scope: AccessScope): Promise<StepOutcome> {
-    const issues: string[] = [];
-    const details: Record<string, unknown> = {};
-    const checked = await this.aggregates.aggregationRules(scope, {
-      tailPages: SAMPLE.rulesTailPages,
-      reports: SAMPLE.freshnessReports,
-      buckets: SAMPLE.recomputedBuckets,
-    });
-    for (const granularity of Object.keys(AGGREGATE_TABLES) as Granularity[]) {
-      const { rules, recomputed } = checked[granularity];
-      details[granularity] = {
-        sampled_rows: rules.sampled_rows,
-        sample_covers_whole_table: rules.table_pages <= SAMPLE.rulesTailPages,
-        below_min_confidence: rules.below_min_confidence,
-        inside_excluded_region: rules.inside_excluded_region,
-        violations: rules.examples ?? [],
-        recomputed_buckets: recomputed.sampled_buckets,
-        recompute_mismatches: recomputed.mismatched,
-        mismatches: recomputed.examples ?? [],
-      };
-      if (rules.below_min_confidence > 0)
-        issues.push(`${rules.below_min_confidence} ${granularity} aggregate rows have confidence below 2`);
-      if (rules.inside_excluded_region > 0) {
-        issues.push(
-          `${rules.inside_excluded_region} ${granularity} aggregate rows lie inside the manufacturing-region box`,
-        );
-      }
-      if (recomputed.mismatched > 0) {
-        issues.push(
-          `${recomputed.mismatched} of ${recomputed.sampled_buckets} sampled ${granularity} buckets differ from a recomputation from raw reports`,
-        );
-      }
-    }
-    return ok(details, issues);
   }
 
   private async cacheStore(): Promise<StepOutcome> {
     const started = performance.now();
     try {
       await this.cache.ping(COMPONENT_TIMEOUT_MS);
-      return ok({ store: this.cache.storeKind, round_trip_ms: elapsed(started) });
+      return stepOutcome({ store: this.cache.storeKind, round_trip_ms: elapsed(started) });
     } catch (error) {
-      return ok({ store: this.cache.storeKind, round_trip_ms: elapsed(started) }, [
+      return stepOutcome({ store: this.cache.storeKind, round_trip_ms: elapsed(started) }, [
         `Cache store round trip failed: ${(error as Error).message}`,
       ]);
     }
-  }
-
-  private async statusConsistency(scope: AccessScope): Promise<StepOutcome> {
-    const row = await this.checks.statusConsistency(scope, SAMPLE.statusTrackers);
-    return ok(
-      {
-        sampled_trackers: row.sampled_trackers,
-        trackers_without_history: row.without_history,
-        mismatched: row.mismatched,
-        examples: row.examples ?? [],
-      },
-      row.mismatched > 0
-        ? [
-            `${row.mismatched} of ${row.sampled_trackers} sampled trackers have a status different from their latest status entry`,
-          ]
-        : [],
-    );
-  }
-
-  /** A waiting mark is an eligible report (or manual entry) automation has not taken into account yet. */
-  private async geofenceProcessing(scope: AccessScope): Promise<StepOutcome> {
-    const enabled = this.config.geofenceEnabled;
-    const row = await this.checks.geofenceBacklog(scope, GEOFENCE_MAX_WAIT_SECONDS);
-    return ok(
-      { enabled, ...row, max_wait_seconds: GEOFENCE_MAX_WAIT_SECONDS },
-      enabled && row.overdue_trackers > 0
-        ? [
-            `${row.truncated ? 'At least ' : ''}${row.overdue_trackers} trackers have reports waiting more than ${GEOFENCE_MAX_WAIT_SECONDS} s for geofence processing`,
-          ]
-        : [],
-    );
-  }
-
-  /** Skipped (passing) without SMTP_URL: nothing is queued then. */
-  private async notificationDelivery(scope: AccessScope): Promise<StepOutcome> {
-    if (this.config.mail.smtpUrl === undefined)
-      return ok({ skipped: true, reason: 'SMTP_URL is not set: e-mail is off' });
-    const row = await this.notifications.mailBacklog(scope, MAIL_MAX_DELAY_SECONDS);
-    return ok(
-      { skipped: false, ...row, max_delay_seconds: MAIL_MAX_DELAY_SECONDS },
-      row.overdue > 0
-        ? [
-            `${row.overdue} e-mails are unsent more than ${MAIL_MAX_DELAY_SECONDS / 60} minutes after their digest window ended`,
-          ]
-        : [],
-    );
   }
 }
 

@@ -12,7 +12,7 @@ import {
   type StepOutcome,
 } from './pipeline-steps.js';
 
-export const OPERATIONS_DOC = 'docs/operations.md';
+const OPERATIONS_DOC = 'docs/operations.md';
 
 /**
  * Runs the pipeline steps and turns their outcomes into the pipeline health result: success rate,

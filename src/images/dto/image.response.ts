@@ -35,7 +35,7 @@ export class ImageResponse extends ImageUploadResponse {
   uploaded_at: string;
 }
 
-export function imageUrlPath(storageFilename: string): string {
+function imageUrlPath(storageFilename: string): string {
   return `/api/v1/images/${storageFilename}`;
 }
 

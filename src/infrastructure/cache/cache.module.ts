@@ -23,7 +23,7 @@ import { connectRedis, REDIS_CLIENT, type RedisConnection } from './redis-client
   ],
   exports: [REDIS_CLIENT],
 })
-export class RedisModule {}
+class RedisModule {}
 
 /**
  * @nestjs/cache-manager over Redis (@keyv/redis) when REDIS_URL is set, else an in-process store

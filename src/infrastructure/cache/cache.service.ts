@@ -7,13 +7,13 @@ import { APP_CONFIG } from '../../common/config/config.module.js';
 import { REDIS_CLIENT, type RedisConnection } from './redis-client.js';
 
 /** Longest a request ever waits on the cache store before carrying on without it. */
-export const CACHE_OP_TIMEOUT_MS = 250;
+const CACHE_OP_TIMEOUT_MS = 250;
 /**
  * Counters (login throttling) wait longer: a timed-out increment may still land in Redis while the
  * attempt is counted in memory instead, so under load a short timeout would let a burst be
  * counted twice over. A login already spends far longer on its password hash.
  */
-export const COUNTER_OP_TIMEOUT_MS = 2000;
+const COUNTER_OP_TIMEOUT_MS = 2000;
 /** After a failure, skip the store for this long so a dead Redis costs nothing per request. */
 const BREAKER_OPEN_MS = 1000;
 

@@ -10,7 +10,7 @@ import { NearCache } from './near-cache.js';
  * was deleted, a token was revoked, a latest location changed): every change made in the database,
  * by any instance, the CLI or by hand, reaches every instance.
  */
-export const INVALIDATION_CHANNEL = 'tps_cache_invalidation';
+const INVALIDATION_CHANNEL = 'tps_cache_invalidation';
 /** A NOTIFY payload is limited to 8000 bytes; keys are sent in messages below this size. */
 const MAX_PAYLOAD = 7000;
 /** How often the listening connection proves it is alive, and how long it may take to answer. */

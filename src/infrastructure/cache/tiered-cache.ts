@@ -11,13 +11,13 @@ export interface CachedJson {
 }
 
 /** A cache key with the generation tokens it was built from (each `[area, token]`). */
-export interface CacheKey {
+interface CacheKey {
   text: string;
   generations: readonly (readonly [area: string, token: string])[];
 }
 
 /** A read through the tiers: the answer, whether it was cached, and how to find it again at once. */
-export interface TieredRead {
+interface TieredRead {
   value: CachedJson;
   hit: boolean;
   /** The same entry from the in-process tier, while every generation of its key is current; else undefined. */

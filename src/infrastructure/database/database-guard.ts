@@ -7,11 +7,11 @@ import { pgPool } from './database-pool.js';
 import { destroySocket, ProbeConnection } from './probe-connection.js';
 
 /** How often the liveness probe asks the database `SELECT 1`. */
-export const LIVENESS_INTERVAL_MS = 1000;
+const LIVENESS_INTERVAL_MS = 1000;
 /** A probe unanswered for this long marks the database unreachable. */
-export const LIVENESS_TIMEOUT_MS = 2000;
+const LIVENESS_TIMEOUT_MS = 2000;
 /** The immediate second probe after a failed one (fresh connection, short timeout). */
-export const RETRY_TIMEOUT_MS = 750;
+const RETRY_TIMEOUT_MS = 750;
 /** Requests allowed to queue for a connection per pooled connection before new ones are refused. */
 export const MAX_WAITING_PER_CONNECTION = 20;
 

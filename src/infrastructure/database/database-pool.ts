@@ -7,7 +7,7 @@ export function pgPool(dataSource: DataSource): pg.Pool {
   return (dataSource.driver as unknown as { master: pg.Pool }).master;
 }
 
-export interface PoolStats {
+interface PoolStats {
   size: number;
   total: number;
   idle: number;

@@ -15,7 +15,7 @@ export interface PagedRows<T> {
 }
 
 /** The parts of a paged list query: `SELECT columns FROM from WHERE where ORDER BY orderBy`. */
-export interface PagedQuery {
+interface PagedQuery {
   columns: Sql;
   from: Sql;
   /** Conditions joined with AND; an empty list means every row. */
@@ -82,7 +82,7 @@ abstract class Reads {
  * measurements). Inside a transaction they run on that transaction's connection like any other
  * statement, so a read that must see the caller's own write can always get it.
  */
-export class LagTolerantReads extends Reads {
+class LagTolerantReads extends Reads {
   constructor(
     private readonly db: Db,
     private readonly replicas: ReadReplicas | undefined,

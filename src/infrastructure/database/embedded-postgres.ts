@@ -13,7 +13,7 @@ const READY = 'database system is ready to accept connections';
 const START_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 10_000;
 
-export interface EmbeddedPostgresOptions {
+interface EmbeddedPostgresOptions {
   dataDir: string;
   /** The cluster's directory name under DATA_DIR (`postgres`; the tests use `test-postgres`). */
   name: string;
@@ -203,7 +203,7 @@ async function ensureDatabase(port: number, database: string): Promise<void> {
 }
 
 /** One line for a PostgreSQL that exited before it was ready. */
-export function explainFailure(
+function explainFailure(
   lines: string[],
   placement: Pick<Placement, 'clusterDir'>,
   options: Pick<EmbeddedPostgresOptions, 'port' | 'portVariable'>,

@@ -31,10 +31,10 @@ export const nullableTextArray = (values: readonly (string | null)[]): string =>
   nullableArray(values, (value) => `"${value.replace(/[\\"]/g, '\\$&')}"`);
 
 /** Element types of the array parameters bound this way. */
-export type ArrayElementType = 'int' | 'bigint' | 'float8' | 'timestamptz' | 'text' | 'boolean';
+type ArrayElementType = 'int' | 'bigint' | 'float8' | 'timestamptz' | 'text' | 'boolean';
 
 /** An array literal as one bound parameter with its explicit cast: `$n::type[]`. */
-export function arrayParam(literal: string, type: ArrayElementType): Sql {
+function arrayParam(literal: string, type: ArrayElementType): Sql {
   return sql`${literal}::${raw(type)}[]`;
 }
 

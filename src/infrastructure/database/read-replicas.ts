@@ -1,12 +1,12 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import pg from 'pg';
-import { DataSource, QueryFailedError } from 'typeorm';
+import { DataSource } from 'typeorm';
 import type { AppConfig } from '../../common/config/app-config.js';
 import { APP_CONFIG } from '../../common/config/config.module.js';
-import { isDatabaseUnavailable } from '../../common/errors/http-exception.filter.js';
 import { dataSourceOptions } from './data-source-options.js';
 import { pgPool } from './database-pool.js';
 import { ProbeConnection } from './probe-connection.js';
+import { isDatabaseUnavailable, isSerializationConflict } from './sql-state.js';
 import { parseLsn, PrimaryWalSamples } from './replica-lag.js';
 
 /**
@@ -15,9 +15,9 @@ import { parseLsn, PrimaryWalSamples } from './replica-lag.js';
  * - lagging: behind by more than READ_REPLICA_MAX_LAG_MS, or by an unknown amount;
  * - available: serves lag-tolerant reads.
  */
-export type ReplicaStatus = 'starting' | 'available' | 'lagging' | 'down' | 'not_replica';
+type ReplicaStatus = 'starting' | 'available' | 'lagging' | 'down' | 'not_replica';
 
-export interface ReplicaState {
+interface ReplicaState {
   name: string;
   /** host:port/database, never the credentials. */
   address: string;
@@ -29,13 +29,11 @@ export interface ReplicaState {
   reads: number;
 }
 
-/** SQLSTATEs of a standby cancelling a statement that conflicts with replay: the primary can answer it. */
-const RECOVERY_CONFLICT_CODES = new Set(['40001', '40P01']);
 /** Primary WAL samples kept: a replica further behind than this has an unknown (and far too large) lag. */
 const SAMPLE_HORIZON_MS = 60_000;
 
 /** Longest a lag measurement may take (connect or query) before the replica counts as down. */
-export function probeTimeoutMs(config: AppConfig): number {
+function probeTimeoutMs(config: AppConfig): number {
   return Math.min(2000, Math.max(500, config.readReplicaCheckIntervalMs * 2));
 }
 
@@ -181,8 +179,8 @@ export class ReadReplicas implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Whether the primary should answer instead; a replica that went away is marked down at once. */
   private replicaFailed(replica: Replica, error: unknown): boolean {
-    const code = ((error instanceof QueryFailedError ? error.driverError : error) as { code?: string } | null)?.code;
-    const conflict = code !== undefined && RECOVERY_CONFLICT_CODES.has(code);
+    // A standby cancels a statement that conflicts with replay (40001/40P01): the primary can answer it.
+    const conflict = isSerializationConflict(error);
     if (!conflict && !isDatabaseUnavailable(error)) return false;
     this.reads.failovers += 1;
     if (!conflict) this.markDown(replica, error);

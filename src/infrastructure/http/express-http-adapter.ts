@@ -47,7 +47,7 @@ export class ExpressHttpAdapter extends ExpressAdapter {
  * IncomingMessage/ServerResponse, so `instanceof` still holds). Null when Node's own constructors
  * are ES classes, which cannot be called this way; the stock server is used then.
  */
-export function expressMessageClasses(
+function expressMessageClasses(
   app: ExpressPrototypes,
 ): { IncomingMessage: typeof IncomingMessage; ServerResponse: typeof ServerResponse } | null {
   const isClass = (fn: unknown) => /^class\b/.test(Function.prototype.toString.call(fn));

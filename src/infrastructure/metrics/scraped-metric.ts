@@ -1,9 +1,9 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 
 /** A value another component owns: one number, or one per value of the metric's label. */
-export type Reading = number | Record<string, number>;
+type Reading = number | Record<string, number>;
 
-export interface ScrapedMetric {
+interface ScrapedMetric {
   name: string;
   help: string;
   /** The label whose values are the keys of a reading; without one the reading is a number. */
@@ -17,7 +17,7 @@ export interface ScrapedMetric {
  * previous one: a slow or unreachable database must never make /metrics slow, since that is when
  * monitoring needs it. The late reading is kept for the next scrape.
  */
-export const SCRAPE_READ_WAIT_MS = 100;
+const SCRAPE_READ_WAIT_MS = 100;
 
 /** A counter whose running totals live in its owner: reset and re-added at each scrape (prom-client counters cannot be set). */
 export function scrapedCounter(registers: Registry[], metric: ScrapedMetric): void {

@@ -1,6 +1,6 @@
 import type { Logger } from '@nestjs/common';
 
-export interface PeriodicJobOptions<T> {
+interface PeriodicJobOptions<T> {
   /** Names a run in the warning logged when one fails: `<what> failed: <message>`. */
   what: string;
   logger: Logger;

@@ -1,4 +1,4 @@
-import { ERRORS } from '../../common/errors/error-catalogue.js';
+import { TRACKER_ERRORS } from '../trackers.errors.js';
 import { isUtf8 } from 'node:buffer';
 import { StringDecoder } from 'node:string_decoder';
 import { csvRecordReader } from './csv-lines.js';
@@ -116,7 +116,7 @@ export async function parseTrackerCsv(
       return;
     }
     if (++dataRows > maxRows) {
-      failure = new CsvTooManyRowsError(ERRORS.csvTooManyRows(maxRows).detail);
+      failure = new CsvTooManyRowsError(TRACKER_ERRORS.csvTooManyRows(maxRows).detail);
       return;
     }
     if (malformed) {

@@ -21,7 +21,7 @@ import { OpaqueText } from '../../common/http/text-input.js';
 import { ID_SCHEMA } from '../../common/openapi/schema-types.js';
 import { Trim } from '../../common/http/text-fields.js';
 
-export const MIN_PASSWORD_LENGTH = 8;
+const MIN_PASSWORD_LENGTH = 8;
 
 const trimLower = () => Transform(({ value }) => (typeof value === 'string' ? value.trim().toLowerCase() : value));
 

@@ -1,5 +1,5 @@
-import { CreatePlaceDto, ListPlacesQuery, UpdatePlaceDto } from '../../places/place.dto.js';
-import { PlaceResponse } from '../../places/place.response.js';
+import { CreatePlaceDto, ListPlacesQuery, UpdatePlaceDto } from './place.dto.js';
+import { PlaceResponse } from './place.response.js';
 
 /** Delivery-location names for the shared location shapes (OpenAPI schema names). */
 export class CreateDeliveryLocationDto extends CreatePlaceDto {}

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { timestampsOf, TimestampedResponse } from '../common/http/timestamped.response.js';
-import type { PlaceRow } from './places.repository.js';
-import { ID_SCHEMA } from '../common/openapi/schema-types.js';
+import { timestampsOf, TimestampedResponse } from '../../common/http/timestamped.response.js';
+import type { PlaceRow } from '../places.repository.js';
+import { ID_SCHEMA } from '../../common/openapi/schema-types.js';
 
 /** Wire shape of a storage or delivery location (each module subclasses it for its OpenAPI name). */
 export class PlaceResponse extends TimestampedResponse {

@@ -1,16 +1,16 @@
-import { placesController } from '../places/places.controller.js';
+import { placesController } from './place-routes.js';
 import {
   CreateDeliveryLocationDto,
   ListDeliveryLocationsQuery,
   DeliveryLocationResponse,
   UpdateDeliveryLocationDto,
 } from './dto/delivery-location.dto.js';
-import { DELIVERY_LOCATION, DeliveryLocationsService } from './delivery-locations.service.js';
+import { DeliveryLocationsService } from './places.service.js';
 
 /** CRUD of delivery locations under /delivery-locations. */
 export class DeliveryLocationsController extends placesController({
   path: 'delivery-locations',
-  resource: DELIVERY_LOCATION,
+  resource: 'Delivery location',
   service: DeliveryLocationsService,
   dto: {
     create: CreateDeliveryLocationDto,

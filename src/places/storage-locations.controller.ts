@@ -1,16 +1,16 @@
-import { placesController } from '../places/places.controller.js';
+import { placesController } from './place-routes.js';
 import {
   CreateStorageLocationDto,
   ListStorageLocationsQuery,
   StorageLocationResponse,
   UpdateStorageLocationDto,
 } from './dto/storage-location.dto.js';
-import { STORAGE_LOCATION, StorageLocationsService } from './storage-locations.service.js';
+import { StorageLocationsService } from './places.service.js';
 
 /** CRUD of storage locations under /storage-locations. */
 export class StorageLocationsController extends placesController({
   path: 'storage-locations',
-  resource: STORAGE_LOCATION,
+  resource: 'Storage location',
   service: StorageLocationsService,
   dto: {
     create: CreateStorageLocationDto,

@@ -1,21 +1,32 @@
-import { Injectable } from '@nestjs/common';
-import type { AccessScope } from '../../common/auth/access-scope.js';
-import { Db, raw, sql } from '../../infrastructure/database/db.js';
-import { belowMinConfidenceSql, inManufacturingRegionSql } from '../../locations/location-rules.js';
-import { readOnlyStep } from './pipeline-checks.repository.js';
+import type { AccessScope } from '../common/auth/access-scope.js';
+import {
+  PipelineStepProvider,
+  readOnlyStep,
+  stepOutcome,
+  type PipelineStepSource,
+  type StepOutcome,
+} from '../common/health/pipeline-step.js';
+import { Db, raw, sql } from '../infrastructure/database/db.js';
+import { FRESHNESS_SAMPLE_REPORTS } from './location-history.health.js';
+import { belowMinConfidenceSql, inManufacturingRegionSql } from './location-rules.js';
 
-export const AGGREGATE_TABLES = { hourly: 'location_history_hourly', daily: 'location_history_daily' } as const;
-export type Granularity = keyof typeof AGGREGATE_TABLES;
+/** Buckets (per granularity) recomputed from raw. */
+const RECOMPUTED_BUCKETS = 25;
+/** Heap pages at the end of each aggregate table scanned for rule violations (8 kB each). */
+const RULES_TAIL_PAGES = 128;
+
+const AGGREGATE_TABLES = { hourly: 'location_history_hourly', daily: 'location_history_daily' } as const;
+type Granularity = keyof typeof AGGREGATE_TABLES;
 const BUCKET_UNIT: Record<Granularity, 'hour' | 'day'> = { hourly: 'hour', daily: 'day' };
 
-export interface RulesRow {
+interface RulesRow {
   sampled_rows: number;
   below_min_confidence: number;
   inside_excluded_region: number;
   examples: { tracker_id: number; bucket: string; confidence: number; latitude: number; longitude: number }[] | null;
 }
 
-export interface RecomputeRow {
+interface RecomputeRow {
   sampled_buckets: number;
   mismatched: number;
   examples:
@@ -23,16 +34,56 @@ export interface RecomputeRow {
 }
 
 /**
- * SQL of the pipeline step that checks the hourly and daily aggregates: bounded samples (a TID
- * range over the last heap pages, primary-key probes per sampled bucket) checked against the
- * aggregation rule and recomputed from the raw reports.
+ * check_aggregation_rules over the hourly and daily aggregates: bounded samples (a TID range over
+ * the last heap pages, primary-key probes per sampled bucket) checked against the aggregation rule
+ * and recomputed from the raw reports.
  */
-@Injectable()
-export class AggregateChecksRepository {
+@PipelineStepProvider()
+export class LocationAggregatesHealth implements PipelineStepSource {
+  readonly pipelineSteps = {
+    check_aggregation_rules: (scope: AccessScope) => this.rulesStep(scope),
+  };
+
   constructor(private readonly db: Db) {}
 
+  private async rulesStep(scope: AccessScope): Promise<StepOutcome> {
+    const issues: string[] = [];
+    const details: Record<string, unknown> = {};
+    const checked = await this.aggregationRules(scope, {
+      tailPages: RULES_TAIL_PAGES,
+      reports: FRESHNESS_SAMPLE_REPORTS,
+      buckets: RECOMPUTED_BUCKETS,
+    });
+    for (const granularity of Object.keys(AGGREGATE_TABLES) as Granularity[]) {
+      const { rules, recomputed } = checked[granularity];
+      details[granularity] = {
+        sampled_rows: rules.sampled_rows,
+        sample_covers_whole_table: rules.table_pages <= RULES_TAIL_PAGES,
+        below_min_confidence: rules.below_min_confidence,
+        inside_excluded_region: rules.inside_excluded_region,
+        violations: rules.examples ?? [],
+        recomputed_buckets: recomputed.sampled_buckets,
+        recompute_mismatches: recomputed.mismatched,
+        mismatches: recomputed.examples ?? [],
+      };
+      if (rules.below_min_confidence > 0)
+        issues.push(`${rules.below_min_confidence} ${granularity} aggregate rows have confidence below 2`);
+      if (rules.inside_excluded_region > 0) {
+        issues.push(
+          `${rules.inside_excluded_region} ${granularity} aggregate rows lie inside the manufacturing-region box`,
+        );
+      }
+      if (recomputed.mismatched > 0) {
+        issues.push(
+          `${recomputed.mismatched} of ${recomputed.sampled_buckets} sampled ${granularity} buckets differ from a recomputation from raw reports`,
+        );
+      }
+    }
+    return stepOutcome(details, issues);
+  }
+
   /** Rule violations and the recomputation sample of both aggregate tables, in one transaction. */
-  async aggregationRules(
+  private async aggregationRules(
     scope: AccessScope,
     sample: { tailPages: number; reports: number; buckets: number },
   ): Promise<Record<Granularity, { rules: RulesRow & { table_pages: number }; recomputed: RecomputeRow }>> {

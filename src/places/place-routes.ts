@@ -1,12 +1,13 @@
 import type { Type } from '@nestjs/common';
 import { ERRORS } from '../common/errors/error-catalogue.js';
+import { PLACE_ERRORS } from './places.errors.js';
 import { crudController } from '../common/http/crud.controller.js';
-import type { CreatePlaceDto, ListPlacesQuery, UpdatePlaceDto } from './place.dto.js';
-import type { PlaceResponse } from './place.response.js';
+import type { CreatePlaceDto, ListPlacesQuery, UpdatePlaceDto } from './dto/place.dto.js';
+import type { PlaceResponse } from './dto/place.response.js';
 import type { PlaceResource, PlacesService } from './places.service.js';
 
 /** One kind of place as its routes present it. */
-export interface PlaceKind {
+interface PlaceKind {
   /** Route prefix and OpenAPI tag, e.g. 'storage-locations'. */
   path: string;
   /** Names the kind in summaries and details: 'Storage location'. */
@@ -29,7 +30,8 @@ export interface PlaceKind {
 export function placesController(kind: PlaceKind): Type<object> {
   const { resource } = kind;
   const name = resource.toLowerCase();
-  const notFound = resource === 'Storage location' ? ERRORS.storageLocationNotFound : ERRORS.deliveryLocationNotFound;
+  const notFound =
+    resource === 'Storage location' ? PLACE_ERRORS.storageLocationNotFound : PLACE_ERRORS.deliveryLocationNotFound;
   return crudController({
     path: kind.path,
     service: kind.service,

@@ -1,9 +1,9 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsNumber, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
-import { PaginationQuery } from '../common/http/pagination.js';
-import { MultilineText } from '../common/http/text-input.js';
-import { NameField } from '../common/http/text-fields.js';
+import { PaginationQuery } from '../../common/http/pagination.js';
+import { MultilineText } from '../../common/http/text-input.js';
+import { NameField } from '../../common/http/text-fields.js';
 
 /**
  * Bodies and queries shared by storage and delivery locations (both kinds have the same fields

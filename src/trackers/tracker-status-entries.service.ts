@@ -1,0 +1,67 @@
+import { Injectable } from '@nestjs/common';
+import type { AccessScope } from '../common/auth/access-scope.js';
+import { RequestValidationException } from '../common/errors/validation.exception.js';
+import { isTooFarInFuture } from '../common/http/iso-timestamp.js';
+import { CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
+import { Db } from '../infrastructure/database/db.js';
+import type { CreateStatusEntryDto } from './dto/tracker.dto.js';
+import { toStatusEntryResponse, type StatusEntryResponse } from './dto/tracker.response.js';
+import { assertStatusLocations } from './status-locations.js';
+import { TrackerReferencesRepository } from './tracker-references.repository.js';
+import { requireLocations, trackerNotFound } from './tracker-rules.js';
+import { TrackerStatusRepository } from './tracker-status.repository.js';
+import { TrackersRepository } from './trackers.repository.js';
+
+/** A tracker's status history: reading it and adding entries. */
+@Injectable()
+export class TrackerStatusEntriesService {
+  constructor(
+    private readonly db: Db,
+    private readonly trackers: TrackersRepository,
+    private readonly statuses: TrackerStatusRepository,
+    private readonly references: TrackerReferencesRepository,
+    private readonly invalidation: CacheInvalidation,
+  ) {}
+
+  async statusHistory(scope: AccessScope, id: number): Promise<StatusEntryResponse[]> {
+    const rows = await this.statuses.statusHistory(scope, id);
+    if (!rows) throw trackerNotFound();
+    return rows.map(toStatusEntryResponse);
+  }
+
+  /**
+   * Adds a status entry (any state may follow any state). The tracker row is locked first so
+   * concurrent entries for one tracker serialize; the insert and the move of the tracker's
+   * current status are one statement (TrackerStatusRepository.appendStatusEntry).
+   */
+  async addStatusEntry(scope: AccessScope, trackerId: number, dto: CreateStatusEntryDto): Promise<StatusEntryResponse> {
+    const timestamp = dto.timestamp ?? new Date();
+    if (isTooFarInFuture(timestamp))
+      throw RequestValidationException.field('timestamp', 'must not be more than 5 minutes in the future');
+    const storageLocationId = dto.storage_location_id ?? null;
+    const { entry, runId } = await this.db.transaction(async () => {
+      const tracker = await this.trackers.findVisible(scope, trackerId, true);
+      if (!tracker) throw trackerNotFound();
+      const deliveryLocationId =
+        dto.delivery_location_id ?? (dto.status === 'DELIVERED' ? tracker.delivery_location_id : null);
+      assertStatusLocations(
+        dto.status,
+        { storageLocationId, deliveryLocationId },
+        'is required for DELIVERED when the tracker has no destination',
+      );
+      await requireLocations(this.references, storageLocationId, dto.delivery_location_id ?? null);
+      const appended = await this.statuses.appendStatusEntry(scope, trackerId, {
+        status: dto.status,
+        timestamp,
+        storageLocationId,
+        deliveryLocationId,
+        notes: dto.notes ?? null,
+        createdBy: scope.userId,
+      });
+      if (!appended) throw trackerNotFound();
+      return { entry: appended, runId: tracker.production_run_id };
+    });
+    await this.invalidation.trackersChanged([runId]);
+    return toStatusEntryResponse(entry);
+  }
+}
