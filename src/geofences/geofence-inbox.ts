@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { isEligible } from '../locations/location-rules.js';
+import { isEligible } from '../location-reports/location-rules.js';
 import type { ReportRow } from './geofence-inputs.repository.js';
 
 /** The columns of an ingest batch the inbox reads (the valid reports of the request, in request order). */

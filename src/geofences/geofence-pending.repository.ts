@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Db, raw, sql } from '../infrastructure/database/db.js';
-import { LOCATION_WRITES_LOCK_KEY } from '../locations/location-writes-lock.js';
+import { LOCATION_WRITES_LOCK_KEY } from '../location-reports/location-writes-lock.js';
 
 /** A tracker's marks taken by a replay pass. */
 export interface TakenMarks {

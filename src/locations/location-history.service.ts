@@ -5,7 +5,7 @@ import { ERRORS } from '../common/errors/error-catalogue.js';
 import { RequestValidationException } from '../common/errors/validation.exception.js';
 import { toPage, type Page } from '../common/http/pagination.js';
 import type { LocationHistoryQuery } from './dto/location-history.query.js';
-import { toLocationPoint, type LocationPoint } from './location-point.js';
+import { toLocationPoint, type LocationPoint } from '../location-reports/location-point.js';
 import { LocationsRepository } from './locations.repository.js';
 
 /** Reads of the aggregated history: pages for one tracker, latest locations for many. */

@@ -19,7 +19,7 @@ import {
 } from './dto/location-report.dto.js';
 import { LocationHistoryService } from './location-history.service.js';
 import { LocationIngestionService, type IngestResult } from './location-ingestion.service.js';
-import type { LocationPoint } from './location-point.js';
+import type { LocationPoint } from '../location-reports/location-point.js';
 import { LocationsRepository } from './locations.repository.js';
 import { reportItems } from './report-batch.js';
 

@@ -6,9 +6,13 @@ import type { AccessScope } from '../common/auth/access-scope.js';
 import { Db, empty, join, raw, sql, type Sql } from '../infrastructure/database/db.js';
 import { PreparedQueries } from '../infrastructure/database/prepared-queries.js';
 import { historyPageSql, historyTotalSql, type HistorySqlInput } from './location-history.sql.js';
-import { latestLocationLateral, locationPointColumns, type LocationPointRow } from './location-point.js';
-import { LOCATION_WRITES_LOCK_KEY } from './location-writes-lock.js';
-import { belowMinConfidenceSql, eligibleSql } from './location-rules.js';
+import {
+  latestLocationLateral,
+  locationPointColumns,
+  type LocationPointRow,
+} from '../location-reports/location-point.js';
+import { LOCATION_WRITES_LOCK_KEY } from '../location-reports/location-writes-lock.js';
+import { belowMinConfidenceSql, eligibleSql } from '../location-reports/location-rules.js';
 import {
   float8Array,
   intArray,

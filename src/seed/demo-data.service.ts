@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { AccessScope } from '../common/auth/access-scope.js';
 import { Db, sql } from '../infrastructure/database/db.js';
 import { LocationsDemoSeeder } from '../locations/locations-demo.seeder.js';
-import type { TrackerStatus } from '../trackers/entities/tracker-status.js';
+import type { TrackerStatus } from '../tracker-states/tracker-status.js';
 import { TrackerBulkRepository } from '../trackers/tracker-bulk.repository.js';
 import type { NewStatusEntry } from '../trackers/tracker-status.repository.js';
 import type { NewTracker } from '../trackers/trackers.repository.js';

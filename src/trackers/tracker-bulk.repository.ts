@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { Db, sql } from '../infrastructure/database/db.js';
-import type { StatusEntrySource } from './entities/tracker-status.js';
+import type { StatusEntrySource } from '../tracker-states/tracker-status.js';
 import type { NewStatusEntry } from './tracker-status.repository.js';
 import type { NewTracker } from './trackers.repository.js';
 import { INSERT_CHUNK } from './trackers.rows.js';

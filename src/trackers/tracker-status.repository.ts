@@ -4,7 +4,7 @@ import { APP_CONFIG } from '../common/config/config.module.js';
 import { markPendingSql } from '../geofences/geofence-marks.sql.js';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { Db, and, empty, sql, type Sql } from '../infrastructure/database/db.js';
-import type { StatusEntrySource, TrackerStatus } from './entities/tracker-status.js';
+import type { StatusEntrySource, TrackerStatus } from '../tracker-states/tracker-status.js';
 import { ENTRY_COLUMNS, type StatusEntryRow } from './trackers.rows.js';
 
 export interface NewStatusEntry {

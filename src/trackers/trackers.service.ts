@@ -12,7 +12,7 @@ import { TieredCache, toCachedJson } from '../infrastructure/cache/tiered-cache.
 import { Db } from '../infrastructure/database/db.js';
 import { isUniqueViolation } from '../infrastructure/database/unique-violation.js';
 import { LocationHistoryService } from '../locations/location-history.service.js';
-import { TRACKER_STATES, type TrackerStatus } from './entities/tracker-status.js';
+import { TRACKER_STATES, type TrackerStatus } from '../tracker-states/tracker-status.js';
 import { isTooFarInFuture } from '../common/http/iso-timestamp.js';
 import type {
   DeliveryLocationTrackersQuery,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AccessScope } from '../../common/auth/access-scope.js';
 import { Db, raw, sql } from '../../infrastructure/database/db.js';
-import { belowMinConfidenceSql, inManufacturingRegionSql } from '../../locations/location-rules.js';
+import { belowMinConfidenceSql, inManufacturingRegionSql } from '../../location-reports/location-rules.js';
 import { readOnlyStep } from './pipeline-checks.repository.js';
 
 export const AGGREGATE_TABLES = { hourly: 'location_history_hourly', daily: 'location_history_daily' } as const;

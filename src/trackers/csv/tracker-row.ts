@@ -4,7 +4,7 @@ import { flattenValidationErrors } from '../../common/errors/validation.exceptio
 import { MAX_INT4 } from '../../common/http/id-field.js';
 import { textProblem } from '../../common/http/text-input.js';
 import { CreateTrackerDto } from '../dto/tracker.dto.js';
-import { TRACKER_STATES, type TrackerStatus } from '../entities/tracker-status.js';
+import { TRACKER_STATES, type TrackerStatus } from '../../tracker-states/tracker-status.js';
 
 export type CsvField =
   'name' | 'production_run_id' | 'status' | 'delivery_location_id' | 'storage_location_id' | 'notes';
