@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import type { AccessScope } from '../common/auth/access-scope.js';
+import { DomainError } from '../common/errors/domain-error.js';
+import { ERRORS } from '../common/errors/error-catalogue.js';
 import { GeofenceInbox } from '../geofences/geofence-inbox.js';
 import { CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
 import { MetricsService } from '../metrics/metrics.service.js';
@@ -44,6 +46,12 @@ export class LocationIngestionService {
     const result = await this.judgeAndStore(scope, items, pathTrackerId);
     this.metrics.recordIngestResult(result);
     return result;
+  }
+
+  /** The tracker route: 404 when the tracker does not exist or is not in scope, else `ingest` with it. */
+  async ingestForTracker(scope: AccessScope, items: readonly unknown[], trackerId: number): Promise<IngestResult> {
+    if (!(await this.repository.trackerVisible(scope, trackerId))) throw new DomainError(ERRORS.trackerNotFound);
+    return this.ingest(scope, items, trackerId);
   }
 
   private async judgeAndStore(
