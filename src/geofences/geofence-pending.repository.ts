@@ -42,7 +42,7 @@ const TRACKERS = raw(`coalesce(trackers, ARRAY[tracker_id])`);
 
 /**
  * The queue of trackers waiting for a geofence replay (geofence_pending), append-only. A row is
- * the marks of one write (markPendingSql: an ingest batch, a manual entry) naming its trackers
+ * the marks of one write (GeofenceQueue.mark: an ingest batch, a manual entry) naming its trackers
  * (`trackers`, `froms`), or the mark of one tracker (`tracker_id`, `from_ts`), which a pass writes
  * back for a tracker of a row it took but could not lock. A pass deletes whole rows, in the
  * transaction of the replay that took them into account. A row whose `claimed_until` lies in the

@@ -3,6 +3,7 @@ import { GeofenceInbox } from './geofence-inbox.js';
 import { GeofenceInputsRepository } from './geofence-inputs.repository.js';
 import { GeofenceMetrics } from './geofence-metrics.js';
 import { GeofencePendingRepository } from './geofence-pending.repository.js';
+import { GeofenceQueue } from './geofence-queue.port.js';
 import { GeofenceProcessor } from './geofence-processor.service.js';
 import { GeofenceWorker } from './geofence-worker.service.js';
 import { GeofenceWritesRepository } from './geofence-writes.repository.js';
@@ -15,6 +16,7 @@ import { VisitsService } from './visits.service.js';
   controllers: [VisitsController],
   providers: [
     GeofenceInbox,
+    GeofenceQueue,
     GeofenceMetrics,
     GeofenceInputsRepository,
     GeofenceWritesRepository,
@@ -24,6 +26,6 @@ import { VisitsService } from './visits.service.js';
     VisitsRepository,
     VisitsService,
   ],
-  exports: [GeofenceInbox, GeofenceProcessor, GeofencePendingRepository, GeofenceWorker],
+  exports: [GeofenceQueue, GeofenceProcessor, GeofencePendingRepository, GeofenceWorker],
 })
 export class GeofencesModule {}

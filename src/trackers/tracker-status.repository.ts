@@ -1,9 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { AppConfig } from '../common/config/app-config.js';
-import { APP_CONFIG } from '../common/config/config.module.js';
-import { markPendingSql } from '../geofences/geofence-marks.sql.js';
+import { Injectable } from '@nestjs/common';
 import type { AccessScope } from '../common/auth/access-scope.js';
-import { Db, and, empty, sql, type Sql } from '../infrastructure/database/db.js';
+import { Db, and, sql, type Sql } from '../infrastructure/database/db.js';
 import type { StatusEntrySource, TrackerStatus } from '../tracker-states/tracker-status.js';
 import { ENTRY_COLUMNS, type StatusEntryRow } from './trackers.rows.js';
 
@@ -21,18 +18,14 @@ export interface NewStatusEntry {
 /** SQL for trackers' status histories and status counts, scoped like TrackersRepository. */
 @Injectable()
 export class TrackerStatusRepository {
-  constructor(
-    private readonly db: Db,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  constructor(private readonly db: Db) {}
 
   /**
    * Appends a status entry and, in the same statement, moves the tracker to it when it is the
    * entry with the greatest (timestamp, id): a back-dated entry never overwrites a newer state.
    * Callers hold the tracker's row lock (TrackersRepository.findVisible with lock), so concurrent
    * appends serialize and each compares against every committed entry. A DELIVERED entry that
-   * becomes current also sets the destination when the tracker had none. A manual entry marks the
-   * tracker for a geofence replay from its timestamp (automation restarts from every manual entry).
+   * becomes current also sets the destination when the tracker had none.
    */
   appendStatusEntry(scope: AccessScope, trackerId: number, entry: NewStatusEntry): Promise<StatusEntryRow | null> {
     return this.db.first<StatusEntryRow>(
@@ -56,7 +49,7 @@ export class TrackerStatusRepository {
               FROM entry e
              WHERE t.id = e.tracker_id AND NOT EXISTS (SELECT 1 FROM newer)
             RETURNING t.id
-          )${this.config.geofenceEnabled ? sql`, pending AS (${markPendingSql(sql`SELECT tracker_id, timestamp FROM entry WHERE source <> 'geofence'`)})` : empty}
+          )
           SELECT e.*, (SELECT count(*) FROM moved)::int AS moved FROM entry e`,
     );
   }

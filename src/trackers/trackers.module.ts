@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { GeofencesModule } from '../geofences/geofences.module.js';
 import { LocationsModule } from '../locations/locations.module.js';
 import { CsvUploadInterceptor } from './csv-upload.interceptor.js';
 import { LocationTrackersController } from './location-trackers.controller.js';
@@ -11,7 +12,7 @@ import { TrackersRepository } from './trackers.repository.js';
 import { TrackersService } from './trackers.service.js';
 
 @Module({
-  imports: [LocationsModule],
+  imports: [LocationsModule, GeofencesModule],
   controllers: [TrackersController, LocationTrackersController],
   providers: [
     TrackersRepository,

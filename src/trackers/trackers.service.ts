@@ -11,6 +11,7 @@ import { CACHE_AREAS, CacheInvalidation } from '../infrastructure/cache/cache-in
 import { TieredCache, toCachedJson } from '../infrastructure/cache/tiered-cache.js';
 import { Db } from '../infrastructure/database/db.js';
 import { isUniqueViolation } from '../infrastructure/database/unique-violation.js';
+import { GeofenceQueue } from '../geofences/geofence-queue.port.js';
 import { LocationHistoryService } from '../locations/location-history.service.js';
 import { TRACKER_STATES, type TrackerStatus } from '../tracker-states/tracker-status.js';
 import { isTooFarInFuture } from '../common/http/iso-timestamp.js';
@@ -30,8 +31,9 @@ import {
   type TrackerResponse,
 } from './dto/tracker.response.js';
 import { TrackerReferencesRepository } from './tracker-references.repository.js';
-import { TrackerStatusRepository } from './tracker-status.repository.js';
+import { TrackerStatusRepository, type NewStatusEntry } from './tracker-status.repository.js';
 import { TrackersRepository, type TrackerFilter } from './trackers.repository.js';
+import type { StatusEntryRow } from './trackers.rows.js';
 import { assertStatusLocations, entryLocations } from './status-locations.js';
 
 export const trackerNotFound = () => new DomainError(ERRORS.trackerNotFound);
@@ -52,6 +54,7 @@ export class TrackersService {
     private readonly statuses: TrackerStatusRepository,
     private readonly references: TrackerReferencesRepository,
     private readonly locations: LocationHistoryService,
+    private readonly geofences: GeofenceQueue,
     private readonly cache: TieredCache,
     private readonly invalidation: CacheInvalidation,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -300,7 +303,7 @@ export class TrackersService {
         });
       if (foldDestination) await this.statuses.pauseStatusEvents(false);
       if (locations) {
-        await this.statuses.appendStatusEntry(scope, id, {
+        await this.appendEntry(scope, id, {
           status: dto.status as TrackerStatus,
           timestamp: new Date(),
           ...locations,
@@ -344,7 +347,7 @@ export class TrackersService {
         'is required for DELIVERED when the tracker has no destination',
       );
       await this.requireLocations(storageLocationId, dto.delivery_location_id ?? null);
-      const appended = await this.statuses.appendStatusEntry(scope, trackerId, {
+      const appended = await this.appendEntry(scope, trackerId, {
         status: dto.status,
         timestamp,
         storageLocationId,
@@ -357,6 +360,20 @@ export class TrackersService {
     });
     await this.invalidation.trackersChanged([runId]);
     return toStatusEntryResponse(entry);
+  }
+
+  /**
+   * Appends a manual status entry (the caller's transaction holds the tracker's row lock) and marks
+   * the tracker for a geofence replay from its timestamp: automation restarts from every manual entry.
+   */
+  private async appendEntry(
+    scope: AccessScope,
+    trackerId: number,
+    entry: NewStatusEntry,
+  ): Promise<StatusEntryRow | null> {
+    const appended = await this.statuses.appendStatusEntry(scope, trackerId, entry);
+    if (appended) await this.geofences.mark([{ trackerId, fromUs: entry.timestamp.getTime() * 1000 }]);
+    return appended;
   }
 
   private async requireLocations(storageLocationId: number | null, deliveryLocationId: number | null): Promise<void> {
