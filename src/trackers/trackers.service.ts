@@ -329,7 +329,7 @@ export class TrackersService {
   /**
    * Adds a status entry (any state may follow any state). The tracker row is locked first so
    * concurrent entries for one tracker serialize; the insert and the move of the tracker's
-   * current status are one statement (TrackerStatusRepository.appendStatusEntry).
+   * current status follow in the same transaction (appendEntry).
    */
   async addStatusEntry(scope: AccessScope, trackerId: number, dto: CreateStatusEntryDto): Promise<StatusEntryResponse> {
     const timestamp = dto.timestamp ?? new Date();
@@ -363,8 +363,9 @@ export class TrackersService {
   }
 
   /**
-   * Appends a manual status entry (the caller's transaction holds the tracker's row lock) and marks
-   * the tracker for a geofence replay from its timestamp: automation restarts from every manual entry.
+   * Appends a manual status entry (the caller's transaction holds the tracker's row lock), moves the
+   * tracker to its latest entry, and marks it for a geofence replay from the entry's timestamp:
+   * automation restarts from every manual entry.
    */
   private async appendEntry(
     scope: AccessScope,
@@ -372,7 +373,9 @@ export class TrackersService {
     entry: NewStatusEntry,
   ): Promise<StatusEntryRow | null> {
     const appended = await this.statuses.appendStatusEntry(scope, trackerId, entry);
-    if (appended) await this.geofences.mark([{ trackerId, fromUs: entry.timestamp.getTime() * 1000 }]);
+    if (!appended) return null;
+    await this.statuses.followLatestEntry([trackerId]);
+    await this.geofences.mark([{ trackerId, fromUs: entry.timestamp.getTime() * 1000 }]);
     return appended;
   }
 
