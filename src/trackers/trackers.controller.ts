@@ -10,7 +10,7 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { Cached, CacheHeaderInterceptor } from '../common/http/cache-header.interceptor.js';
+import { Cached, CacheHeaderInterceptor } from '../infrastructure/cache/cache-header.interceptor.js';
 import { Access } from '../common/auth/access.decorator.js';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { CurrentScope } from '../common/auth/current-user.decorator.js';

@@ -5,7 +5,7 @@ import { APP_CONFIG } from '../common/config/config.module.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { ERRORS } from '../common/errors/error-catalogue.js';
 import { RequestValidationException } from '../common/errors/validation.exception.js';
-import { Cached } from '../common/http/cache-header.interceptor.js';
+import { Cached } from '../infrastructure/cache/cache-header.interceptor.js';
 import { toPage, type Page } from '../common/http/pagination.js';
 import { CACHE_AREAS, CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
 import { TieredCache, toCachedJson } from '../infrastructure/cache/tiered-cache.js';

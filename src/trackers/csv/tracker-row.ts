@@ -1,7 +1,7 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { flattenValidationErrors } from '../../common/errors/validation.exception.js';
-import { MAX_INT4 } from '../../common/http/id-field.js';
+import { MAX_INT4 } from '../../common/int4.js';
 import { textProblem } from '../../common/http/text-input.js';
 import { CreateTrackerDto } from '../dto/tracker.dto.js';
 import { TRACKER_STATES, type TrackerStatus } from '../../tracker-states/tracker-status.js';
