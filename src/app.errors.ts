@@ -7,7 +7,7 @@ import { IMAGE_ERRORS } from './images/images.errors.js';
 import { NOTIFICATION_ERRORS } from './notifications/notifications.errors.js';
 import { PLACE_ERRORS } from './places/places.errors.js';
 import { PRODUCTION_RUN_ERRORS } from './production-runs/production-runs.errors.js';
-import { TRACKER_ERRORS } from './trackers/trackers.errors.js';
+import { TRACKER_ERRORS } from './tracker-states/trackers.errors.js';
 import { USER_ERRORS } from './users/users.errors.js';
 
 /** The error groups: the cross-cutting ones of src/common, then each feature's own `<feature>.errors.ts`. */

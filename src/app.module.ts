@@ -6,7 +6,7 @@ import { BrandsModule } from './brands/brands.module.js';
 import { ClientsModule } from './clients/clients.module.js';
 import type { AppConfig } from './common/config/app-config.js';
 import { AppConfigModule } from './common/config/config.module.js';
-import { HttpExceptionFilter } from './common/errors/http-exception.filter.js';
+import { HttpExceptionFilter } from './infrastructure/http/http-exception.filter.js';
 import { GeofencesModule } from './geofences/geofences.module.js';
 import { HealthModule } from './health/health.module.js';
 import { ImagesModule } from './images/images.module.js';

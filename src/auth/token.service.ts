@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppConfig } from '../common/config/app-config.js';
 import { preciseNowMicros } from '../common/time/precise-clock.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
-import { MAX_INT4 } from '../common/http/id-field.js';
+import { MAX_INT4 } from '../common/int4.js';
 
 type TokenType = 'access' | 'refresh';
 

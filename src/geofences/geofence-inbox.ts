@@ -1,19 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { isEligible } from '../locations/location-rules.js';
 import type { ReportRow } from './geofence-inputs.repository.js';
 
-/** The columns of an ingest batch the inbox reads (the valid reports of the request, in request order). */
-export interface BatchReports {
-  trackerId: readonly number[];
-  epochMs: readonly number[];
-  latitude: readonly number[];
-  longitude: readonly number[];
-  confidence: readonly number[];
-  accuracyM: readonly (number | null)[];
-}
+/**
+ * Layout of the reports a write hands over (`carry`): one row per stored eligible report, these
+ * numbers in this order, back to back in one Float64Array. `ts_us`: the report's timestamp in
+ * epoch microseconds; `accuracy_m`: NaN when the report has none.
+ */
+export const CARRIED_REPORT_FIELDS = ['id', 'tracker_id', 'ts_us', 'latitude', 'longitude', 'accuracy_m'] as const;
 
-/** Numbers per held report: id, tracker id, timestamp µs, latitude, longitude, accuracy_m (NaN: none). */
-const WIDTH = 6;
+/** Numbers per held report. */
+const WIDTH = CARRIED_REPORT_FIELDS.length;
 /** Bytes of reports held at most (older rows go first; a row that is not held is read back from the table). */
 const MAX_BYTES = 64 * 1024 * 1024;
 /** A row no pass of this instance took within this time (another instance took it) is let go. */
@@ -39,45 +35,12 @@ export class GeofenceInbox {
   private size = 0;
 
   /**
-   * Holds the eligible reports a batch stored with queue row `rowId`. `known`: the batch's trackers
-   * that exist and are in scope; `accepted`: how many reports it stored; `ids`: the ids of the stored
-   * eligible ones, ascending. The statement inserts the known trackers' reports in (tracker, time,
-   * latitude, longitude, position) order, keeps the first of equal ones, skips those already stored
-   * and draws ids in insertion order; when nothing was skipped as already stored (`accepted` is the
-   * number of distinct reports) the ids match the eligible distinct reports in that order. Otherwise
-   * nothing is held. Answers whether the reports are held.
+   * Holds the eligible reports a batch stored with queue row `rowId` (CARRIED_REPORT_FIELDS rows, as
+   * the batch statement returned them). A batch that skipped reports already stored (`whole`
+   * false) is not held. Answers whether the reports are held.
    */
-  carry(
-    rowId: string,
-    batch: BatchReports,
-    known: ReadonlySet<number>,
-    accepted: number,
-    ids: readonly number[],
-  ): boolean {
-    const order: number[] = [];
-    for (let i = 0; i < batch.trackerId.length; i++) if (known.has(batch.trackerId[i])) order.push(i);
-    const { trackerId: t, epochMs: ms, latitude: la, longitude: lo } = batch;
-    order.sort((a, b) => t[a] - t[b] || ms[a] - ms[b] || la[a] - la[b] || lo[a] - lo[b] || a - b);
-    const stored: number[] = [];
-    for (const i of order) {
-      const p = stored.at(-1);
-      if (p === undefined || t[p] !== t[i] || ms[p] !== ms[i] || la[p] !== la[i] || lo[p] !== lo[i]) stored.push(i);
-    }
-    if (stored.length !== accepted) return false;
-    const eligible = stored.filter((i) =>
-      isEligible({ latitude: la[i], longitude: lo[i], confidence: batch.confidence[i] }),
-    );
-    if (eligible.length !== ids.length) return false;
-    const reports = new Float64Array(eligible.length * WIDTH);
-    for (let k = 0, o = 0; k < eligible.length; k++, o += WIDTH) {
-      const i = eligible[k];
-      reports[o] = ids[k];
-      reports[o + 1] = t[i];
-      reports[o + 2] = ms[i] * 1000;
-      reports[o + 3] = la[i];
-      reports[o + 4] = lo[i];
-      reports[o + 5] = batch.accuracyM[i] ?? NaN;
-    }
+  carry(rowId: string, reports: Float64Array, whole: boolean): boolean {
+    if (!whole) return false;
     this.rows.set(rowId, { at: Date.now(), reports });
     this.size += reports.byteLength;
     this.evict();

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Db, raw, sql, type Sql } from '../infrastructure/database/db.js';
 import { booleanArray, intArray, nullableBigintArray } from '../infrastructure/database/pg-arrays.js';
-import type { TrackerStatus } from '../trackers/entities/tracker-status.js';
+import type { TrackerStatus } from '../tracker-states/tracker-status.js';
 
 /** Microseconds since the epoch, exact (a bigint as text; it fits a double below 2^53). */
 export const micros = (column: string): Sql => raw(`(extract(epoch FROM ${column}) * 1000000)::bigint::text`);

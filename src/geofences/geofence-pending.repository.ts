@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Db, raw, sql } from '../infrastructure/database/db.js';
-import { LOCATION_WRITES_LOCK_KEY } from '../locations/location-writes-lock.js';
+import { LOCATION_WRITES_LOCK_KEY } from '../location-reports/location-writes-lock.js';
 
 /** A tracker's marks taken by a replay pass. */
 export interface TakenMarks {
@@ -42,7 +42,7 @@ const TRACKERS = raw(`coalesce(trackers, ARRAY[tracker_id])`);
 
 /**
  * The queue of trackers waiting for a geofence replay (geofence_pending), append-only. A row is
- * the marks of one write (markPendingSql: an ingest batch, a manual entry) naming its trackers
+ * the marks of one write (GeofenceQueue.mark: an ingest batch, a manual entry) naming its trackers
  * (`trackers`, `froms`), or the mark of one tracker (`tracker_id`, `from_ts`), which a pass writes
  * back for a tracker of a row it took but could not lock. A pass deletes whole rows, in the
  * transaction of the replay that took them into account. A row whose `claimed_until` lies in the

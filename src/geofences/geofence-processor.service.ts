@@ -3,7 +3,7 @@ import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
 import { CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
 import { Db, sql } from '../infrastructure/database/db.js';
-import type { RebuildProgress } from '../locations/location-rebuild.service.js';
+import type { RebuildProgress } from '../location-reports/rebuild-progress.js';
 import { GeofenceInbox } from './geofence-inbox.js';
 import { GeofenceInputsRepository, type ReportRow } from './geofence-inputs.repository.js';
 import { GeofenceMetrics } from './geofence-metrics.js';

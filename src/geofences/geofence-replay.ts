@@ -1,4 +1,4 @@
-import type { TrackerStatus } from '../trackers/entities/tracker-status.js';
+import type { TrackerStatus } from '../tracker-states/tracker-status.js';
 
 /**
  * The replay of a tracker's history that yields its visits and automatic status entries: a pure

@@ -121,24 +121,13 @@ export class GeofenceWritesRepository {
   }
 
   /**
-   * Moves each tracker to its latest (timestamp, id) entry; an automatic delivery gives a tracker
-   * without destination its location.
+   * Moves each tracker to its latest (timestamp, id) entry, by the trackers' own rule (the database
+   * function trackers_follow_latest_entry, which the trackers feature owns): an automatic delivery
+   * that is current gives a tracker without destination its location.
    */
   async syncTrackers(trackerIds: readonly number[]): Promise<void> {
     if (trackerIds.length === 0) return;
-    await this.db.execute(
-      sql`UPDATE trackers t
-             SET status = l.status,
-                 storage_location_id = CASE WHEN l.status = 'IN_STORAGE' THEN l.storage_location_id END,
-                 delivery_location_id = COALESCE(t.delivery_location_id,
-                   (SELECT h.delivery_location_id FROM tracker_status_history h
-                     WHERE h.tracker_id = t.id AND h.source = 'geofence' AND h.status = 'DELIVERED' ORDER BY h.timestamp, h.id LIMIT 1)),
-                 updated_at = now()
-            FROM unnest(${trackerIds}::int[]) AS u(id)
-            CROSS JOIN LATERAL (SELECT h.status, h.storage_location_id FROM tracker_status_history h
-                                 WHERE h.tracker_id = u.id ORDER BY h.timestamp DESC, h.id DESC LIMIT 1) l
-           WHERE t.id = u.id`,
-    );
+    await this.db.execute(sql`SELECT trackers_follow_latest_entry(${intArray(trackerIds)})`);
   }
 
   /** Records each tracker's last report taken into account (a tracker without reports has no progress). */

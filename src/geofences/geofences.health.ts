@@ -8,7 +8,7 @@ import {
   stepOutcome,
   type PipelineStepSource,
   type StepOutcome,
-} from '../common/health/pipeline-step.js';
+} from '../infrastructure/health/pipeline-step.js';
 import { Db, sql } from '../infrastructure/database/db.js';
 
 /** Reports waiting longer than this for their geofence replay fail check_geofence_processing. */

@@ -3,6 +3,7 @@ import { GeofenceInbox } from './geofence-inbox.js';
 import { GeofenceInputsRepository } from './geofence-inputs.repository.js';
 import { GeofenceMetrics } from './geofence-metrics.js';
 import { GeofencePendingRepository } from './geofence-pending.repository.js';
+import { GeofenceQueue } from './geofence-queue.port.js';
 import { GeofenceProcessor } from './geofence-processor.service.js';
 import { GeofenceWorker } from './geofence-worker.service.js';
 import { GeofenceWritesRepository } from './geofence-writes.repository.js';
@@ -17,6 +18,7 @@ import { VisitsService } from './visits.service.js';
   providers: [
     GeofencesHealth,
     GeofenceInbox,
+    GeofenceQueue,
     GeofenceMetrics,
     GeofenceInputsRepository,
     GeofenceWritesRepository,
@@ -26,6 +28,6 @@ import { VisitsService } from './visits.service.js';
     VisitsRepository,
     VisitsService,
   ],
-  exports: [GeofenceInbox, GeofenceProcessor, GeofencePendingRepository, GeofenceWorker],
+  exports: [GeofenceQueue, GeofenceProcessor, GeofencePendingRepository, GeofenceWorker],
 })
 export class GeofencesModule {}

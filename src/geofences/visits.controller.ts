@@ -4,7 +4,7 @@ import type { AccessScope } from '../common/auth/access-scope.js';
 import { CurrentScope } from '../common/auth/current-user.decorator.js';
 import { ERRORS } from '../common/errors/error-catalogue.js';
 import { PLACE_ERRORS } from '../places/places.errors.js';
-import { TRACKER_ERRORS } from '../trackers/trackers.errors.js';
+import { TRACKER_ERRORS } from '../tracker-states/trackers.errors.js';
 import { NestedList } from '../common/http/nested-list.decorator.js';
 import type { Page } from '../common/http/pagination.js';
 import { IdParam } from '../common/http/parse-id.pipe.js';

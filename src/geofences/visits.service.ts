@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { PLACE_ERRORS } from '../places/places.errors.js';
-import { TRACKER_ERRORS } from '../trackers/trackers.errors.js';
+import { TRACKER_ERRORS } from '../tracker-states/trackers.errors.js';
 import { toPage, type Page } from '../common/http/pagination.js';
 import { toVisitResponse, type ListVisitsQuery, type VisitResponse } from './visit.dto.js';
 import { VisitsRepository, type VisitsOf } from './visits.repository.js';

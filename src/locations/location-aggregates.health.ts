@@ -5,10 +5,10 @@ import {
   stepOutcome,
   type PipelineStepSource,
   type StepOutcome,
-} from '../common/health/pipeline-step.js';
+} from '../infrastructure/health/pipeline-step.js';
 import { Db, raw, sql } from '../infrastructure/database/db.js';
 import { FRESHNESS_SAMPLE_REPORTS } from './location-history.health.js';
-import { belowMinConfidenceSql, inManufacturingRegionSql } from './location-rules.js';
+import { belowMinConfidenceSql, inManufacturingRegionSql } from '../location-reports/location-rules.js';
 
 /** Buckets (per granularity) recomputed from raw. */
 const RECOMPUTED_BUCKETS = 25;

@@ -8,7 +8,7 @@ import {
   stepOutcome,
   type PipelineStepSource,
   type StepOutcome,
-} from '../common/health/pipeline-step.js';
+} from '../infrastructure/health/pipeline-step.js';
 import { Db, sql } from '../infrastructure/database/db.js';
 
 /** Newest raw reports compared with their bucket rows: fixed, whatever the number of reports. */

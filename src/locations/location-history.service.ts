@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { DomainError } from '../common/errors/domain-error.js';
-import { TRACKER_ERRORS } from '../trackers/trackers.errors.js';
+import { TRACKER_ERRORS } from '../tracker-states/trackers.errors.js';
 import { RequestValidationException } from '../common/errors/validation.exception.js';
 import { toPage, type Page } from '../common/http/pagination.js';
 import type { LocationHistoryQuery } from './dto/location-history.query.js';
-import { toLocationPoint, type LocationPoint } from './location-point.js';
+import { toLocationPoint, type LocationPoint } from '../location-reports/location-point.js';
 import { LocationsRepository } from './locations.repository.js';
 
 /** Reads of the aggregated history: pages for one tracker, latest locations for many. */

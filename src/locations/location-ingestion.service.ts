@@ -1,10 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import type { AccessScope } from '../common/auth/access-scope.js';
-import { GeofenceInbox } from '../geofences/geofence-inbox.js';
+import { DomainError } from '../common/errors/domain-error.js';
+import { TRACKER_ERRORS } from '../tracker-states/trackers.errors.js';
+import { CARRIED_REPORT_FIELDS, GeofenceQueue, type Mark } from '../geofences/geofence-queue.port.js';
 import { CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
+import { Db } from '../infrastructure/database/db.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import { LocationsRepository } from './locations.repository.js';
+import { LocationsRepository, type InsertOutcome } from './locations.repository.js';
 import { parseReports, type RejectedReport, type ReportColumns } from './report-batch.js';
 
 /** Response of both report routes (docs/api.md, location reports). */
@@ -30,9 +33,10 @@ export const UNKNOWN_TRACKER_DETAIL = 'tracker_id: tracker not found';
 @Injectable()
 export class LocationIngestionService {
   constructor(
+    private readonly db: Db,
     private readonly repository: LocationsRepository,
     private readonly metrics: MetricsService,
-    private readonly geofenceInbox: GeofenceInbox,
+    private readonly geofences: GeofenceQueue,
     private readonly invalidation: CacheInvalidation,
   ) {}
 
@@ -44,6 +48,13 @@ export class LocationIngestionService {
     const result = await this.judgeAndStore(scope, items, pathTrackerId);
     this.metrics.recordIngestResult(result);
     return result;
+  }
+
+  /** The tracker route: 404 when the tracker does not exist or is not in scope, else `ingest` with it. */
+  async ingestForTracker(scope: AccessScope, items: readonly unknown[], trackerId: number): Promise<IngestResult> {
+    if (!(await this.repository.trackerVisible(scope, trackerId)))
+      throw new DomainError(TRACKER_ERRORS.trackerNotFound);
+    return this.ingest(scope, items, trackerId);
   }
 
   private async judgeAndStore(
@@ -64,10 +75,10 @@ export class LocationIngestionService {
     }
     const outcome = await this.insertWithRetry(scope, reports);
     if (outcome.aggregated > 0) this.invalidation.locationsChanged();
+    // The replay pass that takes the batch's queue row gets the batch's new eligible reports from here.
+    if (outcome.markId !== null && outcome.newEligible)
+      this.geofences.carry(outcome.markId, outcome.newEligible, !outcome.skippedStored);
     const known = new Set(outcome.knownTrackerIds);
-    // The replay pass that takes the batch's queue row finds its reports here instead of reading them back.
-    if (outcome.marked)
-      this.geofenceInbox.carry(outcome.marked.rowId, reports, known, outcome.accepted, outcome.marked.ids);
     const unknownTracker: RejectedReport[] = [];
     for (let i = 0; i < reports.index.length; i++) {
       if (!known.has(reports.trackerId[i]))
@@ -85,16 +96,35 @@ export class LocationIngestionService {
     };
   }
 
-  private async insertWithRetry(scope: AccessScope, reports: ReportColumns) {
+  /**
+   * The batch statement and the geofence mark of its new eligible reports, in one transaction (the
+   * mark last, right before the commit: GeofenceQueue).
+   */
+  private async insertWithRetry(
+    scope: AccessScope,
+    reports: ReportColumns,
+  ): Promise<InsertOutcome & { markId: string | null }> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.repository.insertBatch(scope, reports);
+        return await this.db.transaction(async () => {
+          const outcome = await this.repository.insertBatch(scope, reports, this.geofences.enabled);
+          const markId = outcome.newEligible ? await this.geofences.mark(marksOf(outcome.newEligible)) : null;
+          return { ...outcome, markId };
+        });
       } catch (error) {
         const code = error instanceof QueryFailedError ? (error.driverError as { code?: string }).code : undefined;
         if (attempt >= MAX_ATTEMPTS || code === undefined || !RETRYABLE_CODES.has(code)) throw error;
       }
     }
   }
+}
+
+const [TRACKER, TS_US] = [CARRIED_REPORT_FIELDS.indexOf('tracker_id'), CARRIED_REPORT_FIELDS.indexOf('ts_us')];
+
+/** The (tracker, timestamp) of each new eligible report of a batch. */
+function* marksOf(rows: Float64Array): Iterable<Mark> {
+  for (let o = 0; o < rows.length; o += CARRIED_REPORT_FIELDS.length)
+    yield { trackerId: rows[o + TRACKER], fromUs: rows[o + TS_US] };
 }
 
 /** Merges two index-ascending lists into one. */

@@ -3,13 +3,8 @@ import type { AccessScope } from '../common/auth/access-scope.js';
 import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
 import { Db } from '../infrastructure/database/db.js';
+import type { RebuildProgress } from '../location-reports/rebuild-progress.js';
 import { LocationsRepository } from './locations.repository.js';
-
-export interface RebuildProgress {
-  /** Called once with the number of trackers, then after every batch with the number done. */
-  start?(total: number): void;
-  advance?(done: number): void;
-}
 
 /** Trackers per transaction: large enough for set-based work, small enough to keep locks short. */
 const TRACKERS_PER_BATCH = 200;

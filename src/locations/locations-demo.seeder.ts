@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AccessScope } from '../common/auth/access-scope.js';
 import { LocationIngestionService } from './location-ingestion.service.js';
-import { HOUR_MS, DAY_MS, hourBucket } from './location-rules.js';
+import { HOUR_MS, DAY_MS, hourBucket } from '../location-reports/location-rules.js';
 import { MAX_REPORTS_PER_BATCH } from './report-batch.js';
 import { Db, sql } from '../infrastructure/database/db.js';
 

@@ -5,9 +5,8 @@ import { AccessScope } from '../common/auth/access-scope.js';
 import type { AuthUser } from '../common/auth/auth-user.js';
 import { CurrentScope, CurrentUser } from '../common/auth/current-user.decorator.js';
 import { ApiErrors } from '../common/errors/api-errors.decorator.js';
-import { DomainError } from '../common/errors/domain-error.js';
 import { ERRORS } from '../common/errors/error-catalogue.js';
-import { TRACKER_ERRORS } from '../trackers/trackers.errors.js';
+import { TRACKER_ERRORS } from '../tracker-states/trackers.errors.js';
 import { PageOf, type Page } from '../common/http/pagination.js';
 import { IdParam } from '../common/http/parse-id.pipe.js';
 import { IngestResultResponse } from './dto/ingest-result.response.js';
@@ -20,8 +19,7 @@ import {
 } from './dto/location-report.dto.js';
 import { LocationHistoryService } from './location-history.service.js';
 import { LocationIngestionService, type IngestResult } from './location-ingestion.service.js';
-import type { LocationPoint } from './location-point.js';
-import { LocationsRepository } from './locations.repository.js';
+import type { LocationPoint } from '../location-reports/location-point.js';
 import { reportItems } from './report-batch.js';
 
 const MALFORMED_BODY = {
@@ -43,7 +41,6 @@ export class LocationsController {
   constructor(
     private readonly ingestion: LocationIngestionService,
     private readonly history: LocationHistoryService,
-    private readonly repository: LocationsRepository,
   ) {}
 
   @Post('locations/reports')
@@ -89,8 +86,7 @@ export class LocationsController {
   ): Promise<IngestResult> {
     const scope = ingestScope(user);
     const items = reportItems(body, true);
-    if (!(await this.repository.trackerVisible(scope, id))) throw new DomainError(TRACKER_ERRORS.trackerNotFound);
-    return this.ingestion.ingest(scope, items, id);
+    return this.ingestion.ingestForTracker(scope, items, id);
   }
 
   @Get('trackers/:id/location-history')

@@ -1,14 +1,15 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { AppConfig } from '../common/config/app-config.js';
-import { APP_CONFIG } from '../common/config/config.module.js';
-import { markPendingSql } from '../geofences/geofence-marks.sql.js';
+import { Injectable } from '@nestjs/common';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { Db, empty, join, raw, sql, type Sql } from '../infrastructure/database/db.js';
 import { PreparedQueries } from '../infrastructure/database/prepared-queries.js';
 import { historyPageSql, historyTotalSql, type HistorySqlInput } from './location-history.sql.js';
-import { latestLocationLateral, locationPointColumns, type LocationPointRow } from './location-point.js';
-import { LOCATION_WRITES_LOCK_KEY } from './location-writes-lock.js';
-import { belowMinConfidenceSql, eligibleSql } from './location-rules.js';
+import {
+  latestLocationLateral,
+  locationPointColumns,
+  type LocationPointRow,
+} from '../location-reports/location-point.js';
+import { LOCATION_WRITES_LOCK_KEY } from '../location-reports/location-writes-lock.js';
+import { belowMinConfidenceSql, eligibleSql } from '../location-reports/location-rules.js';
 import {
   float8Array,
   intArray,
@@ -25,8 +26,12 @@ export interface InsertOutcome {
   aggregated: number;
   filteredLowConfidence: number;
   filteredManufacturingRegion: number;
-  /** Geofencing on: the queue row written with the batch and the ids of the eligible reports it marks, ascending (null: none; see GeofenceInbox). */
-  marked: { rowId: string; ids: number[] } | null;
+  /**
+   * With `returnEligible`: the new eligible reports, back to back in the geofence stage's layout
+   * (GeofenceQueue's CARRIED_REPORT_FIELDS; null: not asked for), and whether reports already stored were skipped.
+   */
+  newEligible: Float64Array | null;
+  skippedStored: boolean;
 }
 
 export type HistoryGranularity = 'auto' | 'hourly' | 'daily';
@@ -65,55 +70,59 @@ function aggregateUpsert(
      WHERE (EXCLUDED.reported_at, EXCLUDED.report_id) > (cur.reported_at, cur.report_id)`;
 }
 
+/** Comma-separated numbers (NaN included) into one Float64Array; null or empty: none. */
+function parseNumbers(text: string | null): Float64Array {
+  if (!text) return new Float64Array(0);
+  const parts = text.split(',');
+  const out = new Float64Array(parts.length);
+  for (let i = 0; i < parts.length; i++) out[i] = Number(parts[i]);
+  return out;
+}
+
 /** SQL of location reports and their hourly/daily aggregates. */
 @Injectable()
 export class LocationsRepository {
-  /** CTE marking the batch's trackers for a geofence replay from their earliest new eligible report. */
-  private readonly geofenceMark: Sql;
-  /** Columns answering that mark's row and the ids of the reports it marks (for GeofenceInbox). */
-  private readonly geofenceMarked: Sql;
-
   constructor(
     private readonly db: Db,
     private readonly prepared: PreparedQueries,
-    @Inject(APP_CONFIG) config: AppConfig,
-  ) {
-    this.geofenceMark = config.geofenceEnabled
-      ? sql`,
-      geofence AS (${markPendingSql(sql`SELECT r.tracker_id, r.timestamp FROM inserted r WHERE r.eligible`)})`
-      : empty;
-    this.geofenceMarked = config.geofenceEnabled
-      ? sql`,
-             (SELECT id::text FROM geofence) AS mark_id,
-             (SELECT ctid::text FROM geofence) AS mark_ctid,
-             (SELECT array_agg(r.id ORDER BY r.id) FROM inserted r WHERE r.eligible)::text AS marked_ids`
-      : empty;
-  }
+  ) {}
 
   /**
-   * Stores a batch and maintains both aggregates in ONE statement (so one transaction and one round
-   * trip): the raw insert skips duplicates (same tracker, timestamp, position — already stored or
-   * earlier in the batch: the first occurrence wins) and returns only the new rows, which then feed
-   * the two upserts. Reports of unknown or out-of-scope trackers are left out and reported back
-   * through `knownTrackerIds`. Rows are inserted in key order so concurrent batches carrying the
-   * same reports wait on each other instead of deadlocking.
+   * Stores a batch and maintains both aggregates in ONE statement (so one round trip): the raw
+   * insert skips duplicates (same tracker, timestamp, position — already stored or earlier in the
+   * batch: the first occurrence wins) and returns only the new rows, which then feed the two
+   * upserts. Reports of unknown or out-of-scope trackers are left out and reported back through
+   * `knownTrackerIds`. Rows are inserted in key order so concurrent batches carrying the same
+   * reports wait on each other instead of deadlocking. `returnEligible`: the statement also returns
+   * the new eligible rows (in the order of GeofenceQueue's CARRIED_REPORT_FIELDS) and whether it skipped reports already stored.
    *
-   * A tracker cannot be deleted (or rebuilt) while its reports go in: the batch runs in a
-   * transaction holding LOCATION_WRITES_LOCK_KEY shared, taken before the batch statement so the
+   * Runs in the caller's transaction. A tracker cannot be deleted (or rebuilt) while its reports go
+   * in: LOCATION_WRITES_LOCK_KEY is taken shared first, in a statement of its own, so the batch
    * statement's snapshot sees every delete that committed before (location-writes-lock.ts). That is
    * the integrity check the per-row foreign keys used to make (migration 1763720000000).
    */
-  async insertBatch(scope: AccessScope, reports: ReportColumns): Promise<InsertOutcome> {
+  async insertBatch(scope: AccessScope, reports: ReportColumns, returnEligible: boolean): Promise<InsertOutcome> {
     type OutcomeRow = {
       known_tracker_ids: number[];
       accepted: number;
       aggregated: number;
       filtered_low_confidence: number;
       filtered_manufacturing_region: number;
-      mark_id?: string | null;
-      mark_ctid?: string | null;
-      marked_ids?: string | null;
+      new_eligible?: string | null;
+      skipped_stored?: boolean;
     };
+    // Whether reports already stored were skipped: only asked (a lazily run subquery) when the batch
+    // stored fewer rows than it carried for known trackers, which duplicates within it explain too.
+    const eligibleColumns = returnEligible
+      ? sql`,
+             (SELECT string_agg(concat_ws(',', r.id, r.tracker_id, (extract(epoch FROM r.timestamp) * 1000000)::bigint,
+                                          r.latitude, r.longitude, coalesce(r.accuracy_m::text, 'NaN')), ',')
+                FROM inserted r WHERE r.eligible) AS new_eligible,
+             CASE WHEN count(*) < (SELECT count(*) FROM input i JOIN known k ON k.id = i.tracker_id)
+                  THEN (SELECT count(*) FROM (SELECT DISTINCT i.tracker_id, i.timestamp, i.latitude, i.longitude
+                                                FROM input i JOIN known k ON k.id = i.tracker_id) d) > count(*)
+                  ELSE false END AS skipped_stored`
+      : empty;
     const statement = sql`
       WITH input AS (
         SELECT u.*
@@ -135,36 +144,23 @@ export class LocationsRepository {
         RETURNING id, tracker_id, timestamp, latitude, longitude, accuracy_m, confidence, eligible
       ),
       hourly AS (${aggregateUpsert('location_history_hourly', 'hour', sql`inserted r WHERE r.eligible`)}),
-      daily AS (${aggregateUpsert('location_history_daily', 'day', sql`inserted r WHERE r.eligible`)})${this.geofenceMark}
+      daily AS (${aggregateUpsert('location_history_daily', 'day', sql`inserted r WHERE r.eligible`)})
       SELECT (SELECT coalesce(array_agg(id), '{}') FROM known) AS known_tracker_ids,
              count(*)::int AS accepted,
              count(*) FILTER (WHERE eligible)::int AS aggregated,
              count(*) FILTER (WHERE ${belowMinConfidenceSql('confidence')})::int AS filtered_low_confidence,
-             count(*) FILTER (WHERE NOT eligible AND NOT ${belowMinConfidenceSql('confidence')})::int AS filtered_manufacturing_region${this.geofenceMarked}
+             count(*) FILTER (WHERE NOT eligible AND NOT ${belowMinConfidenceSql('confidence')})::int AS filtered_manufacturing_region${eligibleColumns}
         FROM inserted`;
-    const row = await this.db.transaction(async () => {
-      await this.db.execute(sql`SELECT pg_advisory_xact_lock_shared(${LOCATION_WRITES_LOCK_KEY})`);
-      const outcome = await this.db.one<OutcomeRow>(statement);
-      // The mark was written before the aggregate upserts and the statement's triggers (the daily
-      // recounts wait for concurrent batches' day rows); dated again here, right before the commit,
-      // the processing lag counts from the commit, not from the middle of the statement. By its
-      // ctid: the queue has no index, and the row is this transaction's own (no one else can move it).
-      if (outcome.mark_ctid)
-        await this.db.execute(
-          sql`UPDATE geofence_pending SET marked_at = clock_timestamp() WHERE ctid = ${outcome.mark_ctid}::tid`,
-        );
-      return outcome;
-    });
+    await this.db.execute(sql`SELECT pg_advisory_xact_lock_shared(${LOCATION_WRITES_LOCK_KEY})`);
+    const row = await this.db.one<OutcomeRow>(statement);
     return {
       knownTrackerIds: row.known_tracker_ids,
       accepted: row.accepted,
       aggregated: row.aggregated,
       filteredLowConfidence: row.filtered_low_confidence,
       filteredManufacturingRegion: row.filtered_manufacturing_region,
-      marked:
-        row.mark_id && row.marked_ids
-          ? { rowId: row.mark_id, ids: row.marked_ids.slice(1, -1).split(',').map(Number) }
-          : null,
+      newEligible: returnEligible ? parseNumbers(row.new_eligible ?? null) : null,
+      skippedStored: row.skipped_stored ?? false,
     };
   }
 

@@ -1,6 +1,6 @@
 import { RequestValidationException } from '../common/errors/validation.exception.js';
 import { DATE_TIME_MESSAGE, parseCanonicalUtc, parseIsoTimestamp } from '../common/http/iso-timestamp.js';
-import { MAX_INT4 } from '../common/http/id-field.js';
+import { MAX_INT4 } from '../common/int4.js';
 
 /** A batch holds 1..10 000 reports. */
 export const MAX_REPORTS_PER_BATCH = 10_000;

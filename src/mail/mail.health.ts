@@ -8,7 +8,7 @@ import {
   stepOutcome,
   type PipelineStepSource,
   type StepOutcome,
-} from '../common/health/pipeline-step.js';
+} from '../infrastructure/health/pipeline-step.js';
 import { Db, sql } from '../infrastructure/database/db.js';
 
 /** E-mails still unsent this long after their window ended fail check_notification_delivery. */

@@ -1,5 +1,5 @@
 import { RequestValidationException } from '../common/errors/validation.exception.js';
-import type { TrackerStatus } from './entities/tracker-status.js';
+import type { TrackerStatus } from '../tracker-states/tracker-status.js';
 
 /** The locations a status entry is about to be written with. */
 export interface EntryLocations {

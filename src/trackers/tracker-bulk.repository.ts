@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { Db, sql } from '../infrastructure/database/db.js';
-import type { StatusEntrySource } from './entities/tracker-status.js';
+import type { StatusEntrySource } from '../tracker-states/tracker-status.js';
 import type { NewStatusEntry } from './tracker-status.repository.js';
 import type { NewTracker } from './trackers.repository.js';
 import { INSERT_CHUNK } from './trackers.rows.js';
@@ -119,21 +119,14 @@ export class TrackerBulkRepository {
   }
 
   /**
-   * Sets each tracker's status/storage location from its latest (timestamp, id) entry, set-based.
+   * Moves each tracker to its latest (timestamp, id) entry (TrackerStatusRepository.followLatestEntry's rule), set-based.
    * Part of creating trackers with a history (demo data), so it records no status-change events;
    * call it inside the creating transaction (the setting lasts until its end).
    */
   async syncStatusFromHistory(scope: AccessScope, trackerIds: number[]): Promise<void> {
     await this.db.execute(sql`SELECT set_config('tracker_pipeline.status_events', 'off', true)`);
     await this.db.execute(
-      sql`UPDATE trackers t
-             SET status = l.status,
-                 storage_location_id = CASE WHEN l.status = 'IN_STORAGE' THEN l.storage_location_id END
-            FROM (SELECT DISTINCT ON (h.tracker_id) h.tracker_id, h.status, h.storage_location_id
-                    FROM tracker_status_history h
-                   WHERE h.tracker_id = ANY(${trackerIds}::int[])
-                   ORDER BY h.tracker_id, h.timestamp DESC, h.id DESC) l
-           WHERE t.id = l.tracker_id AND ${scope.visibleTracker('t.id')}`,
+      sql`SELECT trackers_follow_latest_entry(ARRAY(SELECT u.id FROM unnest(${trackerIds}::int[]) AS u(id) WHERE ${scope.visibleTracker('u.id')}))`,
     );
   }
 }

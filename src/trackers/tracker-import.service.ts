@@ -19,7 +19,7 @@ import { DomainError } from '../common/errors/domain-error.js';
 import { type CatalogueError } from '../common/errors/error-catalogue.js';
 import { PLACE_ERRORS } from '../places/places.errors.js';
 import { PRODUCTION_RUN_ERRORS } from '../production-runs/production-runs.errors.js';
-import { TRACKER_ERRORS } from './trackers.errors.js';
+import { TRACKER_ERRORS } from '../tracker-states/trackers.errors.js';
 
 /** A 422/409 lists at most this many rows (the count in `detail` is always the full one). */
 const MAX_LISTED_PROBLEMS = 1000;

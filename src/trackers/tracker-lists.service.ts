@@ -2,12 +2,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
-import { Cached } from '../common/http/cache-header.interceptor.js';
+import { Cached } from '../infrastructure/cache/cache-header.interceptor.js';
 import { toPage, type Page } from '../common/http/pagination.js';
 import { CACHE_AREAS } from '../infrastructure/cache/cache-invalidation.js';
 import { TieredCache, toCachedJson } from '../infrastructure/cache/tiered-cache.js';
 import { LocationHistoryService } from '../locations/location-history.service.js';
-import { TRACKER_STATES, type TrackerStatus } from './entities/tracker-status.js';
+import { TRACKER_STATES, type TrackerStatus } from '../tracker-states/tracker-status.js';
 import type {
   DeliveryLocationTrackersQuery,
   ListTrackersQuery,

@@ -1,7 +1,7 @@
 import { DomainError } from '../common/errors/domain-error.js';
 import { PLACE_ERRORS } from '../places/places.errors.js';
 import { PRODUCTION_RUN_ERRORS } from '../production-runs/production-runs.errors.js';
-import { TRACKER_ERRORS } from './trackers.errors.js';
+import { TRACKER_ERRORS } from '../tracker-states/trackers.errors.js';
 import type { TrackerReferencesRepository } from './tracker-references.repository.js';
 
 /** The errors the tracker services answer. */

@@ -9,8 +9,10 @@ import { toStatusEntryResponse, type StatusEntryResponse } from './dto/tracker.r
 import { assertStatusLocations } from './status-locations.js';
 import { TrackerReferencesRepository } from './tracker-references.repository.js';
 import { requireLocations, trackerNotFound } from './tracker-rules.js';
-import { TrackerStatusRepository } from './tracker-status.repository.js';
+import { TrackerStatusRepository, type NewStatusEntry } from './tracker-status.repository.js';
 import { TrackersRepository } from './trackers.repository.js';
+import type { StatusEntryRow } from './trackers.rows.js';
+import { GeofenceQueue } from '../geofences/geofence-queue.port.js';
 
 /** A tracker's status history: reading it and adding entries. */
 @Injectable()
@@ -21,6 +23,7 @@ export class TrackerStatusEntriesService {
     private readonly statuses: TrackerStatusRepository,
     private readonly references: TrackerReferencesRepository,
     private readonly invalidation: CacheInvalidation,
+    private readonly geofences: GeofenceQueue,
   ) {}
 
   async statusHistory(scope: AccessScope, id: number): Promise<StatusEntryResponse[]> {
@@ -32,7 +35,7 @@ export class TrackerStatusEntriesService {
   /**
    * Adds a status entry (any state may follow any state). The tracker row is locked first so
    * concurrent entries for one tracker serialize; the insert and the move of the tracker's
-   * current status are one statement (TrackerStatusRepository.appendStatusEntry).
+   * current status follow in the same transaction (appendManualEntry).
    */
   async addStatusEntry(scope: AccessScope, trackerId: number, dto: CreateStatusEntryDto): Promise<StatusEntryResponse> {
     const timestamp = dto.timestamp ?? new Date();
@@ -50,7 +53,7 @@ export class TrackerStatusEntriesService {
         'is required for DELIVERED when the tracker has no destination',
       );
       await requireLocations(this.references, storageLocationId, dto.delivery_location_id ?? null);
-      const appended = await this.statuses.appendStatusEntry(scope, trackerId, {
+      const appended = await this.appendManualEntry(scope, trackerId, {
         status: dto.status,
         timestamp,
         storageLocationId,
@@ -63,5 +66,22 @@ export class TrackerStatusEntriesService {
     });
     await this.invalidation.trackersChanged([runId]);
     return toStatusEntryResponse(entry);
+  }
+
+  /**
+   * Appends a manual status entry (the caller's transaction holds the tracker's row lock), moves the
+   * tracker to its latest entry, and marks it for a geofence replay from the entry's timestamp:
+   * automation restarts from every manual entry.
+   */
+  async appendManualEntry(
+    scope: AccessScope,
+    trackerId: number,
+    entry: NewStatusEntry,
+  ): Promise<StatusEntryRow | null> {
+    const appended = await this.statuses.appendStatusEntry(scope, trackerId, entry);
+    if (!appended) return null;
+    await this.statuses.followLatestEntry([trackerId]);
+    await this.geofences.mark([{ trackerId, fromUs: entry.timestamp.getTime() * 1000 }]);
+    return appended;
   }
 }

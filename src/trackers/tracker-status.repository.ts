@@ -1,10 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { AppConfig } from '../common/config/app-config.js';
-import { APP_CONFIG } from '../common/config/config.module.js';
-import { markPendingSql } from '../geofences/geofence-marks.sql.js';
+import { Injectable } from '@nestjs/common';
 import type { AccessScope } from '../common/auth/access-scope.js';
-import { Db, and, empty, sql, type Sql } from '../infrastructure/database/db.js';
-import type { StatusEntrySource, TrackerStatus } from './entities/tracker-status.js';
+import { Db, and, sql, type Sql } from '../infrastructure/database/db.js';
+import { intArray } from '../infrastructure/database/pg-arrays.js';
+import type { StatusEntrySource, TrackerStatus } from '../tracker-states/tracker-status.js';
 import { ENTRY_COLUMNS, type StatusEntryRow } from './trackers.rows.js';
 
 export interface NewStatusEntry {
@@ -21,44 +19,33 @@ export interface NewStatusEntry {
 /** SQL for trackers' status histories and status counts, scoped like TrackersRepository. */
 @Injectable()
 export class TrackerStatusRepository {
-  constructor(
-    private readonly db: Db,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  constructor(private readonly db: Db) {}
 
   /**
-   * Appends a status entry and, in the same statement, moves the tracker to it when it is the
-   * entry with the greatest (timestamp, id): a back-dated entry never overwrites a newer state.
-   * Callers hold the tracker's row lock (TrackersRepository.findVisible with lock), so concurrent
-   * appends serialize and each compares against every committed entry. A DELIVERED entry that
-   * becomes current also sets the destination when the tracker had none. A manual entry marks the
-   * tracker for a geofence replay from its timestamp (automation restarts from every manual entry).
+   * Appends a status entry (null: the tracker is missing or not visible). The caller then moves the
+   * tracker with `followLatestEntry`, holding the tracker's row lock (TrackersRepository.findVisible
+   * with lock), so concurrent appends serialize and each compares against every committed entry.
    */
   appendStatusEntry(scope: AccessScope, trackerId: number, entry: NewStatusEntry): Promise<StatusEntryRow | null> {
     return this.db.first<StatusEntryRow>(
-      sql`WITH entry AS (
-            INSERT INTO tracker_status_history (tracker_id, status, timestamp, storage_location_id, delivery_location_id, notes, created_by, source)
-            SELECT t.id, ${entry.status}::text, ${entry.timestamp.toISOString()}::timestamptz, ${entry.storageLocationId}::int,
-                   ${entry.deliveryLocationId}::int, ${entry.notes}::text, ${entry.createdBy}::int, ${entry.source ?? 'manual'}::text FROM trackers t
-             WHERE t.id = ${trackerId} AND ${scope.visibleTracker('t.id')}
-            RETURNING ${ENTRY_COLUMNS}
-          ), newer AS (
-            SELECT 1 FROM tracker_status_history h JOIN entry e ON h.tracker_id = e.tracker_id
-             WHERE (h.timestamp, h.id) > (e.timestamp, e.id)
-             LIMIT 1
-          ), moved AS (
-            UPDATE trackers t
-               SET status = e.status,
-                   storage_location_id = CASE WHEN e.status = 'IN_STORAGE' THEN e.storage_location_id END,
-                   delivery_location_id = CASE WHEN e.status = 'DELIVERED' THEN COALESCE(t.delivery_location_id, e.delivery_location_id)
-                                               ELSE t.delivery_location_id END,
-                   updated_at = now()
-              FROM entry e
-             WHERE t.id = e.tracker_id AND NOT EXISTS (SELECT 1 FROM newer)
-            RETURNING t.id
-          )${this.config.geofenceEnabled ? sql`, pending AS (${markPendingSql(sql`SELECT tracker_id, timestamp FROM entry WHERE source <> 'geofence'`)})` : empty}
-          SELECT e.*, (SELECT count(*) FROM moved)::int AS moved FROM entry e`,
+      sql`INSERT INTO tracker_status_history (tracker_id, status, timestamp, storage_location_id, delivery_location_id, notes, created_by, source)
+          SELECT t.id, ${entry.status}::text, ${entry.timestamp.toISOString()}::timestamptz, ${entry.storageLocationId}::int,
+                 ${entry.deliveryLocationId}::int, ${entry.notes}::text, ${entry.createdBy}::int, ${entry.source ?? 'manual'}::text FROM trackers t
+           WHERE t.id = ${trackerId} AND ${scope.visibleTracker('t.id')}
+          RETURNING ${ENTRY_COLUMNS}`,
     );
+  }
+
+  /**
+   * Moves trackers to their latest (timestamp, id) status entry: the one rule every writer of
+   * status entries follows (trackers_follow_latest_entry, tracker-status.db-rules.ts). A back-dated
+   * entry never overwrites a newer state. Answers how many trackers moved.
+   */
+  async followLatestEntry(trackerIds: readonly number[]): Promise<number> {
+    const row = await this.db.one<{ moved: number }>(
+      sql`SELECT trackers_follow_latest_entry(${intArray(trackerIds)}) AS moved`,
+    );
+    return row.moved;
   }
 
   /**

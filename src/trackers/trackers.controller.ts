@@ -10,7 +10,7 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { Cached, CacheHeaderInterceptor } from '../common/http/cache-header.interceptor.js';
+import { Cached, CacheHeaderInterceptor } from '../infrastructure/cache/cache-header.interceptor.js';
 import { Access } from '../common/auth/access.decorator.js';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { CurrentScope } from '../common/auth/current-user.decorator.js';
@@ -18,7 +18,7 @@ import { ApiErrors, ApiErrorsWithBody } from '../common/errors/api-errors.decora
 import { ERRORS } from '../common/errors/error-catalogue.js';
 import { PLACE_ERRORS } from '../places/places.errors.js';
 import { PRODUCTION_RUN_ERRORS } from '../production-runs/production-runs.errors.js';
-import { TRACKER_ERRORS } from './trackers.errors.js';
+import { TRACKER_ERRORS } from '../tracker-states/trackers.errors.js';
 import { PageOf, type Page } from '../common/http/pagination.js';
 import { IdParam } from '../common/http/parse-id.pipe.js';
 import { IMPORT_MAX_ROWS } from './csv/tracker-csv.js';

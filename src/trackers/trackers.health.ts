@@ -5,7 +5,7 @@ import {
   stepOutcome,
   type PipelineStepSource,
   type StepOutcome,
-} from '../common/health/pipeline-step.js';
+} from '../infrastructure/health/pipeline-step.js';
 import { Db, sql } from '../infrastructure/database/db.js';
 
 /** Trackers compared with their latest status entry, per source of the sample: fixed, whatever the table size. */

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { GeofencesModule } from '../geofences/geofences.module.js';
 import { LocationsModule } from '../locations/locations.module.js';
 import { CsvUploadInterceptor } from './csv-upload.interceptor.js';
 import { LocationTrackersController } from './location-trackers.controller.js';
@@ -15,7 +16,7 @@ import { TrackersService } from './trackers.service.js';
 import { TrackersHealth } from './trackers.health.js';
 
 @Module({
-  imports: [LocationsModule],
+  imports: [LocationsModule, GeofencesModule],
   controllers: [TrackersController, LocationTrackersController],
   providers: [
     TrackersHealth,

@@ -7,8 +7,8 @@ import {
   toLocationPoint,
   type LocationPoint,
   type LocationPointRow,
-} from '../locations/location-point.js';
-import type { TrackerStatus } from './entities/tracker-status.js';
+} from '../location-reports/location-point.js';
+import type { TrackerStatus } from '../tracker-states/tracker-status.js';
 import type { SortOrder, TrackerSortField } from './dto/list-trackers.query.js';
 import { TRACKER_COLUMNS, type TrackerDetailRow, type TrackerRow } from './trackers.rows.js';
 

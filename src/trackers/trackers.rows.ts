@@ -1,7 +1,7 @@
-import type { LocationPointRow } from '../locations/location-point.js';
+import type { LocationPointRow } from '../location-reports/location-point.js';
 import { raw } from '../infrastructure/database/db.js';
 import type { Tables } from '../infrastructure/database/schema.js';
-import type { StatusEntrySource, TrackerStatus } from './entities/tracker-status.js';
+import type { StatusEntrySource, TrackerStatus } from '../tracker-states/tracker-status.js';
 
 /**
  * A `trackers` row as the repositories return it (timestamps as Date, or as wire text when SQL

@@ -6,7 +6,7 @@ import { CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js
 import { Db } from '../infrastructure/database/db.js';
 import { isUniqueViolation } from '../infrastructure/database/sql-state.js';
 import { LocationHistoryService } from '../locations/location-history.service.js';
-import type { TrackerStatus } from './entities/tracker-status.js';
+import type { TrackerStatus } from '../tracker-states/tracker-status.js';
 import type { CreateTrackerDto, UpdateTrackerDto } from './dto/tracker.dto.js';
 import {
   toTrackerDetailResponse,
@@ -19,6 +19,7 @@ import { TrackerReferencesRepository } from './tracker-references.repository.js'
 import { requireLocations, runNotFound, trackerNameTaken, trackerNotFound } from './tracker-rules.js';
 import { TrackerStatusRepository } from './tracker-status.repository.js';
 import { TrackersRepository } from './trackers.repository.js';
+import { TrackerStatusEntriesService } from './tracker-status-entries.service.js';
 
 /**
  * Tracker rules of one tracker: status/location requirements, the "latest (timestamp, id) wins"
@@ -34,6 +35,7 @@ export class TrackersService {
     private readonly references: TrackerReferencesRepository,
     private readonly locations: LocationHistoryService,
     private readonly invalidation: CacheInvalidation,
+    private readonly statusEntries: TrackerStatusEntriesService,
   ) {}
 
   async detail(scope: AccessScope, id: number): Promise<TrackerDetailResponse> {
@@ -120,7 +122,7 @@ export class TrackersService {
         });
       if (foldDestination) await this.statuses.pauseStatusEvents(false);
       if (locations) {
-        await this.statuses.appendStatusEntry(scope, id, {
+        await this.statusEntries.appendManualEntry(scope, id, {
           status: dto.status as TrackerStatus,
           timestamp: new Date(),
           ...locations,

@@ -7,7 +7,7 @@ import { ApiErrors } from '../common/errors/api-errors.decorator.js';
 import { ERRORS } from '../common/errors/error-catalogue.js';
 import { USER_ERRORS } from './users.errors.js';
 import { crudController } from '../common/http/crud.controller.js';
-import { Cached, CacheHeaderInterceptor } from '../common/http/cache-header.interceptor.js';
+import { Cached, CacheHeaderInterceptor } from '../infrastructure/cache/cache-header.interceptor.js';
 import { PaginationQuery } from '../common/http/pagination.js';
 import { CreateUserDto, UpdateMeDto, UpdateUserDto } from './dto/user.dto.js';
 import { UserResponse } from './dto/user.response.js';

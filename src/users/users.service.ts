@@ -9,7 +9,7 @@ import { Db } from '../infrastructure/database/db.js';
 import { ActiveUsers } from './active-users.js';
 import type { CreateUserDto, UpdateMeDto, UpdateUserDto } from './dto/user.dto.js';
 import { toUserResponse, type UserResponse } from './dto/user.response.js';
-import { Cached } from '../common/http/cache-header.interceptor.js';
+import { Cached } from '../infrastructure/cache/cache-header.interceptor.js';
 import { toCachedJson } from '../infrastructure/cache/tiered-cache.js';
 import {
   EmailTakenError,

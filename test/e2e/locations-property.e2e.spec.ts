@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { filterReason } from '../../src/locations/location-rules.js';
+import { filterReason } from '../../src/location-reports/location-rules.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import type { CreatedUser } from '../support/factories.js';
 import { aggregateTables, postReports, rawReports, referenceAggregates, type ReportIn } from '../support/locations.js';

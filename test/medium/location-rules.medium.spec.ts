@@ -4,7 +4,7 @@ import {
   inManufacturingRegionSql,
   isEligible,
   MANUFACTURING_REGION,
-} from '../../src/locations/location-rules.js';
+} from '../../src/location-reports/location-rules.js';
 import { Db, sql } from '../../src/infrastructure/database/db.js';
 import { createMediumContext, type MediumContext } from '../support/medium.js';
 

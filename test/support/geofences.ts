@@ -1,6 +1,6 @@
 import type { QueryRunner } from 'typeorm';
 import type { Tables } from '../../src/infrastructure/database/schema.js';
-import { LOCATION_WRITES_LOCK_KEY } from '../../src/locations/location-writes-lock.js';
+import { LOCATION_WRITES_LOCK_KEY } from '../../src/location-reports/location-writes-lock.js';
 import type { TestApp } from './app.js';
 import { withinBound } from './eventually.js';
 import { postReports, report } from './locations.js';

@@ -2,7 +2,7 @@ import type { Type } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { AccessScope } from '../../src/common/auth/access-scope.js';
 import { LocationIngestionService, type IngestResult } from '../../src/locations/location-ingestion.service.js';
-import { dayBucket, hourBucket, isEligible } from '../../src/locations/location-rules.js';
+import { dayBucket, hourBucket, isEligible } from '../../src/location-reports/location-rules.js';
 import type { TestApp } from './app.js';
 
 /** Helpers for the location pipeline tests. */

@@ -5,7 +5,7 @@ import { LoginThrottledException } from '../../src/auth/login-throttle.service.j
 import { DomainError } from '../../src/common/errors/domain-error.js';
 import { ERROR_CATALOGUE, ERROR_GROUPS } from '../../src/app.errors.js';
 import type { CatalogueError } from '../../src/common/errors/error-catalogue.js';
-import { HttpExceptionFilter } from '../../src/common/errors/http-exception.filter.js';
+import { HttpExceptionFilter } from '../../src/infrastructure/http/http-exception.filter.js';
 
 /** Every catalogue entry, builders called without arguments (their documented example). */
 function entries(): [string, CatalogueError][] {

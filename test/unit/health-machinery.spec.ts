@@ -9,7 +9,7 @@ import type { CacheStoreHealthIndicator } from '../../src/health/indicators/cach
 import type { DatabaseHealthIndicator } from '../../src/health/indicators/database.health.js';
 import type { PipelineStepResponse } from '../../src/health/dto/health.response.js';
 import type { DiscoveryService } from '@nestjs/core';
-import { PipelineStepProvider } from '../../src/common/health/pipeline-step.js';
+import { PipelineStepProvider } from '../../src/infrastructure/health/pipeline-step.js';
 import type { CacheService } from '../../src/infrastructure/cache/cache.service.js';
 import type { PipelineChecksRepository } from '../../src/health/pipeline/pipeline-checks.repository.js';
 import {

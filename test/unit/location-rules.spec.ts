@@ -9,7 +9,7 @@ import {
   isEligible,
   MANUFACTURING_REGION,
   MIN_AGGREGATED_CONFIDENCE,
-} from '../../src/locations/location-rules.js';
+} from '../../src/location-reports/location-rules.js';
 
 // Box edges and the low-confidence precedence are covered in locations-report-batch.spec.ts.
 describe('aggregation eligibility (location rules)', () => {

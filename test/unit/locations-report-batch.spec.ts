@@ -1,5 +1,5 @@
 import { parseCanonicalUtc, parseIsoTimestamp } from '../../src/common/http/iso-timestamp.js';
-import { filterReason, inManufacturingRegion } from '../../src/locations/location-rules.js';
+import { filterReason, inManufacturingRegion } from '../../src/location-reports/location-rules.js';
 import { nullableNumberArray, nullableTextArray } from '../../src/infrastructure/database/pg-arrays.js';
 import { parseReports, reportItems } from '../../src/locations/report-batch.js';
 

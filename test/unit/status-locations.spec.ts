@@ -1,5 +1,5 @@
 import { RequestValidationException } from '../../src/common/errors/validation.exception.js';
-import { TRACKER_STATES, type TrackerStatus } from '../../src/trackers/entities/tracker-status.js';
+import { TRACKER_STATES, type TrackerStatus } from '../../src/tracker-states/tracker-status.js';
 import { assertStatusLocations, DELIVERY_REQUIRED } from '../../src/trackers/status-locations.js';
 
 /** The field errors assertStatusLocations raises, or [] when the entry is accepted. */

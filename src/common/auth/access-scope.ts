@@ -1,4 +1,4 @@
-import { raw, sql, type Sql } from '../../infrastructure/database/db.js';
+import sql, { raw, type Sql } from 'sql-template-tag';
 import type { AuthUser } from './auth-user.js';
 import { isAdmin } from './auth-user.js';
 

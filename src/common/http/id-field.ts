@@ -1,9 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
 import { ValidateBy } from 'class-validator';
-
-/** Largest PostgreSQL `integer`: every id column of the schema is int4 (serial). */
-export const MAX_INT4 = 2_147_483_647;
+import { MAX_INT4 } from '../int4.js';
 
 /** The one message for a bad id, wherever it arrives (path, query, body). */
 export const ID_MESSAGE = 'must be a positive integer';

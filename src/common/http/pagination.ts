@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { MAX_INT4 } from './id-field.js';
+import { MAX_INT4 } from '../int4.js';
 import { IsIntInRange, QueryInt } from './query-transforms.js';
 import { COUNT_SCHEMA } from '../openapi/schema-types.js';
 

@@ -8,7 +8,8 @@ import {
 import { ApiParam } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { RequestValidationException } from '../errors/validation.exception.js';
-import { ID_MESSAGE, MAX_INT4, parseIdText } from './id-field.js';
+import { MAX_INT4 } from '../int4.js';
+import { ID_MESSAGE, parseIdText } from './id-field.js';
 
 /**
  * Path ids are positive integers in plain digits (parseIdText); anything else is 422 naming the

@@ -1,4 +1,4 @@
-import { MAX_INT4 } from '../http/id-field.js';
+import { MAX_INT4 } from '../int4.js';
 
 /*
  * Property schemas shared by the DTOs, so every id and count is documented the same way:

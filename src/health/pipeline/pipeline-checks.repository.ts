@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { AccessScope } from '../../common/auth/access-scope.js';
-import { readOnlyStep } from '../../common/health/pipeline-step.js';
+import { readOnlyStep } from '../../infrastructure/health/pipeline-step.js';
 import { Db, sql } from '../../infrastructure/database/db.js';
 
 /**
  * SQL of the pipeline health steps that belong to no feature: the connection and the required
  * tables (catalog lookups only). The other steps' SQL lives in the feature owning the tables
- * (PipelineStepProvider in src/common/health/pipeline-step.ts).
+ * (PipelineStepProvider in src/infrastructure/health/pipeline-step.ts).
  */
 
 /** Tables the service cannot work without (the location_history view is checked separately). */

@@ -7,12 +7,12 @@ import {
   type PipelineStepCheck,
   type PipelineStepSource,
   type StepOutcome,
-} from '../../common/health/pipeline-step.js';
+} from '../../infrastructure/health/pipeline-step.js';
 import { CacheService } from '../../infrastructure/cache/cache.service.js';
 import { COMPONENT_TIMEOUT_MS } from '../indicators/component-timeout.js';
 import { PipelineChecksRepository } from './pipeline-checks.repository.js';
 
-export type { StepOutcome } from '../../common/health/pipeline-step.js';
+export type { StepOutcome } from '../../infrastructure/health/pipeline-step.js';
 
 export type StepKey =
   | 'check_database_connection'

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { LocationPoint } from '../location-point.js';
+import type { LocationPoint } from '../../location-reports/location-point.js';
 import { COUNT_SCHEMA } from '../../common/openapi/schema-types.js';
 
 /** OpenAPI shape of LocationPoint built by `toLocationPoint`. */

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { TRACKER_STATES, STATUS_ENTRY_SOURCES } from '../../trackers/entities/tracker-status.js';
+import { TRACKER_STATES, STATUS_ENTRY_SOURCES } from '../../tracker-states/tracker-status.js';
 import { ID_SCHEMA } from '../../common/openapi/schema-types.js';
 
 /** Ids of the notification tables are bigint: they outgrow int4. */

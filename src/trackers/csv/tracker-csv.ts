@@ -1,4 +1,4 @@
-import { TRACKER_ERRORS } from '../trackers.errors.js';
+import { TRACKER_ERRORS } from '../../tracker-states/trackers.errors.js';
 import { isUtf8 } from 'node:buffer';
 import { StringDecoder } from 'node:string_decoder';
 import { csvRecordReader } from './csv-lines.js';

@@ -1,10 +1,10 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { flattenValidationErrors } from '../../common/errors/validation.exception.js';
-import { MAX_INT4 } from '../../common/http/id-field.js';
+import { MAX_INT4 } from '../../common/int4.js';
 import { textProblem } from '../../common/http/text-input.js';
 import { CreateTrackerDto } from '../dto/tracker.dto.js';
-import { TRACKER_STATES, type TrackerStatus } from '../entities/tracker-status.js';
+import { TRACKER_STATES, type TrackerStatus } from '../../tracker-states/tracker-status.js';
 
 export type CsvField =
   'name' | 'production_run_id' | 'status' | 'delivery_location_id' | 'storage_location_id' | 'notes';

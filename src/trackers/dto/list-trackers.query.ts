@@ -3,7 +3,7 @@ import { Transform } from 'class-transformer';
 import { ArrayMaxSize, IsBoolean, IsIn, IsOptional, IsString, MaxLength, ValidateBy } from 'class-validator';
 import { PaginationQuery } from '../../common/http/pagination.js';
 import { QueryBoolean, QueryList } from '../../common/http/query-transforms.js';
-import { TRACKER_STATES, type TrackerStatus } from '../entities/tracker-status.js';
+import { TRACKER_STATES, type TrackerStatus } from '../../tracker-states/tracker-status.js';
 import { parseIdText } from '../../common/http/id-field.js';
 import { OptionalIdField } from '../../common/http/optional-id-field.js';
 

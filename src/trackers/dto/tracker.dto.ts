@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, ValidateIf } from 'class-validator';
-import { TRACKER_STATES, type TrackerStatus } from '../entities/tracker-status.js';
+import { TRACKER_STATES, type TrackerStatus } from '../../tracker-states/tracker-status.js';
 import { IsoDateTime } from '../../common/http/iso-date-time.decorator.js';
 import { PositiveId } from '../../common/http/id-field.js';
 import { ID_SCHEMA } from '../../common/openapi/schema-types.js';

@@ -1,13 +1,13 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { isoUtc } from '../../common/http/timestamps.js';
 import type { StatusEntryRow, TrackerDetailRow, TrackerRow } from '../trackers.rows.js';
-import { toLocationPoint, type LocationPoint } from '../../locations/location-point.js';
+import { toLocationPoint, type LocationPoint } from '../../location-reports/location-point.js';
 import {
   STATUS_ENTRY_SOURCES,
   TRACKER_STATES,
   type StatusEntrySource,
   type TrackerStatus,
-} from '../entities/tracker-status.js';
+} from '../../tracker-states/tracker-status.js';
 import { COUNT_SCHEMA, ID_SCHEMA } from '../../common/openapi/schema-types.js';
 
 /** LocationPoint (OpenAPI schema; the mapper lives in src/locations). */

@@ -1,6 +1,6 @@
 import { DiscoveryService } from '@nestjs/core';
-import { raw, type Db } from '../../infrastructure/database/db.js';
-import type { AccessScope } from '../auth/access-scope.js';
+import { raw, type Db } from '../database/db.js';
+import type { AccessScope } from '../../common/auth/access-scope.js';
 
 /** What one pipeline health step found: passing when it lists no issue. */
 export interface StepOutcome {

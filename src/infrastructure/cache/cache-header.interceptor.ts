@@ -1,9 +1,9 @@
 import { Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { map, type Observable } from 'rxjs';
-import { CachedAnswers } from '../../infrastructure/cache/cached-answers.js';
-import type { CachedJson } from '../../infrastructure/cache/tiered-cache.js';
-import type { AuthUser } from '../auth/auth-user.js';
+import { CachedAnswers } from './cached-answers.js';
+import type { CachedJson } from './tiered-cache.js';
+import type { AuthUser } from '../../common/auth/auth-user.js';
 
 /**
  * A cached answer (`hit`) or one computed and stored (miss), as the JSON text to send; services

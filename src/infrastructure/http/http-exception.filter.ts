@@ -7,10 +7,10 @@ import {
   isStatementTimeout,
   isUniqueViolation,
   isUnstorableText,
-} from '../../infrastructure/database/sql-state.js';
-import { DomainError } from './domain-error.js';
-import { ERRORS, errorExampleBody, type CatalogueError } from './error-catalogue.js';
-import { describeRequestError } from './request-errors.js';
+} from '../database/sql-state.js';
+import { DomainError } from '../../common/errors/domain-error.js';
+import { ERRORS, errorExampleBody, type CatalogueError } from '../../common/errors/error-catalogue.js';
+import { describeRequestError } from '../../common/errors/request-errors.js';
 
 /**
  * The one exception filter: every error leaves as `{"detail": string}` (plus `errors` for 422).
