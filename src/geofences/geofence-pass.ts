@@ -1,6 +1,6 @@
 import type { Counts } from './geofence-metrics.js';
 import type { EntryRow, ReportRow, StartRow, VisitJson } from './geofence-inputs.repository.js';
-import { GeofenceGrid } from './geofence-grid.js';
+import { GeofenceIndex } from './geofence-index.js';
 import {
   INITIAL_STATE,
   replay,
@@ -121,7 +121,7 @@ export function replayPass(
   reportRows: readonly ReportRow[],
   inputs: PassInputs,
 ): TrackerResult[] {
-  const grid = new GeofenceGrid(inputs.fences);
+  const index = new GeofenceIndex(inputs.fences);
   const reportsOf = groupBy(reportRows);
   const entriesOf = groupBy(entryRows);
   return starts.map((start) => {
@@ -162,7 +162,7 @@ export function replayPass(
       latitude: r.latitude,
       longitude: r.longitude,
       accuracyM: r.accuracy_m,
-      candidates: grid.candidates(r.latitude, r.longitude),
+      candidates: index.candidates(r.latitude, r.longitude),
     }));
     const result = replay(input, manual, state);
     const continued = open ? result.visits[0] : null;
