@@ -1,5 +1,6 @@
-import type { StartRow, VisitJson } from '../../src/geofences/geofence-inputs.repository.js';
-import { planStart } from '../../src/geofences/geofence-pass.js';
+import type { EntryRow, ReportRow, StartRow, VisitJson } from '../../src/geofences/geofence-inputs.repository.js';
+import { planStart, replayPass, Slicer, type TrackerStart } from '../../src/geofences/geofence-pass.js';
+import type { Geofence } from '../../src/geofences/geofence-replay.js';
 
 describe('geofence pass: where a tracker replay starts', () => {
   const visit = (id: string, entered: number, last: number, exited: number | null): VisitJson => [
@@ -58,5 +59,71 @@ describe('geofence pass: where a tracker replay starts', () => {
     expect(planStart(row({ cut_us: '500', before: visit('3', 100, 500, 500) })).mode).toBe('full');
     // No visit began at or before the change.
     expect(planStart(row({ cut_us: null })).mode).toBe('full');
+  });
+});
+
+describe('geofence pass: slices', () => {
+  /** A slicer whose slices are always used up: the pass pauses before every tracker and report. */
+  class EveryStep extends Slicer {
+    pauses = 0;
+    override due(): boolean {
+      return true;
+    }
+    override async pause(): Promise<void> {
+      this.pauses++;
+      await super.pause();
+    }
+  }
+
+  it('pausing between any two reports ends in the same result as running the pass in one go', async () => {
+    let x = 99;
+    const next = () => ((x = (x * 1_103_515_245 + 12_345) % 2 ** 31), x / 2 ** 31);
+    const fences: Geofence[] = Array.from({ length: 50 }, (_, i) => ({
+      type: i % 3 ? 'storage' : 'delivery',
+      id: i + 1,
+      latitude: 10 + next() * 0.2,
+      longitude: 20 + next() * 0.2,
+      radiusM: 500 + Math.round(next() * 5000),
+      dwellMinutes: Math.floor(next() * 20),
+    }));
+    const starts: TrackerStart[] = [1, 2, 3].map((trackerId) => ({
+      trackerId,
+      mode: 'full',
+      lowUs: null,
+      lowId: '0',
+      cutUs: null,
+      inclusive: false,
+      open: null,
+    }));
+    const entryRows: EntryRow[] = starts.map((s) => ({
+      tracker_id: s.trackerId,
+      kind: 'after',
+      ts: '0',
+      status: 'CREATED',
+      storage_location_id: null,
+      delivery_location_id: null,
+      source: 'manual',
+      manual_us: null,
+    }));
+    const reportRows: ReportRow[] = Array.from({ length: 600 }, (_, i) => {
+      const f = fences[Math.floor(next() * fences.length)];
+      const far = next() < 0.1;
+      return {
+        tracker_id: 1 + (i % 3),
+        id: i + 1,
+        ts: 60_000_000 * (1 + Math.floor(i / 3)),
+        latitude: far ? 11 : f.latitude + (next() - 0.5) * 0.01,
+        longitude: far ? 21 : f.longitude + (next() - 0.5) * 0.01,
+        accuracy_m: next() < 0.5 ? null : Math.round(next() * 300),
+      };
+    });
+    const inputs = { fences, dwell: new Map(), defaultDwellMinutes: 60 };
+    const once = await replayPass(starts, entryRows, reportRows, inputs, new Slicer(Infinity));
+    const slicer = new EveryStep();
+    const sliced = await replayPass(starts, entryRows, reportRows, inputs, slicer);
+    expect(sliced).toEqual(once);
+    expect(slicer.pauses).toBeGreaterThanOrEqual(reportRows.length);
+    expect(once.flatMap((r) => r.entries).length).toBeGreaterThan(3);
+    expect(once.flatMap((r) => r.added).filter((v) => v.confirmed).length).toBeGreaterThan(3);
   });
 });
