@@ -1,9 +1,9 @@
 import type { Counts } from './geofence-metrics.js';
 import type { EntryRow, ReportRow, StartRow, VisitJson } from './geofence-inputs.repository.js';
-import { GeofenceGrid } from './geofence-grid.js';
+import { GeofenceIndex } from './geofence-index.js';
 import {
   INITIAL_STATE,
-  replay,
+  replaySteps,
   type AutomaticEntry,
   type Geofence,
   type ManualEntry,
@@ -114,17 +114,48 @@ export function signature(entries: readonly AutomaticEntry[]): string {
   return JSON.stringify(entries.map((e) => [e.status, e.timestamp, e.storageLocationId, e.deliveryLocationId]));
 }
 
-/** Runs the replay of every tracker of a pass over the rows read for it. */
-export function replayPass(
+/** Longest stretch of replay work between two turns of the event loop, in milliseconds. */
+export const SLICE_MS = 25;
+
+/**
+ * Lets the event loop run (timers, I/O, other requests) once a slice of work has gone by: a pass
+ * over many reports and large overlapping locations is spread over many turns instead of one.
+ */
+export class Slicer {
+  private since = performance.now();
+
+  constructor(private readonly sliceMs = SLICE_MS) {}
+
+  /** Whether the current slice is used up (cheap enough to ask before every report). */
+  due(): boolean {
+    return performance.now() - this.since >= this.sliceMs;
+  }
+
+  /** Waits for a macrotask (after pending I/O and timers), then starts a new slice. */
+  async pause(): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
+    this.since = performance.now();
+  }
+}
+
+/**
+ * Runs the replay of every tracker of a pass over the rows read for it, in slices of at most about
+ * `slicer`'s length (a pause may fall between any two reports). Each report's candidates are looked
+ * up as the replay reaches it, so at most one report's list exists at a time.
+ */
+export async function replayPass(
   starts: readonly TrackerStart[],
   entryRows: readonly EntryRow[],
   reportRows: readonly ReportRow[],
   inputs: PassInputs,
-): TrackerResult[] {
-  const grid = new GeofenceGrid(inputs.fences);
+  slicer = new Slicer(),
+): Promise<TrackerResult[]> {
+  const index = new GeofenceIndex(inputs.fences);
   const reportsOf = groupBy(reportRows);
   const entriesOf = groupBy(entryRows);
-  return starts.map((start) => {
+  const results: TrackerResult[] = [];
+  for (const start of starts) {
+    if (slicer.due()) await slicer.pause();
     const reports = (reportsOf.get(start.trackerId) ?? []).sort((a, b) => a.ts - b.ts || a.id - b.id);
     const rows = entriesOf.get(start.trackerId) ?? [];
     const after = rows.filter((r) => r.kind === 'after');
@@ -157,19 +188,15 @@ export function replayPass(
               : null,
             latestManual: stateRow?.manual_us ? Number(stateRow.manual_us) : -Infinity,
           };
-    const input: ReplayReport[] = reports.map((r) => ({
-      timestamp: r.ts,
-      latitude: r.latitude,
-      longitude: r.longitude,
-      accuracyM: r.accuracy_m,
-      candidates: grid.candidates(r.latitude, r.longitude),
-    }));
-    const result = replay(input, manual, state);
+    const steps = replaySteps(withCandidates(reports, index), manual, state);
+    let step = steps.next();
+    for (; !step.done; step = steps.next()) if (slicer.due()) await slicer.pause();
+    const result = step.value;
     const continued = open ? result.visits[0] : null;
     const entriesChanged =
       start.mode === 'resume' ? result.entries.length > 0 : signature(result.entries) !== signature(stored);
     const lastRow = reports.at(-1);
-    return {
+    results.push({
       trackerId: start.trackerId,
       start,
       continued,
@@ -187,8 +214,21 @@ export function replayPass(
         confirmed: result.visits.filter((v) => v.confirmed).length,
         entries: result.entries.length,
       },
+    });
+  }
+  return results;
+}
+
+/** The replay's view of each report, its candidates found when the replay reaches it. */
+function* withCandidates(reports: readonly ReportRow[], index: GeofenceIndex): Generator<ReplayReport> {
+  for (const r of reports)
+    yield {
+      timestamp: r.ts,
+      latitude: r.latitude,
+      longitude: r.longitude,
+      accuracyM: r.accuracy_m,
+      candidates: index.candidates(r.latitude, r.longitude),
     };
-  });
 }
 
 function groupBy<T extends { tracker_id: number }>(rows: readonly T[]): Map<number, T[]> {

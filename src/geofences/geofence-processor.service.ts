@@ -34,7 +34,8 @@ const REBUILD_CHUNK = 200;
  * Replays trackers in passes: one transaction for the whole pass that locks its trackers (manual
  * entries and deletes of a tracker wait for it, and it for them), reads every input with one
  * statement per kind, computes each tracker's visits and automatic entries in memory
- * (geofence-replay.ts, candidates from a grid over the locations) and writes them with one
+ * (geofence-replay.ts, candidates from an R-tree over the locations, in slices that let the
+ * event loop run between them) and writes them with one
  * statement per table. A replay from the first report is a function of what is stored, so its
  * result never depends on the order in which reports arrived; a resumed or rewound replay
  * (geofence-pass.ts) ends exactly where that one would.
@@ -161,7 +162,7 @@ export class GeofenceProcessor {
     for (const s of starts)
       if (s.mode === 'resume') for (const r of after(carried.get(s.trackerId) ?? [], s)) reportRows.push(r);
     tick('reports');
-    const results = replayPass(starts, entryRows, reportRows, locations);
+    const results = await replayPass(starts, entryRows, reportRows, locations);
     tick('compute');
 
     const recomputed = results.filter((r) => r.start.mode !== 'resume');

@@ -115,17 +115,24 @@ export interface ReplayState {
 
 export const INITIAL_STATE: ReplayState = { open: null, status: null, latestManual: -Infinity };
 
+export interface ReplayResult {
+  visits: Visit[];
+  entries: AutomaticEntry[];
+}
+
 /**
  * `reports` and `manual` each in (timestamp, id) order. A manual entry is taken before a report
  * of the same timestamp. From `start` (default: the beginning), `reports` and `manual` then being
  * only those after the state's point: the result is what a replay from the beginning would add
  * after that point (the continued open visit comes first in `visits`, with its id).
+ * It pauses (yields) before each report: its caller decides when to go on, so a long replay can be
+ * spread over several turns of the event loop; `reports` is read one at a time as it goes on.
  */
-export function replay(
-  reports: readonly ReplayReport[],
+export function* replaySteps(
+  reports: Iterable<ReplayReport>,
   manual: readonly ManualEntry[],
   start: ReplayState = INITIAL_STATE,
-): { visits: Visit[]; entries: AutomaticEntry[] } {
+): Generator<void, ReplayResult, void> {
   const visits: Visit[] = start.open ? [{ ...start.open }] : [];
   const entries: AutomaticEntry[] = [];
   let open: Visit | null = visits[0] ?? null;
@@ -138,6 +145,7 @@ export function replay(
   };
 
   for (const report of reports) {
+    yield;
     for (; m < manual.length && manual[m].timestamp <= report.timestamp; m++) {
       status = { status: manual[m].status, storageLocationId: manual[m].storageLocationId };
       latestManual = manual[m].timestamp;

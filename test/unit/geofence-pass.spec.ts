@@ -1,79 +1,6 @@
-import { GeofenceGrid } from '../../src/geofences/geofence-grid.js';
-import type { StartRow, VisitJson } from '../../src/geofences/geofence-inputs.repository.js';
-import { planStart } from '../../src/geofences/geofence-pass.js';
-import { EXIT_FACTOR, haversineM, type Geofence } from '../../src/geofences/geofence-replay.js';
-
-/** A deterministic pseudo-random sequence (xorshift), so a failure can be replayed. */
-function random(seed: number): () => number {
-  let x = seed;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return ((x >>> 0) % 1_000_000) / 1_000_000;
-  };
-}
-
-describe('geofence grid: the candidates of a report', () => {
-  it('include every geofence the report is not outside of, wherever it lies (poles, antimeridian, huge radii)', () => {
-    const next = random(42);
-    const fences: Geofence[] = [];
-    for (let id = 1; id <= 400; id++) {
-      // Clusters near the poles and the antimeridian, radii from 10 m to 100 km.
-      const latitude = id % 10 === 0 ? 89.9 - next() * 0.5 : -90 + next() * 180;
-      const longitude = id % 7 === 0 ? 179.95 + next() * 0.1 - (next() < 0.5 ? 360 : 0) : -180 + next() * 360;
-      fences.push({
-        type: id % 2 ? 'storage' : 'delivery',
-        id,
-        latitude: Math.min(90, latitude),
-        longitude: Math.max(-180, Math.min(180, longitude)),
-        radiusM: id % 13 === 0 ? 100_000 : 10 + Math.round(next() * 5000),
-        dwellMinutes: 0,
-      });
-    }
-    const grid = new GeofenceGrid(fences);
-    let near = 0;
-    const missed: unknown[] = [];
-    for (let i = 0; i < 5000; i++) {
-      // Half the reports close to some geofence (within 2.2 radii), half anywhere.
-      const f = fences[Math.floor(next() * fences.length)];
-      const close = i % 2 === 0;
-      const bearing = next() * 2 * Math.PI;
-      const metres = next() * 2.2 * f.radiusM;
-      let latitude = close ? f.latitude + (metres * Math.cos(bearing)) / 111_195 : -90 + next() * 180;
-      let longitude = close
-        ? f.longitude +
-          (metres * Math.sin(bearing)) / (111_195 * Math.max(0.01, Math.cos((f.latitude * Math.PI) / 180)))
-        : -180 + next() * 360;
-      latitude = Math.max(-90, Math.min(90, latitude));
-      longitude = ((((longitude + 180) % 360) + 360) % 360) - 180;
-      const accuracy = next() * 3000;
-      const candidates = new Set(grid.candidates(latitude, longitude).map((c) => c.id));
-      for (const fence of fences) {
-        const d = haversineM(latitude, longitude, fence.latitude, fence.longitude);
-        const notOutside = d - Math.min(accuracy, fence.radiusM) <= EXIT_FACTOR * fence.radiusM;
-        if (notOutside) near++;
-        if (notOutside && !candidates.has(fence.id)) missed.push({ report: [latitude, longitude], accuracy, fence });
-      }
-    }
-    expect(missed).toEqual([]);
-    expect(near).toBeGreaterThan(1200);
-  });
-
-  it('lists a report only the geofences of its cell, not every location', () => {
-    const fences: Geofence[] = Array.from({ length: 1000 }, (_, i) => ({
-      type: 'storage',
-      id: i + 1,
-      latitude: 36 + (i % 40) * 0.6,
-      longitude: -10 + Math.floor(i / 40) * 1.6,
-      radiusM: 2000,
-      dwellMinutes: 0,
-    }));
-    const grid = new GeofenceGrid(fences);
-    expect(grid.candidates(36, -10).map((f) => f.id)).toEqual([1]);
-    expect(grid.candidates(37.3, -9)).toEqual([]);
-  });
-});
+import type { EntryRow, ReportRow, StartRow, VisitJson } from '../../src/geofences/geofence-inputs.repository.js';
+import { planStart, replayPass, Slicer, type TrackerStart } from '../../src/geofences/geofence-pass.js';
+import type { Geofence } from '../../src/geofences/geofence-replay.js';
 
 describe('geofence pass: where a tracker replay starts', () => {
   const visit = (id: string, entered: number, last: number, exited: number | null): VisitJson => [
@@ -132,5 +59,71 @@ describe('geofence pass: where a tracker replay starts', () => {
     expect(planStart(row({ cut_us: '500', before: visit('3', 100, 500, 500) })).mode).toBe('full');
     // No visit began at or before the change.
     expect(planStart(row({ cut_us: null })).mode).toBe('full');
+  });
+});
+
+describe('geofence pass: slices', () => {
+  /** A slicer whose slices are always used up: the pass pauses before every tracker and report. */
+  class EveryStep extends Slicer {
+    pauses = 0;
+    override due(): boolean {
+      return true;
+    }
+    override async pause(): Promise<void> {
+      this.pauses++;
+      await super.pause();
+    }
+  }
+
+  it('pausing between any two reports ends in the same result as running the pass in one go', async () => {
+    let x = 99;
+    const next = () => ((x = (x * 1_103_515_245 + 12_345) % 2 ** 31), x / 2 ** 31);
+    const fences: Geofence[] = Array.from({ length: 50 }, (_, i) => ({
+      type: i % 3 ? 'storage' : 'delivery',
+      id: i + 1,
+      latitude: 10 + next() * 0.2,
+      longitude: 20 + next() * 0.2,
+      radiusM: 500 + Math.round(next() * 5000),
+      dwellMinutes: Math.floor(next() * 20),
+    }));
+    const starts: TrackerStart[] = [1, 2, 3].map((trackerId) => ({
+      trackerId,
+      mode: 'full',
+      lowUs: null,
+      lowId: '0',
+      cutUs: null,
+      inclusive: false,
+      open: null,
+    }));
+    const entryRows: EntryRow[] = starts.map((s) => ({
+      tracker_id: s.trackerId,
+      kind: 'after',
+      ts: '0',
+      status: 'CREATED',
+      storage_location_id: null,
+      delivery_location_id: null,
+      source: 'manual',
+      manual_us: null,
+    }));
+    const reportRows: ReportRow[] = Array.from({ length: 600 }, (_, i) => {
+      const f = fences[Math.floor(next() * fences.length)];
+      const far = next() < 0.1;
+      return {
+        tracker_id: 1 + (i % 3),
+        id: i + 1,
+        ts: 60_000_000 * (1 + Math.floor(i / 3)),
+        latitude: far ? 11 : f.latitude + (next() - 0.5) * 0.01,
+        longitude: far ? 21 : f.longitude + (next() - 0.5) * 0.01,
+        accuracy_m: next() < 0.5 ? null : Math.round(next() * 300),
+      };
+    });
+    const inputs = { fences, dwell: new Map(), defaultDwellMinutes: 60 };
+    const once = await replayPass(starts, entryRows, reportRows, inputs, new Slicer(Infinity));
+    const slicer = new EveryStep();
+    const sliced = await replayPass(starts, entryRows, reportRows, inputs, slicer);
+    expect(sliced).toEqual(once);
+    expect(slicer.pauses).toBeGreaterThanOrEqual(reportRows.length);
+    expect(once.flatMap((r) => r.entries).length).toBeGreaterThan(3);
+    expect(once.flatMap((r) => r.added).filter((v) => v.confirmed).length).toBeGreaterThan(3);
   });
 });
