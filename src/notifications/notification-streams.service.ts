@@ -6,6 +6,7 @@ import { toNotificationResponse } from './notification.mapper.js';
 import { NotificationListener } from './notification-listener.js';
 import { NotificationMetrics } from './notification-metrics.js';
 import { NotificationsRepository, type NotificationRow } from './notifications.repository.js';
+import { StreamCredentials } from './stream-credentials.js';
 import type { StreamIdentity } from './stream-tickets.service.js';
 
 /** How often open streams' credentials are checked again (revocation, deactivation, role change). */
@@ -47,6 +48,7 @@ export class NotificationStreams implements OnModuleDestroy {
   constructor(
     private readonly repository: NotificationsRepository,
     private readonly metrics: NotificationMetrics,
+    private readonly credentials: StreamCredentials,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.listener = new NotificationListener((config.databaseListenUrl ?? config.databaseUrl) as string, () =>
@@ -166,22 +168,10 @@ export class NotificationStreams implements OnModuleDestroy {
 
   /** Ends every stream whose token expired or was revoked, or whose user may no longer use it. */
   private async checkCredentials(): Promise<void> {
-    const now = Date.now();
-    for (const stream of this.streams) if (stream.identity.tokenExpiresAt <= now) this.close(stream);
     if (this.streams.size === 0) return;
     const open = [...this.streams];
-    const { users, revoked } = await this.repository.credentials(
-      [...new Set(open.map((s) => s.identity.userId))],
-      [...new Set(open.map((s) => s.identity.tokenId))],
-    );
-    const epochs = new Map(users.map((u) => [u.id, u.epoch_us === null ? null : Number(u.epoch_us)]));
-    const revokedIds = new Set(revoked);
-    for (const stream of open) {
-      const { userId, tokenId, tokenIssuedUs } = stream.identity;
-      const epoch = epochs.get(userId);
-      if (epoch === undefined || revokedIds.has(tokenId) || (epoch !== null && tokenIssuedUs <= epoch))
-        this.close(stream);
-    }
+    const valid = await this.credentials.valid(open.map((s) => s.identity));
+    for (const stream of open) if (!valid.has(stream.identity)) this.close(stream);
   }
 
   private write(stream: OpenStream, row: NotificationRow, live: boolean): void {

@@ -93,6 +93,7 @@ export class NotificationsController {
     const ticket = this.tickets.issue({
       userId: user.id,
       tokenId: user.tokenId,
+      tokenFamily: user.tokenFamily,
       tokenExpiresAt: user.tokenExpiresAt.getTime(),
       tokenIssuedUs: bearerIssuedMicros(authorization),
     });
