@@ -17,6 +17,7 @@ import { GeofenceBatchMarks1763900000000 } from './1763900000000-GeofenceBatchMa
 import { JourneyFactsAppend1763920000000 } from './1763920000000-JourneyFactsAppend.js';
 import { JourneyFactsByRun1763940000000 } from './1763940000000-JourneyFactsByRun.js';
 import { GeofenceMarkTime1763960000000 } from './1763960000000-GeofenceMarkTime.js';
+import { NotificationStreamSlots1763980000000 } from './1763980000000-NotificationStreamSlots.js';
 
 export const MIGRATIONS = [
   InitialSchema1763700000000,
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   JourneyFactsAppend1763920000000,
   JourneyFactsByRun1763940000000,
   GeofenceMarkTime1763960000000,
+  NotificationStreamSlots1763980000000,
 ];

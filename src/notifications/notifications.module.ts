@@ -6,6 +6,7 @@ import { NotificationsController } from './notifications.controller.js';
 import { NotificationsRepository } from './notifications.repository.js';
 import { NotificationsService } from './notifications.service.js';
 import { StreamCredentials } from './stream-credentials.js';
+import { StreamSlotsRepository } from './stream-slots.repository.js';
 import { StreamAuthGuard } from './stream-auth.guard.js';
 import { StreamTickets } from './stream-tickets.service.js';
 
@@ -24,6 +25,7 @@ import { StreamTickets } from './stream-tickets.service.js';
     NotificationMetrics,
     StreamTickets,
     StreamCredentials,
+    StreamSlotsRepository,
     StreamAuthGuard,
   ],
   exports: [NotificationStreams],
