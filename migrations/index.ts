@@ -19,6 +19,8 @@ import { JourneyFactsByRun1763940000000 } from './1763940000000-JourneyFactsByRu
 import { GeofenceMarkTime1763960000000 } from './1763960000000-GeofenceMarkTime.js';
 import { TrackersFollowLatestEntry1763980000000 } from './1763980000000-TrackersFollowLatestEntry.js';
 
+import { NotificationStreamSlots1763990000000 } from './1763990000000-NotificationStreamSlots.js';
+
 export const MIGRATIONS = [
   InitialSchema1763700000000,
   LocationRowsFollowTrackersByTrigger1763720000000,
@@ -39,4 +41,6 @@ export const MIGRATIONS = [
   JourneyFactsByRun1763940000000,
   GeofenceMarkTime1763960000000,
   TrackersFollowLatestEntry1763980000000,
+
+  NotificationStreamSlots1763990000000,
 ];

@@ -670,7 +670,9 @@ export interface paths {
          * Live notifications (Server-Sent Events)
          * @description Each new notification of the caller as `id: <notification id>`, `event: notification`, `data: <Notification JSON>`; a `: keepalive` comment every 15 s.
          *
-         *     With `Last-Event-ID` (or `last_event_id`), the notifications after that id are replayed first, in id order.
+         *     With `Last-Event-ID` (or `last_event_id`), the notifications after that id are replayed first, in id order: at most the newest `NOTIFICATION_STREAM_REPLAY_MAX` (500) of them. When there were more, a `replay-truncated` event without an id comes first, its data `{"replay_limit": <max>, "first_id": <id of the first replayed notification>}`; the ones in between are read with GET /notifications.
+         *
+         *     A user holds at most `NOTIFICATION_STREAMS_PER_USER` (5) open streams, counted across every instance; one more answers 429 with `Retry-After` and sends nothing.
          *
          *     Authenticate with the bearer header or `?ticket=`. The stream ends when the access token (for a ticket: the one that asked for it) expires or is revoked, the user is deactivated, or the service shuts down; reconnect with `Last-Event-ID`.
          */
@@ -7043,6 +7045,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description The caller already holds NOTIFICATION_STREAMS_PER_USER open streams (sent with Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */

@@ -6,7 +6,8 @@ import { UsersService, type UserRow } from '../users/users.service.js';
 import { LoginThrottle } from './login-throttle.service.js';
 import { PasswordService } from '../users/password.service.js';
 import { RevocationService } from './revocation.service.js';
-import { issuedAfterEpoch, TokenService, type IssuedToken, type TokenClaims } from './token.service.js';
+import { randomUUID } from 'node:crypto';
+import { issuedAfterEpoch, tokenFamily, TokenService, type IssuedToken, type TokenClaims } from './token.service.js';
 
 interface TokenPair {
   access: IssuedToken;
@@ -41,13 +42,15 @@ export class AuthService {
     }
     await this.throttle.succeeded(email, ip);
     const { password_hash: _hash, ...row } = user;
-    return { user: row, ...this.issuePair(row.id) };
+    return { user: row, ...this.issuePair(row.id, randomUUID()) };
   }
 
   /**
    * Rotation: the presented refresh token is revoked atomically (`revokeOnce`), so of two
-   * requests racing with the same token only one gets a new pair, and a replayed old token is
-   * refused.
+   * requests racing with the same token only one gets a new pair. A token presented again after
+   * it was exchanged means two parties hold it (OAuth 2.0 Security BCP, refresh token rotation):
+   * its whole family — every access and refresh token descended from the same login, the one it
+   * was exchanged for included — is revoked, and the user must log in again.
    */
   async refresh(refreshToken: string | undefined): Promise<TokenPair> {
     const claims = refreshToken ? this.tokens.verify(refreshToken, 'refresh') : null;
@@ -55,10 +58,15 @@ export class AuthService {
     const user = await this.users.findActive(Number(claims.sub));
     if (!user || !issuedAfterEpoch(claims, user.tokens_valid_after_us))
       throw new DomainError(AUTH_LOGIN_ERRORS.invalidRefreshToken);
+    const family = tokenFamily(claims);
+    if (await this.revocations.isRevoked(family)) throw new DomainError(AUTH_LOGIN_ERRORS.invalidRefreshToken);
     if (!(await this.revocations.revokeOnce(claims.jti, expiry(claims)))) {
+      // Reuse. Of concurrent exchanges of one token exactly one passes revokeOnce; the pair it gets
+      // carries the family revoked here, so it is refused from now on, wherever it is presented.
+      await this.revocations.revoke(family, this.tokens.familyRevocationExpiry());
       throw new DomainError(AUTH_LOGIN_ERRORS.invalidRefreshToken);
     }
-    return this.issuePair(user.id);
+    return this.issuePair(user.id, family);
   }
 
   /** Revokes whichever of the two tokens is present and valid; anything else is ignored. */
@@ -70,8 +78,11 @@ export class AuthService {
     await Promise.all(valid.map((claims) => this.revocations.revoke(claims.jti, expiry(claims))));
   }
 
-  private issuePair(userId: number): TokenPair {
-    return { access: this.tokens.issue(userId, 'access'), refresh: this.tokens.issue(userId, 'refresh') };
+  private issuePair(userId: number, family: string): TokenPair {
+    return {
+      access: this.tokens.issue(userId, 'access', family),
+      refresh: this.tokens.issue(userId, 'refresh', family),
+    };
   }
 }
 

@@ -26,7 +26,7 @@ interface StrategyActions {
 
 /**
  * Bearer access tokens: passport-jwt checks signature, HS256, iss, aud and exp; here we require
- * the claims to be complete, the type to be `access`, the jti not revoked, the user active and the
+ * the claims to be complete, the type to be `access`, the jti and the token's family not revoked, the user active and the
  * token issued after the user's token epoch (password change, deactivation). The user row and the
  * revocation are read on every request, through the in-process cache tier that every change
  * invalidates on every instance, so role and client_list changes apply on the next request.
@@ -67,7 +67,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
       return;
     }
     const user = this.users.cached(Number(claims.sub));
-    const revoked = this.revocations.cachedIsRevoked(claims.jti);
+    const revoked = this.cachedRevoked(claims);
     if (user === undefined || revoked === undefined) {
       this.check(claims).then(
         (u) => this.success(u),
@@ -91,7 +91,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     const claims = this.verifiedClaims(req);
     if (claims === undefined) return undefined;
     const user = this.users.cached(Number(claims.sub));
-    const revoked = this.revocations.cachedIsRevoked(claims.jti);
+    const revoked = this.cachedRevoked(claims);
     if (user === undefined || revoked === undefined) return undefined;
     try {
       return authUser(claims, accepted(claims, revoked, user));
@@ -116,11 +116,19 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
 
   private async check(claims: TokenClaims): Promise<AuthUser> {
     // Independent reads (in-process tier, else cache and database): in parallel.
-    const [revoked, user] = await Promise.all([
+    const [revoked, familyRevoked, user] = await Promise.all([
       this.revocations.isRevoked(claims.jti),
+      claims.fam === undefined ? false : this.revocations.isRevoked(claims.fam),
       this.users.get(Number(claims.sub)),
     ]);
-    return authUser(claims, accepted(claims, revoked, user));
+    return authUser(claims, accepted(claims, revoked || familyRevoked, user));
+  }
+
+  /** Whether the token or its family (when it has one) is revoked, when the in-process tier knows both; else undefined. */
+  private cachedRevoked(claims: TokenClaims): boolean | undefined {
+    const revoked = this.revocations.cachedIsRevoked(claims.jti);
+    if (revoked !== false || claims.fam === undefined) return revoked;
+    return this.revocations.cachedIsRevoked(claims.fam);
   }
 }
 
@@ -138,6 +146,7 @@ function authUser(claims: TokenClaims, user: ActiveUserRow): AuthUser {
     roles: user.roles,
     clientIds: user.client_list,
     tokenId: claims.jti,
+    tokenFamily: claims.fam ?? null,
     tokenExpiresAt: new Date(claims.exp * 1000),
   };
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { AppConfig } from '../common/config/app-config.js';
 import { preciseNowMicros } from '../common/time/precise-clock.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
@@ -18,6 +18,20 @@ export interface TokenClaims {
   token_type: TokenType;
   /** Issue time in microseconds since the Unix epoch (`iat` has whole seconds only). */
   iat_us?: number;
+  /** The login this token descends from (see tokenFamily); absent on tokens issued outside a login. */
+  fam?: string;
+}
+
+/**
+ * The family of a token: every access and refresh token descended from one login by refresh
+ * rotation carries the same random `fam`, so revoking the family id (a row in revoked_tokens, like
+ * a jti) revokes all of them at once, whichever instance checks. A refresh token without `fam`
+ * gets a family derived from its jti, so its descendants can still be revoked with it.
+ */
+export function tokenFamily(claims: TokenClaims): string {
+  if (claims.fam !== undefined) return claims.fam;
+  const hex = createHash('sha256').update(`token-family:${claims.jti}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
 /**
@@ -45,14 +59,20 @@ export class TokenService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  issue(userId: number, type: TokenType): IssuedToken {
+  /** A new token; `family` (see tokenFamily) when it descends from a login. */
+  issue(userId: number, type: TokenType, family?: string): IssuedToken {
     const lifetimeSeconds =
       type === 'access' ? this.config.accessTokenExpireMinutes * 60 : this.config.refreshTokenExpireDays * 86400;
     const jti = randomUUID();
     const issuedMicros = preciseNowMicros();
     const token = this.jwt.sign(
       // `iat` (and so `exp`) from the same instant as `iat_us`, so the two never disagree.
-      { token_type: type, iat: Math.floor(issuedMicros / 1_000_000), iat_us: issuedMicros },
+      {
+        token_type: type,
+        iat: Math.floor(issuedMicros / 1_000_000),
+        iat_us: issuedMicros,
+        ...(family && { fam: family }),
+      },
       {
         algorithm: 'HS256',
         subject: String(userId),
@@ -64,6 +84,11 @@ export class TokenService {
     );
     const claims = this.jwt.decode<TokenClaims>(token);
     return { token, jti, expiresAt: new Date(claims.exp * 1000) };
+  }
+
+  /** Until when a family revoked now must stay revoked: past the expiry of any token of it, even one issued meanwhile. */
+  familyRevocationExpiry(): Date {
+    return new Date(Date.now() + (this.config.refreshTokenExpireDays * 86400 + 3600) * 1000);
   }
 
   /** Verifies signature, algorithm, iss, aud, exp (required) and token_type; null when invalid. */
@@ -97,6 +122,7 @@ export function isWellFormed(claims: Partial<TokenClaims>, expected: TokenType):
     typeof claims.jti === 'string' &&
     UUID.test(claims.jti) &&
     (claims.iat_us === undefined || Number.isSafeInteger(claims.iat_us)) &&
+    (claims.fam === undefined || (typeof claims.fam === 'string' && UUID.test(claims.fam))) &&
     claims.token_type === expected
   );
 }

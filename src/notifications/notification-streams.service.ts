@@ -1,12 +1,17 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import type { Response } from 'express';
+import { randomUUID } from 'node:crypto';
 import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
+import { DomainError } from '../common/errors/domain-error.js';
 import { toNotificationResponse } from './notification.mapper.js';
 import type { PgListener } from '../infrastructure/database/pg-listener.js';
 import { notificationListener } from './notification-listener.js';
 import { NotificationMetrics } from './notification-metrics.js';
 import { NotificationsRepository, type NotificationRow } from './notifications.repository.js';
+import { StreamCredentials } from './stream-credentials.js';
+import { NOTIFICATION_ERRORS } from './notifications.errors.js';
+import { StreamSlotsRepository } from './stream-slots.repository.js';
 import type { StreamIdentity } from './stream-tickets.service.js';
 
 /** How often open streams' credentials are checked again (revocation, deactivation, role change). */
@@ -14,11 +19,19 @@ const CHECK_MS = 1_000;
 /** Safety net beside LISTEN: a missed announcement is picked up within this. */
 const POLL_MS = 5_000;
 const BATCH = 500;
+/** How often this instance renews the slots of its open streams. */
+const SLOT_RENEW_MS = 10_000;
+/** A slot not renewed for this long belongs to an instance that is gone: it no longer counts. */
+export const SLOT_STALE_SECONDS = 30;
+/** Retry-After of a refused stream: by then a slot of a stream whose instance vanished has been freed. */
+const RETRY_AFTER_SECONDS = SLOT_STALE_SECONDS;
 /** A client that stops reading is dropped once this much is waiting for it (it reconnects with Last-Event-ID). */
 const MAX_BUFFERED_BYTES = 1024 * 1024;
 
 interface OpenStream {
   identity: StreamIdentity;
+  /** Its slot in notification_stream_slots (the per-user cap). */
+  slot: string;
   res: Response;
   /** The last notification id written to it. */
   cursor: bigint;
@@ -40,6 +53,8 @@ export class NotificationStreams implements OnModuleDestroy {
   private readonly logger = new Logger(NotificationStreams.name);
   private readonly streams = new Set<OpenStream>();
   private readonly listener: PgListener;
+  /** Names this instance's slots, so it renews them and drops them all at shutdown. */
+  private readonly instanceId = randomUUID();
   private timers: NodeJS.Timeout[] = [];
   private fetching: Promise<void> | null = null;
   private again = false;
@@ -48,6 +63,8 @@ export class NotificationStreams implements OnModuleDestroy {
   constructor(
     private readonly repository: NotificationsRepository,
     private readonly metrics: NotificationMetrics,
+    private readonly credentials: StreamCredentials,
+    private readonly slots: StreamSlotsRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.listener = notificationListener((config.databaseListenUrl ?? config.databaseUrl) as string, () => this.wake());
@@ -58,10 +75,36 @@ export class NotificationStreams implements OnModuleDestroy {
   }
 
   /**
-   * Starts an SSE response for `identity`: headers, then the replay of the user's notifications
-   * above `lastEventId` when given, then live notifications until the stream ends.
+   * Starts an SSE response for `identity`: a slot under the per-user cap (else 429 and nothing is
+   * sent), headers, then the replay of the user's notifications above `lastEventId` when given —
+   * the newest NOTIFICATION_STREAM_REPLAY_MAX of them, announced by a `replay-truncated` event when
+   * there were more — then live notifications until the stream ends.
    */
   async open(res: Response, identity: StreamIdentity, lastEventId: string | null): Promise<void> {
+    const slot = randomUUID();
+    const cap = this.config.notificationStreamsPerUser;
+    if (
+      !(await this.slots.take(
+        { id: slot, userId: identity.userId, instanceId: this.instanceId },
+        cap,
+        SLOT_STALE_SECONDS,
+      ))
+    )
+      throw new DomainError(NOTIFICATION_ERRORS.tooManyStreams(cap), {
+        headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+      });
+    const stream: OpenStream = {
+      identity,
+      slot,
+      res,
+      cursor: 0n,
+      closed: false,
+      expiry: setTimeout(() => this.close(stream), Math.max(0, identity.tokenExpiresAt - Date.now())),
+    };
+    stream.expiry.unref();
+    // The client may have gone while the slot was taken: its 'close' has passed already.
+    if (!res.socket || res.socket.destroyed) return this.close(stream, false);
+    res.on('close', () => this.close(stream, false));
     this.startBackground();
     res.status(200);
     res.setHeader('Content-Type', 'text/event-stream');
@@ -70,26 +113,9 @@ export class NotificationStreams implements OnModuleDestroy {
     res.setHeader('Connection', 'close');
     res.flushHeaders();
     res.write(': stream open\n\n');
-    const stream: OpenStream = {
-      identity,
-      res,
-      cursor: 0n,
-      closed: false,
-      expiry: setTimeout(() => this.close(stream), Math.max(0, identity.tokenExpiresAt - Date.now())),
-    };
-    stream.expiry.unref();
-    res.on('close', () => this.close(stream, false));
     try {
-      if (lastEventId !== null) {
-        stream.cursor = BigInt(lastEventId);
-        for (;;) {
-          const rows = await this.repository.after(identity.userId, stream.cursor.toString(), BATCH);
-          for (const row of rows) this.write(stream, row, false);
-          if (rows.length < BATCH || stream.closed) break;
-        }
-      } else {
-        stream.cursor = BigInt(await this.repository.lastId());
-      }
+      if (lastEventId !== null) await this.replay(stream, lastEventId);
+      else stream.cursor = BigInt(await this.repository.lastId());
     } catch (error) {
       this.logger.warn(`notification stream replay failed: ${(error as Error).message}`);
       this.close(stream);
@@ -101,12 +127,31 @@ export class NotificationStreams implements OnModuleDestroy {
     this.wake();
   }
 
-  onModuleDestroy(): Promise<void> {
+  /**
+   * The user's notifications above `lastEventId`, in id order: at most the newest
+   * NOTIFICATION_STREAM_REPLAY_MAX, one bounded query whatever the backlog. When there were more, a
+   * `replay-truncated` event (no id, so Last-Event-ID is unchanged) first says how many at most were
+   * sent and the id of the first one: what lies between is left to GET /notifications.
+   */
+  private async replay(stream: OpenStream, lastEventId: string): Promise<void> {
+    const max = this.config.notificationStreamReplayMax;
+    const newest = await this.repository.newestAfter(stream.identity.userId, lastEventId, max + 1);
+    const rows = newest.slice(0, max).reverse();
+    stream.cursor = BigInt(lastEventId);
+    if (newest.length > max) {
+      const notice = { replay_limit: max, first_id: Number(rows[0].id) };
+      this.send(stream, `event: replay-truncated\ndata: ${JSON.stringify(notice)}\n\n`);
+    }
+    for (const row of rows) this.write(stream, row, false);
+  }
+
+  async onModuleDestroy(): Promise<void> {
     this.stopping = true;
     for (const timer of this.timers) clearInterval(timer);
     this.timers = [];
     for (const stream of [...this.streams]) this.close(stream);
-    return this.listener.stop();
+    await this.slots.releaseInstance(this.instanceId).catch((error: Error) => this.slotWarning(error));
+    await this.listener.stop();
   }
 
   private startBackground(): void {
@@ -122,6 +167,7 @@ export class NotificationStreams implements OnModuleDestroy {
     });
     every(CHECK_MS, () => void this.checkCredentials().catch(() => undefined));
     every(POLL_MS, () => this.wake());
+    every(SLOT_RENEW_MS, () => void this.slots.renew(this.instanceId).catch((error: Error) => this.slotWarning(error)));
   }
 
   /** Asks for a delivery round; rounds never overlap, and one asked for during a round runs after it. */
@@ -165,22 +211,10 @@ export class NotificationStreams implements OnModuleDestroy {
 
   /** Ends every stream whose token expired or was revoked, or whose user may no longer use it. */
   private async checkCredentials(): Promise<void> {
-    const now = Date.now();
-    for (const stream of this.streams) if (stream.identity.tokenExpiresAt <= now) this.close(stream);
     if (this.streams.size === 0) return;
     const open = [...this.streams];
-    const { users, revoked } = await this.repository.credentials(
-      [...new Set(open.map((s) => s.identity.userId))],
-      [...new Set(open.map((s) => s.identity.tokenId))],
-    );
-    const epochs = new Map(users.map((u) => [u.id, u.epoch_us === null ? null : Number(u.epoch_us)]));
-    const revokedIds = new Set(revoked);
-    for (const stream of open) {
-      const { userId, tokenId, tokenIssuedUs } = stream.identity;
-      const epoch = epochs.get(userId);
-      if (epoch === undefined || revokedIds.has(tokenId) || (epoch !== null && tokenIssuedUs <= epoch))
-        this.close(stream);
-    }
+    const valid = await this.credentials.valid(open.map((s) => s.identity));
+    for (const stream of open) if (!valid.has(stream.identity)) this.close(stream);
   }
 
   private write(stream: OpenStream, row: NotificationRow, live: boolean): void {
@@ -198,10 +232,16 @@ export class NotificationStreams implements OnModuleDestroy {
     if (stream.res.writableLength > MAX_BUFFERED_BYTES) this.close(stream);
   }
 
+  private slotWarning(error: Error): void {
+    this.logger.warn(`notification stream slots: ${error.message}`);
+  }
+
   private close(stream: OpenStream, end = true): void {
     if (stream.closed) return;
     stream.closed = true;
     clearTimeout(stream.expiry);
+    // At shutdown every slot of the instance goes in one statement (onModuleDestroy).
+    if (!this.stopping) void this.slots.release(stream.slot).catch((error: Error) => this.slotWarning(error));
     if (this.streams.delete(stream)) this.metrics.streamClosed();
     if (end && !stream.res.writableEnded) stream.res.end();
   }

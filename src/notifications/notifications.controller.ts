@@ -94,6 +94,7 @@ export class NotificationsController {
     const ticket = this.tickets.issue({
       userId: user.id,
       tokenId: user.tokenId,
+      tokenFamily: user.tokenFamily,
       tokenExpiresAt: user.tokenExpiresAt.getTime(),
       tokenIssuedUs: bearerIssuedMicros(authorization),
     });
@@ -108,7 +109,8 @@ export class NotificationsController {
     summary: 'Live notifications (Server-Sent Events)',
     description: [
       'Each new notification of the caller as `id: <notification id>`, `event: notification`, `data: <Notification JSON>`; a `: keepalive` comment every 15 s.',
-      'With `Last-Event-ID` (or `last_event_id`), the notifications after that id are replayed first, in id order.',
+      'With `Last-Event-ID` (or `last_event_id`), the notifications after that id are replayed first, in id order: at most the newest `NOTIFICATION_STREAM_REPLAY_MAX` (500) of them. When there were more, a `replay-truncated` event without an id comes first, its data `{"replay_limit": <max>, "first_id": <id of the first replayed notification>}`; the ones in between are read with GET /notifications.',
+      'A user holds at most `NOTIFICATION_STREAMS_PER_USER` (5) open streams, counted across every instance; one more answers 429 with `Retry-After` and sends nothing.',
       'Authenticate with the bearer header or `?ticket=`. The stream ends when the access token (for a ticket: the one that asked for it) expires or is revoked, the user is deactivated, or the service shuts down; reconnect with `Last-Event-ID`.',
     ].join('\n\n'),
   })
@@ -136,6 +138,7 @@ export class NotificationsController {
     { ...ERRORS.invalidCredentials, summary: 'Token invalid, expired or revoked; ticket bad, used or late' },
     ERRORS.notEnoughPermissions,
     { ...ERRORS.validationFailed, summary: 'Last-Event-ID or last_event_id not a notification id' },
+    NOTIFICATION_ERRORS.tooManyStreams(),
   )
   async stream(
     @Req() req: StreamRequest,

@@ -5,6 +5,8 @@ import { NotificationStreams } from './notification-streams.service.js';
 import { NotificationsController } from './notifications.controller.js';
 import { NotificationsRepository } from './notifications.repository.js';
 import { NotificationsService } from './notifications.service.js';
+import { StreamCredentials } from './stream-credentials.js';
+import { StreamSlotsRepository } from './stream-slots.repository.js';
 import { StreamAuthGuard } from './stream-auth.guard.js';
 import { StreamTickets } from './stream-tickets.service.js';
 
@@ -22,6 +24,8 @@ import { StreamTickets } from './stream-tickets.service.js';
     NotificationStreams,
     NotificationMetrics,
     StreamTickets,
+    StreamCredentials,
+    StreamSlotsRepository,
     StreamAuthGuard,
   ],
   exports: [NotificationStreams],

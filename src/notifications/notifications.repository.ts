@@ -76,10 +76,10 @@ export class NotificationsRepository {
     return this.db.execute(sql`UPDATE notifications SET read_at = now() WHERE user_id = ${userId} AND read_at IS NULL`);
   }
 
-  /** The user's notifications with an id above `afterId`, ascending, at most `limit` (stream replay). */
-  after(userId: number, afterId: string, limit: number): Promise<NotificationRow[]> {
+  /** The user's newest notifications with an id above `afterId`, newest first, at most `limit` (bounded replay). */
+  newestAfter(userId: number, afterId: string, limit: number): Promise<NotificationRow[]> {
     return this.db.rows<NotificationRow>(
-      sql`SELECT ${COLUMNS} FROM ${FROM} WHERE n.user_id = ${userId} AND n.id > ${afterId}::bigint ORDER BY n.id LIMIT ${limit}`,
+      sql`SELECT ${COLUMNS} FROM ${FROM} WHERE n.user_id = ${userId} AND n.id > ${afterId}::bigint ORDER BY n.id DESC LIMIT ${limit}`,
     );
   }
 

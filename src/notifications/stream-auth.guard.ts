@@ -36,6 +36,7 @@ export class StreamAuthGuard implements CanActivate {
     req.streamIdentity = {
       userId: user.id,
       tokenId: user.tokenId,
+      tokenFamily: user.tokenFamily,
       tokenExpiresAt: user.tokenExpiresAt.getTime(),
       tokenIssuedUs: bearerIssuedMicros(req.headers.authorization),
     };

@@ -5,6 +5,7 @@ import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { ERRORS } from '../common/errors/error-catalogue.js';
+import { StreamCredentials } from './stream-credentials.js';
 
 /** Seconds within which a stream ticket must be used. */
 export const TICKET_SECONDS = 60;
@@ -13,6 +14,8 @@ export const TICKET_SECONDS = 60;
 export interface StreamIdentity {
   userId: number;
   tokenId: string;
+  /** The access token's family (see tokenFamily in the auth module), revoked as a whole on refresh-token reuse. */
+  tokenFamily: string | null;
   /** Expiry of the access token (ms since the epoch): the stream ends then. */
   tokenExpiresAt: number;
   /** Issue time of the access token (µs since the epoch), judged against the user's token epoch. */
@@ -24,6 +27,7 @@ interface TicketClaims {
   j: string;
   e: number;
   tj: string;
+  tf?: string;
   te: number;
   ti: number;
 }
@@ -42,6 +46,7 @@ export class StreamTickets {
 
   constructor(
     private readonly revocations: RevocationService,
+    private readonly credentials: StreamCredentials,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.key = createHmac('sha256', config.jwtSecret as string)
@@ -56,6 +61,7 @@ export class StreamTickets {
       j: randomUUID(),
       e: Math.min(nowSeconds + TICKET_SECONDS, Math.floor(identity.tokenExpiresAt / 1000)),
       tj: identity.tokenId,
+      ...(identity.tokenFamily !== null && { tf: identity.tokenFamily }),
       te: identity.tokenExpiresAt,
       ti: identity.tokenIssuedUs,
     };
@@ -63,14 +69,26 @@ export class StreamTickets {
     return `${payload}.${this.mac(payload)}`;
   }
 
-  /** The identity of a valid, unused, unexpired ticket, which is used up; else 401. */
+  /**
+   * The identity of a valid, unused, unexpired ticket whose credential is still good (see
+   * StreamCredentials: the token that asked for it not revoked, the user still active, with the
+   * role, and without a password change since), which is used up; else 401 and nothing is sent.
+   */
   async redeem(ticket: string): Promise<StreamIdentity> {
     const claims = this.verify(ticket);
     if (!claims || claims.e * 1000 <= Date.now() || claims.te <= Date.now())
       throw new DomainError(ERRORS.invalidCredentials);
+    const identity: StreamIdentity = {
+      userId: claims.u,
+      tokenId: claims.tj,
+      tokenFamily: claims.tf ?? null,
+      tokenExpiresAt: claims.te,
+      tokenIssuedUs: claims.ti,
+    };
+    if (!(await this.credentials.isValid(identity))) throw new DomainError(ERRORS.invalidCredentials);
     if (!(await this.revocations.revokeOnce(claims.j, new Date(claims.e * 1000))))
       throw new DomainError(ERRORS.invalidCredentials);
-    return { userId: claims.u, tokenId: claims.tj, tokenExpiresAt: claims.te, tokenIssuedUs: claims.ti };
+    return identity;
   }
 
   private verify(ticket: string): TicketClaims | null {
@@ -87,7 +105,8 @@ export class StreamTickets {
         Number.isSafeInteger(claims.te) &&
         Number.isSafeInteger(claims.ti) &&
         typeof claims.j === 'string' &&
-        typeof claims.tj === 'string';
+        typeof claims.tj === 'string' &&
+        (claims.tf === undefined || typeof claims.tf === 'string');
       return ok ? (claims as TicketClaims) : null;
     } catch {
       return null;

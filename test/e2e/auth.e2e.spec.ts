@@ -64,10 +64,12 @@ describe('Auth: login, refresh, logout', () => {
         iss: 'tracker-pipeline',
         aud: 'tracker-pipeline-api',
         jti: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
+        // The login's token family (revoked as a whole when a refresh token of it is reused).
+        fam: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
       });
       expect(Math.floor((access.payload.iat_us as number) / 1e6)).toBe(access.payload.iat);
       const refresh = decode(cookie!.value);
-      expect(refresh.payload).toMatchObject({ sub: String(user.id), token_type: 'refresh' });
+      expect(refresh.payload).toMatchObject({ sub: String(user.id), token_type: 'refresh', fam: access.payload.fam });
       expect(refresh.payload.exp).toBe((refresh.payload.iat as number) + 7 * 86400);
       expect(refresh.payload.jti).not.toBe(access.payload.jti);
 
@@ -190,12 +192,14 @@ describe('Auth: login, refresh, logout', () => {
       });
       await t.http().get(ME).set(bearer(res.body.access_token)).expect(200);
 
+      // The rotated token works once.
+      const next = await t.http().post(REFRESH).send({ refresh_token: res.body.refresh_token }).expect(200);
       const reused = await t.http().post(REFRESH).send({ refresh_token: refresh }).expect(401);
       expect(reused.body).toEqual(INVALID_REFRESH);
       expect(setCookie(reused, 'refresh_token')).toBeUndefined();
-      // The rotated token keeps working once.
-      await t.http().post(REFRESH).send({ refresh_token: res.body.refresh_token }).expect(200);
       await t.http().post(REFRESH).send({ refresh_token: res.body.refresh_token }).expect(401);
+      // A reuse revokes the whole family (auth-refresh-reuse.e2e.spec.ts): the newest pair too.
+      await t.http().post(REFRESH).send({ refresh_token: next.body.refresh_token }).expect(401);
     });
 
     it('lets exactly one of several concurrent refreshes with the same token win', async () => {
@@ -224,9 +228,12 @@ describe('Auth: login, refresh, logout', () => {
       });
       await t.http().get(ME).set(bearer(res.body.access_token)).expect(200);
 
+      // The rotated cookie works once, then a reuse of the first one revokes the family, the newest cookie included.
+      const next = await t.http().get(REFRESH_COOKIE).set('Cookie', `refresh_token=${rotated!.value}`).expect(200);
       const reused = await t.http().get(REFRESH_COOKIE).set('Cookie', `refresh_token=${refresh}`).expect(401);
       expect(reused.body).toEqual(INVALID_REFRESH);
-      await t.http().get(REFRESH_COOKIE).set('Cookie', `refresh_token=${rotated!.value}`).expect(200);
+      const newest = setCookie(next, 'refresh_token')!.value;
+      await t.http().get(REFRESH_COOKIE).set('Cookie', `refresh_token=${newest}`).expect(401);
     });
 
     it('answers 401 "Refresh token missing" without the cookie and "Invalid refresh token" for garbage', async () => {

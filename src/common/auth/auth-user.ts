@@ -9,6 +9,8 @@ export interface AuthUser {
   clientIds: number[];
   /** jti and expiry of the access token used, so logout can revoke it. */
   tokenId: string;
+  /** The family (login) the access token descends from, revoked as a whole on refresh-token reuse; null when none. */
+  tokenFamily: string | null;
   tokenExpiresAt: Date;
 }
 

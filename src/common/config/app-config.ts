@@ -65,6 +65,10 @@ export interface AppConfig {
   databaseListenUrl: string | undefined;
   /** Interval of the `: keepalive` comment on open notification streams. */
   notificationStreamKeepaliveSeconds: number;
+  /** Concurrent notification streams one user may hold, counted across every instance. */
+  notificationStreamsPerUser: number;
+  /** Most notifications one stream replays after Last-Event-ID (the newest of them). */
+  notificationStreamReplayMax: number;
   /** E-mail digests (off without smtpUrl); see src/mail/. */
   mail: MailConfig;
 }
@@ -254,6 +258,8 @@ export function loadConfig(env: Env): AppConfig {
     notificationRetentionDays: r.int('NOTIFICATION_RETENTION_DAYS', 90, 1, 36500),
     databaseListenUrl: r.url('DATABASE_LISTEN_URL', ['postgres:', 'postgresql:']),
     notificationStreamKeepaliveSeconds: r.int('NOTIFICATION_STREAM_KEEPALIVE_SECONDS', 15, 1, 3600),
+    notificationStreamsPerUser: r.int('NOTIFICATION_STREAMS_PER_USER', 5, 1, 1000),
+    notificationStreamReplayMax: r.int('NOTIFICATION_STREAM_REPLAY_MAX', 500, 1, 100_000),
     mail: mailConfig(r),
   };
   if (config.uploadDir === '') config.uploadDir = `${config.dataDir}/uploads`;

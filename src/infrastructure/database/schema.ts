@@ -148,6 +148,13 @@ export interface Tables {
     created_at: Date;
     xact_id: string;
   };
+  notification_stream_slots: {
+    id: string;
+    user_id: number;
+    instance_id: string;
+    opened_at: Date;
+    renewed_at: Date;
+  };
   notifications: {
     id: string;
     user_id: number;
