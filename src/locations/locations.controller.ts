@@ -9,6 +9,7 @@ import { DomainError } from '../common/errors/domain-error.js';
 import { ERRORS } from '../common/errors/error-catalogue.js';
 import { PageOf, type Page } from '../common/http/pagination.js';
 import { IdParam } from '../common/http/parse-id.pipe.js';
+import { BodyLimit } from '../common/http/request-body.js';
 import { IngestResultResponse } from './dto/ingest-result.response.js';
 import { LocationHistoryQuery } from './dto/location-history.query.js';
 import { LocationPointResponse } from './dto/location-point.response.js';
@@ -21,7 +22,7 @@ import { LocationHistoryService } from './location-history.service.js';
 import { LocationIngestionService, type IngestResult } from './location-ingestion.service.js';
 import type { LocationPoint } from './location-point.js';
 import { LocationsRepository } from './locations.repository.js';
-import { reportItems } from './report-batch.js';
+import { MAX_BATCH_BODY_BYTES, reportItems } from './report-batch.js';
 
 const MALFORMED_BODY = {
   ...ERRORS.validationFailed,
@@ -46,6 +47,7 @@ export class LocationsController {
   ) {}
 
   @Post('locations/reports')
+  @BodyLimit(MAX_BATCH_BODY_BYTES)
   @HttpCode(200)
   @Access('admin', 'ingest')
   @ApiOperation({
@@ -63,6 +65,7 @@ export class LocationsController {
   }
 
   @Post('trackers/:id/locations')
+  @BodyLimit(MAX_BATCH_BODY_BYTES)
   @HttpCode(200)
   @Access('admin', 'ingest')
   @ApiOperation({
