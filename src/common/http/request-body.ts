@@ -25,14 +25,15 @@ const BACKSLASH = 0x5c;
  * Whether a JSON text opens more than MAX_INPUT_DEPTH arrays or objects inside each other, judged
  * on its characters alone in one pass that stops at the first level too deep: brackets inside
  * strings do not count, and a backslash in a string skips the character after it. In UTF-8 every
- * byte of a multi-byte character is ≥ 0x80, so the bytes can be scanned as they are.
+ * byte of a multi-byte character is ≥ 0x80, so the bytes can be scanned as they are (text decoded
+ * from another charset is scanned as UTF-8).
  */
 export function nestedTooDeep(text: Uint8Array | string): boolean {
-  const code = typeof text === 'string' ? (i: number) => text.charCodeAt(i) : (i: number) => text[i];
+  const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
   let depth = 0;
   let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = code(i);
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i];
     if (inString) {
       if (c === BACKSLASH) i++;
       else if (c === QUOTE) inString = false;
