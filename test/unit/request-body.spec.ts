@@ -1,4 +1,4 @@
-import { nestedTooDeep } from '../../src/common/http/request-body.js';
+import { nestedTooDeep, verifyJsonBody } from '../../src/common/http/request-body.js';
 
 const arrays = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
 
@@ -16,5 +16,17 @@ describe('nestedTooDeep', () => {
     expect(nestedTooDeep(`{"a":"${'['.repeat(100)}"}`)).toBe(false);
     expect(nestedTooDeep(`{"a":"\\"${'{'.repeat(100)}\\\\"}`)).toBe(false);
     expect(nestedTooDeep(Buffer.from(`["ü${'['.repeat(100)}"]`))).toBe(false);
+  });
+});
+
+describe('verifyJsonBody', () => {
+  it('scans other UTF charsets as text, and refuses one the platform cannot decode (415)', () => {
+    expect(() => verifyJsonBody(null, null, Buffer.from(arrays(32), 'utf16le'), 'utf-16le')).not.toThrow();
+    expect(() => verifyJsonBody(null, null, Buffer.from(arrays(33), 'utf16le'), 'utf-16le')).toThrow(
+      expect.objectContaining({ status: 422, type: 'entity.too.deep' }),
+    );
+    expect(() => verifyJsonBody(null, null, Buffer.from([0x7b, 0, 0, 0, 0x7d, 0, 0, 0]), 'utf-32')).toThrow(
+      expect.objectContaining({ status: 415, type: 'charset.unsupported' }),
+    );
   });
 });
