@@ -143,6 +143,18 @@ describe('Users', () => {
       },
     );
 
+    it('PATCH /users/{id} refuses null for a field without a default (name, email, password)', async () => {
+      const target = await t.factories.user();
+      for (const field of ['name', 'email', 'password']) {
+        const res = await t
+          .http()
+          .patch(`${USERS}/${target.id}`)
+          .set(admin.auth)
+          .send({ [field]: null });
+        expect([field, res.status, fields(res)[0]]).toEqual([field, 422, field]);
+      }
+    });
+
     it('POST /users refuses the same shapes', async () => {
       for (const [, value, field, message] of shapes) {
         const res = await t
