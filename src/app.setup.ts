@@ -1,5 +1,6 @@
 import { RequestMethod, type INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Reflector } from '@nestjs/core';
 import { SwaggerModule } from '@nestjs/swagger';
 import cookieParser from 'cookie-parser';
 import helmet from 'helmet';
@@ -17,7 +18,7 @@ import { fixedHeaders } from './infrastructure/http/fixed-headers.js';
 import { boundIdleConnections } from './infrastructure/http/connection-timeouts.js';
 import { requestIdMiddleware } from './infrastructure/http/request-id.middleware.js';
 import { requestLogMiddleware } from './infrastructure/logging/logging.module.js';
-import { verifyUtf8Json } from './common/http/text-input.js';
+import { RequestBodyInterceptor } from './common/http/request-body.interceptor.js';
 
 /**
  * Everything about the HTTP app that is not a module: prefix, pipes, security headers, CORS,
@@ -63,10 +64,8 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
     credentials: true,
     exposedHeaders: ['X-Request-ID', 'X-Cache', 'Content-Disposition', 'Retry-After'],
   });
-  // Nest's option type leaves `verify` out (it uses it for rawBody, which is off) but passes it on.
-  const jsonOptions = { limit: '8mb', verify: verifyUtf8Json };
-  express.useBodyParser('json', jsonOptions);
-  express.useBodyParser('urlencoded', { extended: false, limit: '64kb' });
+  // JSON and form bodies are read after the guard, with each route's own limit (request-body.interceptor.ts).
+  app.useGlobalInterceptors(new RequestBodyInterceptor(app.get(Reflector)));
   // Last before routing: answers this caller was given before and that are still current.
   const strategy = app.get(JwtStrategy);
   app.use(app.get(CachedAnswers).middleware((req) => strategy.knownCaller(req)));

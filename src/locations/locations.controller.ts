@@ -9,6 +9,7 @@ import { ERRORS } from '../common/errors/error-catalogue.js';
 import { TRACKER_ERRORS } from '../tracker-states/trackers.errors.js';
 import { PageOf, type Page } from '../common/http/pagination.js';
 import { IdParam } from '../common/http/parse-id.pipe.js';
+import { BodyLimit } from '../common/http/request-body.js';
 import { IngestResultResponse } from './dto/ingest-result.response.js';
 import { LocationHistoryQuery } from './dto/location-history.query.js';
 import { LocationPointResponse } from './dto/location-point.response.js';
@@ -20,7 +21,7 @@ import {
 import { LocationHistoryService } from './location-history.service.js';
 import { LocationIngestionService, type IngestResult } from './location-ingestion.service.js';
 import type { LocationPoint } from '../location-reports/location-point.js';
-import { reportItems } from './report-batch.js';
+import { MAX_BATCH_BODY_BYTES, reportItems } from './report-batch.js';
 
 const MALFORMED_BODY = {
   ...ERRORS.validationFailed,
@@ -44,6 +45,7 @@ export class LocationsController {
   ) {}
 
   @Post('locations/reports')
+  @BodyLimit(MAX_BATCH_BODY_BYTES)
   @HttpCode(200)
   @Access('admin', 'ingest')
   @ApiOperation({
@@ -61,6 +63,7 @@ export class LocationsController {
   }
 
   @Post('trackers/:id/locations')
+  @BodyLimit(MAX_BATCH_BODY_BYTES)
   @HttpCode(200)
   @Access('admin', 'ingest')
   @ApiOperation({

@@ -6,6 +6,7 @@ import { CurrentUser } from '../common/auth/current-user.decorator.js';
 import { ApiErrors } from '../common/errors/api-errors.decorator.js';
 import { ERRORS } from '../common/errors/error-catalogue.js';
 import { USER_ERRORS } from './users.errors.js';
+import { BodyLimit, DEFAULT_JSON_BODY_LIMIT } from '../common/http/request-body.js';
 import { crudController } from '../common/http/crud.controller.js';
 import { Cached, CacheHeaderInterceptor } from '../infrastructure/cache/cache-header.interceptor.js';
 import { PaginationQuery } from '../common/http/pagination.js';
@@ -13,7 +14,11 @@ import { CreateUserDto, UpdateMeDto, UpdateUserDto } from './dto/user.dto.js';
 import { UserResponse } from './dto/user.response.js';
 import { UsersService } from './users.service.js';
 
-/** User management (admin) and every signed-in user's own record under /users/me. */
+/**
+ * User management (admin) and every signed-in user's own record under /users/me. A `client_list`
+ * may hold 10 000 ids (about 110 kB of JSON), more than the default body limit; /users/me sets none.
+ */
+@BodyLimit(256 * 1024)
 export class UsersController extends crudController({
   path: 'users',
   service: UsersService,
@@ -52,6 +57,7 @@ export class UsersController extends crudController({
   }
 
   @Patch('me')
+  @BodyLimit(DEFAULT_JSON_BODY_LIMIT)
   @Access('admin', 'user', 'ingest')
   @ApiOperation({ summary: 'Change own name, notification preferences or password (password needs current_password)' })
   @ApiOkResponse({ type: UserResponse })

@@ -6,6 +6,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   realpathSync,
   rmSync,
   statSync,
@@ -38,6 +39,17 @@ const STACK_LINE = /^\s+at /m;
 
 function idOf(flag: '-u' | '-g'): number {
   return Number(spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' }).stdout.trim());
+}
+
+/** Whether a process is running (a zombie, exited but not yet reaped by its new parent, is not). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  const stat = existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, 'utf8') : '';
+  return !/\) Z /.test(stat);
 }
 
 /** The lines the service wrote to stderr. */
@@ -137,6 +149,29 @@ suite(
       expect(await refused(Number(env.PORT))).toBe(true);
       expect(await refused(Number(env.EMBEDDED_PG_PORT))).toBe(true);
     }, 120_000);
+
+    it('after a SIGKILL of the service, the next start stops the PostgreSQL it left running and serves; nothing is left after its stop', async () => {
+      const base = `http://127.0.0.1:${env.PORT}`;
+      const killed = start();
+      await killed.waitForOutput(/Tracker Pipeline Service ready in \d+ ms/, 60_000);
+      const cluster = /data in (\S+)/.exec(killed.stdout())?.[1] ?? '';
+      const lock = join(cluster, 'postmaster.pid');
+      const orphan = Number(readFileSync(lock, 'utf8').split('\n')[0]);
+      expect(await killed.stop('SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
+      // PostgreSQL runs in its own process group: the kill left it running, holding the cluster.
+      expect(running(orphan)).toBe(true);
+
+      const next = start();
+      await next.waitForOutput(/Tracker Pipeline Service ready in \d+ ms/, 60_000);
+      expect(next.stdout()).toContain(`stopped the PostgreSQL (pid ${orphan}) an earlier run left running`);
+      expect(running(orphan)).toBe(false);
+      expect((await call(base, 'POST', '/api/v1/auth/login/json', { body: ADMIN })).status).toBe(200);
+      const serving = Number(readFileSync(lock, 'utf8').split('\n')[0]);
+      expect(await next.stop('SIGTERM', 15_000)).toEqual({ code: 0, signal: null });
+      expect(running(serving)).toBe(false);
+      expect(existsSync(lock)).toBe(false);
+      expect(await refused(Number(env.EMBEDDED_PG_PORT))).toBe(true);
+    }, 150_000);
 
     it("embedded PostgreSQL's port taken: one plain line naming EMBEDDED_PG_PORT, exit 1", async () => {
       const blocker = net.createServer();

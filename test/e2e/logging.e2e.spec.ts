@@ -13,6 +13,17 @@ import { buildIfNeeded, freePort, spawnProductionService, type ServiceProcess } 
  */
 const ADMIN = { email: 'logging-admin@example.com', password: 'logging-admin-pass' };
 const MARKER = { email: 'marker-7f3a@example.com', password: 'marker-password-7f3a', name: 'refuse-me 7f3a' };
+/** Credentials a client may put in a query string, each with a value that must never reach the log. */
+const QUERY_SECRETS = {
+  ticket: 'ticket-e41b',
+  token: 'token-e41b',
+  access_token: 'access-e41b',
+  api_key: 'apikey-e41b',
+  key: 'key-e41b',
+  secret: 'secret-e41b',
+  'X-Amz-Signature': 'signature-e41b',
+  Client_Secret: 'clientsecret-e41b',
+};
 const BANNER = /^(Tracker Pipeline Service ready in \d+ ms| {2}\S.*|SIGTERM received: .*)$/;
 
 describe('Logging of the running service (production)', () => {
@@ -22,6 +33,7 @@ describe('Logging of the running service (production)', () => {
   let base: string;
   let lines: string[];
   let logged: Array<Record<string, unknown>>;
+  let ticket: string;
 
   beforeAll(async () => {
     buildIfNeeded();
@@ -55,6 +67,17 @@ describe('Logging of the running service (production)', () => {
       token,
       body: { ...MARKER, email: 'nul-9c1e@example.com', name: 'nul\u0000 9c1e' },
     });
+    // Credentials in query strings: a real stream ticket on the stream, and every other kind on a list.
+    const issued = await call(base, 'POST', '/api/v1/notifications/stream-ticket', { token });
+    ticket = (issued.body as { ticket: string }).ticket;
+    const stream = await fetch(`${base}/api/v1/notifications/stream?ticket=${encodeURIComponent(ticket)}`);
+    expect(stream.status).toBe(200);
+    await stream.body?.cancel();
+    await call(base, 'GET', `/api/v1/notifications/stream?ticket=${QUERY_SECRETS.ticket}`);
+    const query = Object.entries(QUERY_SECRETS)
+      .map(([name, value]) => `${name}=${value}`)
+      .join('&');
+    await call(base, 'GET', `/api/v1/clients?${query}&limit=5`, { token });
     await service.stop('SIGTERM');
     lines = service.stdout().split('\n').filter(Boolean);
     logged = lines.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -128,5 +151,17 @@ describe('Logging of the running service (production)', () => {
     const output = service.stdout() + service.stderr();
     for (const secret of ['argon2id', MARKER.email, MARKER.password, '9c1e', 'row: '])
       expect(output).not.toContain(secret);
+  });
+
+  it('credentials in query strings are redacted in every line; the rest of the URL stays', () => {
+    const output = service.stdout() + service.stderr();
+    for (const secret of [ticket, ...Object.values(QUERY_SECRETS)]) expect(output).not.toContain(secret);
+    const urls = logged.map((entry) => (entry.req as { url?: string } | undefined)?.url);
+    expect(urls).toContain('/api/v1/notifications/stream?ticket=[redacted]');
+    expect(urls).toContain(
+      `/api/v1/clients?${Object.keys(QUERY_SECRETS)
+        .map((name) => `${name}=[redacted]`)
+        .join('&')}&limit=5`,
+    );
   });
 });

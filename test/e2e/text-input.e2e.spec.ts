@@ -135,8 +135,9 @@ describe('text and shape of incoming input (production mode)', () => {
         () => json('post', `${API}/auth/refresh`, nested('refresh_token', 3000)),
         () => json('post', TRACKERS, nested('name', 3000), w.admin.auth),
         () => json('patch', `${API}/users/me`, nested('name', 3000), w.admin.auth),
-        // A million levels of arrays: JSON.parse copes, nothing after it may recurse that far.
-        () => json('post', `${API}/auth/login/json`, `${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}`),
+        // A million levels of arrays (2 MB, on the ingest route whose limit admits it): refused from its bytes.
+        () =>
+          json('post', `${API}/locations/reports`, `${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}`, w.admin.auth),
       ];
       for (const call of calls) expect422(await call(), [{ field: 'body', message: TOO_DEEP }]);
       expect((await json('post', TRACKERS, nested('name', 3000))).status).toBe(401);

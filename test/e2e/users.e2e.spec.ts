@@ -108,6 +108,65 @@ describe('Users', () => {
     });
   });
 
+  describe('notification_preferences of the wrong shape', () => {
+    const shapes: [string, unknown, string, string][] = [
+      ['ui null', { ui: null }, 'notification_preferences.ui', 'ui must be a boolean value'],
+      ['email null', { email: null }, 'notification_preferences.email', 'email must be a boolean value'],
+      ['null', null, 'notification_preferences', 'notification_preferences must be an object'],
+      ['an array', [], 'notification_preferences', 'notification_preferences must be an object'],
+      [
+        'an array of objects',
+        [{ ui: false }],
+        'notification_preferences',
+        'notification_preferences must be an object',
+      ],
+      ['a boolean', true, 'notification_preferences', 'notification_preferences must be an object'],
+    ];
+
+    it.each(shapes)(
+      '%s → 422 naming the field on PATCH /users/me and /users/{id}; nothing changes',
+      async (_, value, field, message) => {
+        const target = await t.factories.user();
+        for (const [url, auth] of [
+          [ME, target.auth],
+          [`${USERS}/${target.id}`, admin.auth],
+        ] as const) {
+          const res = await t.http().patch(url).set(auth).send({ notification_preferences: value });
+          expect([url, res.status, res.body]).toEqual([
+            url,
+            422,
+            { detail: `Validation failed: ${field}: ${message}`, errors: [{ field, message }] },
+          ]);
+        }
+        const [row] = await t.db.query('SELECT notify_email, notify_ui FROM users WHERE id = $1', [target.id]);
+        expect(row).toEqual({ notify_email: true, notify_ui: true });
+      },
+    );
+
+    it('PATCH /users/{id} refuses null for a field without a default (name, email, password)', async () => {
+      const target = await t.factories.user();
+      for (const field of ['name', 'email', 'password']) {
+        const res = await t
+          .http()
+          .patch(`${USERS}/${target.id}`)
+          .set(admin.auth)
+          .send({ [field]: null });
+        expect([field, res.status, fields(res)[0]]).toEqual([field, 422, field]);
+      }
+    });
+
+    it('POST /users refuses the same shapes', async () => {
+      for (const [, value, field, message] of shapes) {
+        const res = await t
+          .http()
+          .post(USERS)
+          .set(admin.auth)
+          .send({ name: 'Shape', email: email('shape'), password: 'secret-password', notification_preferences: value });
+        expect([value, res.status, res.body.errors]).toEqual([value, 422, [{ field, message }]]);
+      }
+    });
+  });
+
   describe('admin management', () => {
     it('creates a user: 201, e-mail normalized, password stored as an argon2id hash and never returned', async () => {
       const address = email('Created');

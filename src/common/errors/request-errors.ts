@@ -1,6 +1,7 @@
 import { HttpException } from '@nestjs/common';
 import type { FieldError } from './validation.exception.js';
 import { ERRORS, validationFailedDetail } from './error-catalogue.js';
+import { TOO_DEEP } from '../http/text-input.js';
 
 /** An error's answer: status, JSON body and extra headers. */
 interface ErrorAnswer {
@@ -89,6 +90,8 @@ function bodyParserAnswer(type: string, status: number): ErrorAnswer {
       return invalid('body', 'malformed JSON');
     case 'entity.too.large':
       return { status: 413, body: { detail: ERRORS.bodyTooLarge.detail } };
+    case 'entity.too.deep':
+      return invalid('body', TOO_DEEP);
     case 'encoding.unsupported':
       return { status: 415, body: { detail: ERRORS.unsupportedEncoding.detail } };
     case 'charset.unsupported':

@@ -4,6 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import pg from 'pg';
 import sql from 'sql-template-tag';
 import { errnoCode, StartupError } from '../../common/errors/startup-error.js';
+import { clearLeftoverPostgres } from './embedded-postgres-leftover.js';
 import { DEFAULT_RUNTIME_DIR, placeCluster, prepareClusterDir, type Placement } from './embedded-postgres-placement.js';
 
 const SUPERUSER = 'postgres';
@@ -54,6 +55,8 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     log('  initialising the cluster (first start)');
     await initialise(placement);
   }
+  const leftover = await clearLeftoverPostgres(clusterDir);
+  if (leftover) log(`  ${leftover}`);
   const server = await launch(placement, options);
   const database = options.database ?? 'postgres';
   try {

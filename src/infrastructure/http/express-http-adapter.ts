@@ -28,6 +28,12 @@ export class ExpressHttpAdapter extends ExpressAdapter {
   }
 
   /**
+   * No body parsers as middleware: bodies are read after the guard, with each route's own limit
+   * (src/common/http/request-body.interceptor.ts, installed by configureApp).
+   */
+  override registerParserMiddleware(): void {}
+
+  /**
    * Nest answers unknown paths with its JSON 404 only under the global prefix (and on the excluded
    * routes' own paths); everything else (`/`, `/api`, `/docs/x`, `POST /foo`) would reach Express's
    * HTML 404 page. The same handler is mounted once more at the root, last in the stack, so every

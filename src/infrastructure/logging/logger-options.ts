@@ -3,6 +3,7 @@ import type { Logger, LogFn } from 'pino';
 import type { AppConfig } from '../../common/config/app-config.js';
 import { serializeError } from './error-serializer.js';
 import { prettyFactory } from 'pino-pretty';
+import { redactUrl } from './redact-url.js';
 import { requestId } from './request-id.js';
 
 /** Nest's start-up chatter (a line per module and per route): kept, but at debug. */
@@ -50,7 +51,7 @@ export function loggerParams(
   return { pinoHttp: options };
 }
 
-/** What a request line says about the request (input: the request as logged). */
+/** What a request line says about the request (input: the request as logged); credentials in its query redacted. */
 function requestFields(req: {
   id?: unknown;
   method?: string;
@@ -58,7 +59,13 @@ function requestFields(req: {
   originalUrl?: string;
   socket?: { remoteAddress?: string };
 }): object {
-  return { id: req.id, method: req.method, url: req.originalUrl ?? req.url, remoteAddress: req.socket?.remoteAddress };
+  const url = req.originalUrl ?? req.url;
+  return {
+    id: req.id,
+    method: req.method,
+    url: url === undefined ? url : redactUrl(url),
+    remoteAddress: req.socket?.remoteAddress,
+  };
 }
 
 function responseFields(res: { statusCode?: number }): object {

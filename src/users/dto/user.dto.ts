@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import {
@@ -13,6 +14,8 @@ import {
   IsString,
   MaxLength,
   MinLength,
+  ValidateBy,
+  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import { ROLES, type Role } from '../../common/auth/roles.js';
@@ -25,10 +28,31 @@ const MIN_PASSWORD_LENGTH = 8;
 
 const trimLower = () => Transform(({ value }) => (typeof value === 'string' ? value.trim().toLowerCase() : value));
 
+/** A field that may be left out but, when given, not as null (every user column is NOT NULL). */
+const NotNullWhenGiven = () => ValidateIf((_: object, value: unknown) => value !== undefined);
+
 export class NotificationPreferencesDto {
-  @ApiPropertyOptional({ default: true }) @IsOptional() @IsBoolean() email?: boolean;
-  @ApiPropertyOptional({ default: true }) @IsOptional() @IsBoolean() ui?: boolean;
+  @ApiPropertyOptional({ default: true }) @NotNullWhenGiven() @IsBoolean() email?: boolean;
+  @ApiPropertyOptional({ default: true }) @NotNullWhenGiven() @IsBoolean() ui?: boolean;
 }
+
+/**
+ * `notification_preferences`: when given, an object (not null, not an array) of booleans. Nested
+ * validation refuses what is not an object and walks arrays item by item, so arrays are refused
+ * apart; both say the same, once.
+ */
+const MUST_BE_OBJECT = '$property must be an object';
+const Preferences = () =>
+  applyDecorators(
+    ApiPropertyOptional({ type: NotificationPreferencesDto }),
+    NotNullWhenGiven(),
+    ValidateBy(
+      { name: 'isObject', validator: { validate: (value) => !Array.isArray(value) } },
+      { message: MUST_BE_OBJECT },
+    ),
+    ValidateNested({ message: MUST_BE_OBJECT }),
+    Type(() => NotificationPreferencesDto),
+  );
 
 /** `POST /users` (admin). E-mails are stored trimmed and lower-cased; uniqueness ignores case. */
 export class CreateUserDto {
@@ -72,10 +96,7 @@ export class CreateUserDto {
   @PositiveId({ each: true })
   client_list?: number[];
 
-  @ApiPropertyOptional({ type: NotificationPreferencesDto })
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => NotificationPreferencesDto)
+  @Preferences()
   notification_preferences?: NotificationPreferencesDto;
 
   @ApiPropertyOptional({ default: true })
@@ -84,8 +105,8 @@ export class CreateUserDto {
   is_active?: boolean;
 }
 
-/** `PATCH /users/{id}` (admin): any field; a password is re-hashed. */
-export class UpdateUserDto extends PartialType(CreateUserDto) {}
+/** `PATCH /users/{id}` (admin): any field, none as null; a password is re-hashed. */
+export class UpdateUserDto extends PartialType(CreateUserDto, { skipNullProperties: false }) {}
 
 /**
  * `PATCH /users/me`: name, notification preferences and password. A new password needs
@@ -100,10 +121,7 @@ export class UpdateMeDto {
   @MaxLength(255)
   name?: string;
 
-  @ApiPropertyOptional({ type: NotificationPreferencesDto })
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => NotificationPreferencesDto)
+  @Preferences()
   notification_preferences?: NotificationPreferencesDto;
 
   @ApiPropertyOptional({ format: 'password', minLength: MIN_PASSWORD_LENGTH, maxLength: 1024, writeOnly: true })
