@@ -1,4 +1,4 @@
-import { createTestApp, type TestApp } from '../support/app.js';
+import { createPeerApp, createTestApp, type TestApp } from '../support/app.js';
 import { accessClaims, bearer, loginJson, sign } from '../support/auth.js';
 import type { CreatedUser } from '../support/factories.js';
 import { withinBound } from '../support/eventually.js';
@@ -130,7 +130,7 @@ describe('Auth: the per-user token epoch', () => {
   });
 
   it('a second instance on the same database refuses the old tokens at once', async () => {
-    const other = await createTestApp({ database: t.database, env: { NODE_ENV: 'production' } });
+    const other = await createPeerApp(t, { env: { NODE_ENV: 'production' } });
     try {
       const me = await t.factories.user();
       const session = await loginJson(other, me.email, me.password);

@@ -3,7 +3,7 @@ import { bearer } from '../support/auth.js';
 import { databaseUrl } from '../support/database.js';
 import { FaultProxy } from '../support/fault-proxy.js';
 import { listening, openStream, type SseClient } from '../support/notifications.js';
-import { TRACKERS, trackerWorld, type TrackerWorld } from '../support/trackers.js';
+import { createTrackerWorld, TRACKERS, type TrackerWorld } from '../support/trackers.js';
 
 const N = '/api/v1/notifications';
 
@@ -17,10 +17,9 @@ describe('notifications: streams through database and Redis faults', () => {
   let w: TrackerWorld;
   const streams: SseClient[] = [];
 
-  beforeAll(async () => {
-    direct = await createTestApp({ env: { NOTIFICATION_STREAM_KEEPALIVE_SECONDS: '1' } });
-    w = await trackerWorld(direct);
-  });
+  beforeAll(
+    async () => ({ t: direct, w } = await createTrackerWorld({ env: { NOTIFICATION_STREAM_KEEPALIVE_SECONDS: '1' } })),
+  );
   afterEach(() => {
     for (const s of streams.splice(0)) s.close();
   });

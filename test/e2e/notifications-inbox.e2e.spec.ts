@@ -1,6 +1,6 @@
 import { MaintenanceService } from '../../src/maintenance/maintenance.service.js';
-import { createTestApp, type TestApp } from '../support/app.js';
-import { TRACKERS, trackerWorld, type TrackerWorld } from '../support/trackers.js';
+import type { TestApp } from '../support/app.js';
+import { createTrackerWorld, TRACKERS, type TrackerWorld } from '../support/trackers.js';
 
 const N = '/api/v1/notifications';
 
@@ -9,10 +9,7 @@ describe('notifications: recipients and inbox', () => {
   let t: TestApp;
   let w: TrackerWorld;
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    w = await trackerWorld(t);
-  });
+  beforeAll(async () => ({ t, w } = await createTrackerWorld()));
   afterAll(() => t.close());
 
   const create = async (runId: number) =>

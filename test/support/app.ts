@@ -103,3 +103,40 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     },
   };
 }
+
+/**
+ * A test app and what `build` puts in it, for one-line beforeAll blocks
+ * (`({ t, w } = await createTrackerWorld())`). When `build` fails the app is closed again, so a failed
+ * setup leaves no database or open handle behind.
+ */
+export async function createTestAppWith<T extends object>(
+  options: TestAppOptions,
+  build: (t: TestApp) => Promise<T>,
+): Promise<T & { t: TestApp }> {
+  const t = await createTestApp(options);
+  try {
+    return { ...(await build(t)), t };
+  } catch (error) {
+    await t.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** A second instance of `of`'s service: its database and its cache prefix (so one Redis namespace when set). */
+export function createPeerApp(
+  of: TestApp,
+  options: Omit<TestAppOptions, 'database' | 'cachePrefix'> = {},
+): Promise<TestApp> {
+  return createTestApp({ ...options, database: of.database, cachePrefix: of.config.cachePrefix });
+}
+
+/**
+ * Closes the apps in the order given (peers before the app owning the database), skipping those a
+ * failed beforeAll never made; every one is closed even when an earlier close fails, whose error is
+ * then thrown.
+ */
+export async function closeApps(...apps: (TestApp | undefined)[]): Promise<void> {
+  const failures: unknown[] = [];
+  for (const app of apps) await app?.close().catch((error: unknown) => failures.push(error));
+  if (failures.length > 0) throw failures[0];
+}
