@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CacheService } from '../../src/infrastructure/cache/cache.service.js';
-import { createPeerApp, createTestApp, redisAvailable, type TestApp } from '../support/app.js';
+import { createPeerApp, createTestApp, createTestAppWithUser, redisAvailable, type TestApp } from '../support/app.js';
 import { bearer, decode, loginJson, setCookie } from '../support/auth.js';
 import type { CreatedUser } from '../support/factories.js';
 import { withinBound } from '../support/eventually.js';
@@ -23,10 +23,7 @@ describe('Auth: login, refresh, logout', () => {
   let t: TestApp;
   let user: CreatedUser;
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    user = await t.factories.user({ clients: [] });
-  });
+  beforeAll(async () => ({ t, user } = await createTestAppWithUser()));
   afterAll(() => t.close());
 
   describe('POST /auth/login', () => {

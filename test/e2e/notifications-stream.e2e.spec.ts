@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto';
 import { closeApps, createPeerApp, TEST_JWT_SECRET, type TestApp } from '../support/app.js';
 import { accessClaims, bearer, sign } from '../support/auth.js';
 import { listening, openStream, within, type SseClient } from '../support/notifications.js';
-import { createTwoInstances, TRACKERS, type TrackerWorld } from '../support/trackers.js';
+import { createTwoInstances, postStatus, postTracker, TRACKERS, type TrackerWorld } from '../support/trackers.js';
 
 const N = '/api/v1/notifications';
 const FAST = { NOTIFICATION_STREAM_KEEPALIVE_SECONDS: '1' };
@@ -35,22 +35,8 @@ describe('notifications: live stream', () => {
     open.push(s);
     return s;
   };
-  const newTracker = async () =>
-    (
-      await a
-        .http()
-        .post(TRACKERS)
-        .set(w.admin.auth)
-        .send({ name: `TRK-${Math.random().toString(36).slice(2, 8)}`, production_run_id: w.runA.id })
-        .expect(201)
-    ).body;
-  const move = (app: TestApp, trackerId: number, status = 'IN_TRANSIT') =>
-    app
-      .http()
-      .post(`${TRACKERS}/${trackerId}/status`)
-      .set(w.admin.auth)
-      .send({ status, ...(status === 'IN_STORAGE' ? { storage_location_id: w.storage.id } : {}) })
-      .expect(201);
+  const newTracker = () => postTracker(a, w.admin.auth, w.runA.id);
+  const move = (app: TestApp, trackerId: number, status = 'IN_TRANSIT') => postStatus(app, w, trackerId, status);
   const inbox = async (app: TestApp, auth: { Authorization: string }) =>
     (await app.http().get(`${N}?limit=1000`).set(auth).expect(200)).body.items;
 

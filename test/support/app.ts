@@ -10,9 +10,10 @@ import { AppModule } from '../../src/app.module.js';
 import { configureApp } from '../../src/app.setup.js';
 import { ExpressHttpAdapter } from '../../src/infrastructure/http/express-http-adapter.js';
 import { TokenService } from '../../src/auth/token.service.js';
+import type { Role } from '../../src/common/auth/roles.js';
 import type { AppConfig } from '../../src/common/config/app-config.js';
 import { createTestDatabase, dropTestDatabase } from './database.js';
-import { Factories } from './factories.js';
+import { Factories, type CreatedUser } from './factories.js';
 import { ResponseChecker } from './openapi-responses.js';
 
 import { testConfig } from './test-config.js';
@@ -139,4 +140,12 @@ export async function closeApps(...apps: (TestApp | undefined)[]): Promise<void>
   const failures: unknown[] = [];
   for (const app of apps) await app?.close().catch((error: unknown) => failures.push(error));
   if (failures.length > 0) throw failures[0];
+}
+
+/** A test app and one user of `role` in it: `({ t, user: admin } = await createTestAppWithUser('admin'))`. */
+export function createTestAppWithUser(
+  role: Role = 'user',
+  options: TestAppOptions = {},
+): Promise<{ t: TestApp; user: CreatedUser }> {
+  return createTestAppWith(options, async (t) => ({ user: await t.factories.user({ roles: [role] }) }));
 }

@@ -62,6 +62,22 @@ export async function createTwoInstances(
   }
 }
 
+/** POST /trackers as `auth`: a tracker with a fresh name in run `runId` (201 expected); answers its body. */
+export async function postTracker(app: TestApp, auth: { Authorization: string }, runId: number) {
+  const name = `TRK-${Math.random().toString(36).slice(2, 8)}`;
+  return (await app.http().post(TRACKERS).set(auth).send({ name, production_run_id: runId }).expect(201)).body;
+}
+
+/** POST /trackers/{id}/status as the world's admin (201 expected); IN_STORAGE is into the world's `storage`. */
+export function postStatus(app: TestApp, w: TrackerWorld, trackerId: number, status = 'IN_TRANSIT') {
+  return app
+    .http()
+    .post(`${TRACKERS}/${trackerId}/status`)
+    .set(w.admin.auth)
+    .send({ status, ...(status === 'IN_STORAGE' ? { storage_location_id: w.storage.id } : {}) })
+    .expect(201);
+}
+
 /**
  * Puts an aggregated hourly point in place (as the Locations pipeline would), so the latest
  * location of a tracker is known without going through ingestion.
