@@ -3,8 +3,14 @@
  * service — tracker list, tracker detail, location history, status writes and ingest batches —
  * then prints p50/p99 per request kind and overall and fails (exit 1) on any 5xx or socket error.
  *
- * Uses a fresh database `tps_load` on the server of BENCH_PG_URL / DATABASE_URL (default
- * postgres://postgres@127.0.0.1:5432/postgres), dropped at the end; REDIS_URL is passed through.
+ * `npm run test:load -- --smoke` (or LOAD_SMOKE=1), run by CI: the same mix, bounded to a few hundred
+ * requests on 10 connections against 200 trackers, the whole run (start included) cut at 60 s; it
+ * fails on any answer other than 2xx as well, so a route the mix uses that starts refusing is caught.
+ *
+ * Uses a fresh database (`tps_load`, the smoke `tps_load_smoke`) on the server of BENCH_PG_URL /
+ * DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres), dropped at the end; REDIS_URL
+ * is passed through. The service runs in production mode: readiness is polled on the public
+ * /openapi.json, and /metrics is scraped with a METRICS_TOKEN the script gives the service.
  * Env: LOAD_SECONDS (60), LOAD_CONNECTIONS (100), LOAD_TRACKERS (2000), LOAD_PORT (3919).
  */
 import autocannon, { type RequestSpec } from 'autocannon';
@@ -13,6 +19,7 @@ import { cpus, loadavg } from 'node:os';
 import {
   DEFAULT_PG_URL,
   dropDatabase,
+  isListening,
   percentile,
   prepareDatabase,
   runScript,
@@ -24,12 +31,18 @@ import {
   withDatabase,
 } from './standalone.js';
 
-const SECONDS = Number(process.env.LOAD_SECONDS ?? 60);
-const CONNECTIONS = Number(process.env.LOAD_CONNECTIONS ?? 100);
-const TRACKERS = Number(process.env.LOAD_TRACKERS ?? 2000);
+const SMOKE = process.argv.includes('--smoke') || process.env.LOAD_SMOKE === '1';
+const SECONDS = SMOKE ? 20 : Number(process.env.LOAD_SECONDS ?? 60);
+const CONNECTIONS = SMOKE ? 10 : Number(process.env.LOAD_CONNECTIONS ?? 100);
+const TRACKERS = SMOKE ? 200 : Number(process.env.LOAD_TRACKERS ?? 2000);
+/** The smoke's request budget; the full run is bounded by time only. */
+const SMOKE_REQUESTS = 400;
+/** The smoke's ceiling for everything: database, start, seed, traffic, stop. */
+const SMOKE_DEADLINE_MS = 60_000;
 const PORT = Number(process.env.LOAD_PORT ?? 3919);
-const DB_NAME = 'tps_load';
+const DB_NAME = SMOKE ? 'tps_load_smoke' : 'tps_load';
 const JWT_SECRET = 'load-secret-0123456789-0123456789-0123456789';
+const METRICS_TOKEN = `load-metrics-${randomUUID()}`;
 // argon2id of "password123" (as test/support/factories.ts): the admin row needs some hash.
 const PASSWORD_HASH =
   '$argon2id$v=19$m=19456,t=2,p=1$dGVzdHNhbHR0ZXN0c2FsdA$JUARRYmTDnb5MxEDrThqtHuvEwZy7dcfNb1Zy6+BoM8';
@@ -102,6 +115,14 @@ async function seed(url: string): Promise<{ adminId: number; firstTracker: numbe
 }
 
 async function main(): Promise<void> {
+  if (SMOKE) {
+    // Ends a smoke that hangs anywhere (even in the cleanup) instead of holding CI.
+    setTimeout(() => {
+      console.error(`FAIL: load smoke still running after ${SMOKE_DEADLINE_MS / 1000} s`);
+      process.exit(1);
+    }, SMOKE_DEADLINE_MS).unref();
+  }
+  if (await isListening(PORT)) throw new Error(`something already answers on 127.0.0.1:${PORT} (set LOAD_PORT)`);
   const adminUrl = serverUrl('postgres');
   await prepareDatabase(adminUrl, DB_NAME, true);
   const url = serverUrl(DB_NAME);
@@ -114,11 +135,13 @@ async function main(): Promise<void> {
       ADMIN_EMAIL: 'first-admin@example.com',
       ADMIN_PASSWORD: 'first-admin-password',
       CACHE_PREFIX: `load-${randomUUID()}`,
+      METRICS_TOKEN,
     },
   });
   const base = `http://127.0.0.1:${PORT}`;
   try {
-    await waitForServer(child, PORT, { path: '/metrics' });
+    // /openapi.json is public in every mode (production guards /metrics and the health routes).
+    await waitForServer(child, PORT, { attempts: SMOKE ? 150 : 600 });
     const { adminId, firstTracker } = await seed(url);
     const token = signJwt(adminId, JWT_SECRET);
     const tracker = () => firstTracker + Math.floor(Math.random() * TRACKERS);
@@ -182,16 +205,19 @@ async function main(): Promise<void> {
     } as RequestSpec;
 
     console.log(
-      `load: ${SECONDS} s, ${CONNECTIONS} connections, ${TRACKERS} trackers, mix ${MIX.join(',')}; ${cpus().length} CPUs, load ${loadavg()[0].toFixed(2)}`,
+      `load${SMOKE ? ` smoke (at most ${SMOKE_REQUESTS} requests)` : ''}: ${SECONDS} s, ${CONNECTIONS} connections, ${TRACKERS} trackers, mix ${MIX.join(',')}; ${cpus().length} CPUs, load ${loadavg()[0].toFixed(2)}`,
     );
     const result = await autocannon({
       url: base,
       connections: CONNECTIONS,
       duration: SECONDS,
+      ...(SMOKE ? { maxOverallRequests: SMOKE_REQUESTS } : {}),
       requests: [spec],
       timeout: 10,
     });
-    const scrape = await fetch(`${base}/metrics`).then((r) => r.text());
+    const metrics = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    if (!metrics.ok) throw new Error(`GET /metrics answered ${metrics.status}: ${await metrics.text()}`);
+    const scrape = await metrics.text();
     const refused = /^db_pool_refused_total\{reason="exhausted"\} (\d+)/m.exec(scrape)?.[1] ?? '0';
 
     const rows = (Object.keys(latencies) as Kind[]).map((kind) => {
@@ -222,6 +248,16 @@ async function main(): Promise<void> {
     if (result['5xx'] > 0 || result.errors > 0 || result.timeouts > 0) {
       console.error('FAIL: 5xx responses or socket errors under load');
       process.exitCode = 1;
+    }
+    if (SMOKE) {
+      const refusedAnswers = Object.entries(statuses).filter(([status]) => !/^2\d\d$/.test(status));
+      const silent = rows.filter((row) => row.requests === 0).map((row) => row.kind);
+      if (refusedAnswers.length > 0 || silent.length > 0 || result.requests.total === 0) {
+        console.error(
+          `FAIL: smoke answers other than 2xx ${JSON.stringify(Object.fromEntries(refusedAnswers))}, kinds without answers [${silent.join(', ')}]`,
+        );
+        process.exitCode = 1;
+      }
     }
   } finally {
     await stopService(child);

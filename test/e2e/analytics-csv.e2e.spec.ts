@@ -8,7 +8,7 @@ import {
   poolConnectionsReleased,
   type AnalyticsFixture,
 } from '../support/analytics.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { createTestAppWithUser, type TestApp } from '../support/app.js';
 import type { CreatedUser } from '../support/factories.js';
 
 const TRACKER_HEADER = [
@@ -38,8 +38,7 @@ describe('Production-run analytics CSV', () => {
   const csvUrl = (runId = fx.runId) => `/api/v1/production-runs/${runId}/analytics/csv`;
 
   beforeAll(async () => {
-    t = await createTestApp();
-    admin = await t.factories.admin();
+    ({ t, user: admin } = await createTestAppWithUser('admin'));
     fx = await buildAnalyticsFixture(t);
   });
   afterAll(() => t.close());

@@ -4,7 +4,7 @@ import { JSON_BATCH_TRACKERS } from '../../src/analytics/analytics-json.writer.j
 import { ERRORS } from '../../src/common/errors/error-catalogue.js';
 import { DatabasePool } from '../../src/infrastructure/database/database-pool.js';
 import { AS_OF, poolConnectionsReleased } from '../support/analytics.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { createTestApp, createTestAppWithUser, type TestApp } from '../support/app.js';
 import type { CreatedUser } from '../support/factories.js';
 
 /**
@@ -19,8 +19,7 @@ describe('Production-run analytics JSON, streamed', () => {
   const url = (runId: number) => `/api/v1/production-runs/${runId}/analytics`;
 
   beforeAll(async () => {
-    t = await createTestApp({ env: { ANALYTICS_CACHE_MAX_MB: '2' } });
-    admin = await t.factories.admin();
+    ({ t, user: admin } = await createTestAppWithUser('admin', { env: { ANALYTICS_CACHE_MAX_MB: '2' } }));
     // JSON metacharacters in a name the SQL writes into every tracker's visit.
     storage = await t.factories.storageLocation('Hall "B" \\ 1');
   });

@@ -1,7 +1,7 @@
 import { CACHE_AREAS } from '../../src/infrastructure/cache/cache-invalidation.js';
 import { CacheService } from '../../src/infrastructure/cache/cache.service.js';
 import { AS_OF, buildAnalyticsFixture, type AnalyticsFixture } from '../support/analytics.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { createTestAppWithUser, type TestApp } from '../support/app.js';
 import type { CreatedUser } from '../support/factories.js';
 
 /**
@@ -16,8 +16,7 @@ describe('Production-run analytics (JSON)', () => {
   const base = () => `/api/v1/production-runs/${fx.runId}/analytics`;
 
   beforeAll(async () => {
-    t = await createTestApp();
-    admin = await t.factories.admin();
+    ({ t, user: admin } = await createTestAppWithUser('admin'));
     fx = await buildAnalyticsFixture(t);
   });
   afterAll(() => t.close());

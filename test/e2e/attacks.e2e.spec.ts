@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { createTestApp, createTestAppWithUser, type TestApp } from '../support/app.js';
 import type { CreatedUser } from '../support/factories.js';
 import { bilevelPng } from '../support/images.js';
 
@@ -11,10 +11,7 @@ describe('upload attack set', () => {
   const upload = (body: Buffer, filename: string, contentType: string) =>
     t.http().post('/api/v1/images').set(user.auth).attach('file', body, { filename, contentType });
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    user = await t.factories.user();
-  });
+  beforeAll(async () => ({ t, user } = await createTestAppWithUser()));
   afterAll(() => t.close());
 
   it('rejects a PNG labelled as GIF and a GIF/JS polyglot labelled as JavaScript-friendly types', async () => {

@@ -1,4 +1,4 @@
-import { createTestApp, type TestApp } from '../support/app.js';
+import { createTestAppWithUser, type TestApp } from '../support/app.js';
 import type { CreatedUser } from '../support/factories.js';
 
 const ME = '/api/v1/users/me';
@@ -8,10 +8,7 @@ const LOGOUT = '/api/v1/auth/logout';
 describe('Auth: one reading of the Authorization header', () => {
   let t: TestApp;
   let user: CreatedUser;
-  beforeAll(async () => {
-    t = await createTestApp();
-    user = await t.factories.user({ roles: ['user'] });
-  });
+  beforeAll(async () => ({ t, user } = await createTestAppWithUser()));
   afterAll(() => t?.close());
 
   const accepted: [string, (token: string) => string][] = [

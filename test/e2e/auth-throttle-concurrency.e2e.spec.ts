@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createTestApp, redisAvailable, type TestApp } from '../support/app.js';
+import { createPeerApp, createTestApp, redisAvailable, type TestApp } from '../support/app.js';
 
 const LOGIN_JSON = '/api/v1/auth/login/json';
 const THROTTLED = { detail: 'Too many login attempts. Try again later.' };
@@ -76,11 +76,7 @@ describe.each([
   });
 
   (redis ? it : it.skip)('two instances sharing Redis hold one limit between them', async () => {
-    const other = await createTestApp({
-      database: t.database,
-      cachePrefix: t.config.cachePrefix,
-      env: { NODE_ENV: 'production', TRUST_PROXY: 'true' },
-    });
+    const other = await createPeerApp(t, { env: { NODE_ENV: 'production', TRUST_PROXY: 'true' } });
     try {
       expect(await burst([t, other], proxyAddress(), 120)).toEqual({ 401: 20, 429: 100 });
     } finally {

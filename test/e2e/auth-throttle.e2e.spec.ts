@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createTestApp, redisAvailable, type TestApp } from '../support/app.js';
+import { createPeerApp, createTestApp, redisAvailable, type TestApp } from '../support/app.js';
 
 const LOGIN_JSON = '/api/v1/auth/login/json';
 const LOGIN = '/api/v1/auth/login';
@@ -119,11 +119,7 @@ describe('Auth: login throttling behind a proxy (TRUST_PROXY=true)', () => {
   });
 
   (redisAvailable ? it : it.skip)('shares the counters between instances through Redis', async () => {
-    const other = await createTestApp({
-      database: t.database,
-      cachePrefix: t.config.cachePrefix,
-      env: { TRUST_PROXY: 'true' },
-    });
+    const other = await createPeerApp(t, { env: { TRUST_PROXY: 'true' } });
     try {
       const user = await t.factories.user();
       for (let i = 0; i < 5; i++) {

@@ -1,4 +1,4 @@
-import { createTestApp, type TestApp } from '../support/app.js';
+import { createPeerApp, createTestAppWithUser, type TestApp } from '../support/app.js';
 import { accessClaims, bearer, loginJson, sign } from '../support/auth.js';
 import type { CreatedUser } from '../support/factories.js';
 import { withinBound } from '../support/eventually.js';
@@ -14,10 +14,9 @@ const INVALID_REFRESH = { detail: 'Invalid refresh token' };
 describe('Auth: the per-user token epoch', () => {
   let t: TestApp;
   let admin: CreatedUser;
-  beforeAll(async () => {
-    t = await createTestApp({ env: { NODE_ENV: 'production' } });
-    admin = await t.factories.admin();
-  });
+  beforeAll(
+    async () => ({ t, user: admin } = await createTestAppWithUser('admin', { env: { NODE_ENV: 'production' } })),
+  );
   afterAll(() => t.close());
 
   /** Every way an old token could still be used: bearer, refresh body, refresh cookie. */
@@ -130,7 +129,7 @@ describe('Auth: the per-user token epoch', () => {
   });
 
   it('a second instance on the same database refuses the old tokens at once', async () => {
-    const other = await createTestApp({ database: t.database, env: { NODE_ENV: 'production' } });
+    const other = await createPeerApp(t, { env: { NODE_ENV: 'production' } });
     try {
       const me = await t.factories.user();
       const session = await loginJson(other, me.email, me.password);

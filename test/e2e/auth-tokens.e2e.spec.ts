@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { createTestApp, TEST_JWT_SECRET, type TestApp } from '../support/app.js';
+import { createTestAppWithUser, TEST_JWT_SECRET, type TestApp } from '../support/app.js';
 import { accessClaims, b64url, bearer, handmade, loginJson, sign } from '../support/auth.js';
 import type { CreatedUser } from '../support/factories.js';
 import { withinBound } from '../support/eventually.js';
@@ -17,10 +17,7 @@ describe('Auth: token attacks', () => {
   let user: CreatedUser;
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    user = await t.factories.user();
-  });
+  beforeAll(async () => ({ t, user } = await createTestAppWithUser()));
   afterAll(() => t.close());
 
   const valid = (overrides: Record<string, unknown> = {}) => accessClaims(t, user.id, overrides);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CacheService } from '../../src/infrastructure/cache/cache.service.js';
-import { createTestApp, redisAvailable, type TestApp } from '../support/app.js';
+import { createPeerApp, createTestApp, createTestAppWithUser, redisAvailable, type TestApp } from '../support/app.js';
 import { bearer, decode, loginJson, setCookie } from '../support/auth.js';
 import type { CreatedUser } from '../support/factories.js';
 import { withinBound } from '../support/eventually.js';
@@ -23,10 +23,7 @@ describe('Auth: login, refresh, logout', () => {
   let t: TestApp;
   let user: CreatedUser;
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    user = await t.factories.user({ clients: [] });
-  });
+  beforeAll(async () => ({ t, user } = await createTestAppWithUser()));
   afterAll(() => t.close());
 
   describe('POST /auth/login', () => {
@@ -343,7 +340,7 @@ describe('Auth: login, refresh, logout', () => {
   (redisAvailable ? it : it.skip)(
     'revokes at once on every instance sharing Redis, even one that cached "not revoked"',
     async () => {
-      const other = await createTestApp({ database: t.database, cachePrefix: t.config.cachePrefix });
+      const other = await createPeerApp(t);
       try {
         const { access } = await loginJson(t, user.email, user.password);
         await other.http().get(ME).set(bearer(access)).expect(200); // caches "not revoked" in the shared store
@@ -362,10 +359,7 @@ describe('Auth: login, refresh, logout', () => {
 
   describe('in development', () => {
     it('drops Secure from the cookie (set and clear) and follows REFRESH_TOKEN_EXPIRE_DAYS', async () => {
-      const dev = await createTestApp({
-        database: t.database,
-        env: { NODE_ENV: 'development', REFRESH_TOKEN_EXPIRE_DAYS: '2' },
-      });
+      const dev = await createPeerApp(t, { env: { NODE_ENV: 'development', REFRESH_TOKEN_EXPIRE_DAYS: '2' } });
       try {
         const res = await dev
           .http()

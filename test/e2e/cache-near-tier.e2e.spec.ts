@@ -1,7 +1,7 @@
 import { NearCache } from '../../src/infrastructure/cache/near-cache.js';
-import { createTestApp, redisAvailable, type TestApp } from '../support/app.js';
+import { closeApps, redisAvailable, type TestApp } from '../support/app.js';
 import { FaultProxy } from '../support/fault-proxy.js';
-import { TRACKERS, trackerWorld, type TrackerWorld } from '../support/trackers.js';
+import { createTwoInstances, TRACKERS, type TrackerWorld } from '../support/trackers.js';
 
 const ME = '/api/v1/users/me';
 const USERS = '/api/v1/users';
@@ -33,15 +33,8 @@ describe('In-process cache tier: two instances on one database (and one Redis wh
   let b: TestApp;
   let w: TrackerWorld;
 
-  beforeAll(async () => {
-    a = await createTestApp();
-    b = await createTestApp({ database: a.database, cachePrefix: a.config.cachePrefix });
-    w = await trackerWorld(a);
-  });
-  afterAll(async () => {
-    await b?.close();
-    await a?.close();
-  });
+  beforeAll(async () => ({ a, b, w } = await createTwoInstances()));
+  afterAll(() => closeApps(b, a));
 
   it('both instances serve the user row, revocations and list pages from the in-process tier', async () => {
     expect(b.app.get(NearCache).enabled).toBe(true);
@@ -174,13 +167,10 @@ describeWithRedis('In-process cache tier with Redis down', () => {
       REDIS_URL: proxy.rewrite(process.env.REDIS_URL as string),
       NEAR_CACHE_TTL_SECONDS: String(TTL_SECONDS),
     };
-    a = await createTestApp({ redis: true, env });
-    b = await createTestApp({ redis: true, env, database: a.database, cachePrefix: a.config.cachePrefix });
-    w = await trackerWorld(a);
+    ({ a, b, w } = await createTwoInstances({ redis: true, env }));
   });
   afterAll(async () => {
-    await b?.close();
-    await a?.close();
+    await closeApps(b, a);
     await proxy?.close();
   });
 

@@ -1,9 +1,9 @@
 import type { Response } from 'supertest';
 import { CachedAnswers } from '../../src/infrastructure/cache/cached-answers.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { createPeerApp, type TestApp } from '../support/app.js';
 import { accessClaims, bearer, loginJson, sign } from '../support/auth.js';
 import { withinBound } from '../support/eventually.js';
-import { TRACKERS, trackerWorld, type TrackerWorld } from '../support/trackers.js';
+import { createTrackerWorld, TRACKERS, type TrackerWorld } from '../support/trackers.js';
 
 /**
  * Answers served before routing: the same GET URL from the same caller, answered from the
@@ -20,8 +20,7 @@ describe('Cached answers served before routing', () => {
   let answers: CachedAnswers;
 
   beforeAll(async () => {
-    t = await createTestApp();
-    w = await trackerWorld(t);
+    ({ t, w } = await createTrackerWorld());
     answers = t.app.get(CachedAnswers);
   });
   afterAll(() => t.close());
@@ -167,7 +166,7 @@ describe('Cached answers served before routing', () => {
   describe('with a second instance', () => {
     let b: TestApp;
     beforeAll(async () => {
-      b = await createTestApp({ database: t.database, cachePrefix: t.config.cachePrefix });
+      b = await createPeerApp(t);
     });
     afterAll(() => b?.close());
 

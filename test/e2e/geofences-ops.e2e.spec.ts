@@ -2,10 +2,10 @@ import { jest } from '@jest/globals';
 import { parseArgs } from '../../src/cli/command.js';
 import { COMMANDS } from '../../src/cli/commands/index.js';
 import { GEOFENCE_BACKLOG_SCAN } from '../../src/geofences/geofences.health.js';
-import { createTestApp, GEOFENCE_ON, type TestApp } from '../support/app.js';
+import { GEOFENCE_ON, type TestApp } from '../support/app.js';
 import { at, createPlace, north, ORIGIN, settled } from '../support/geofences.js';
 import { postReports, report } from '../support/locations.js';
-import { TRACKERS, trackerWorld, type TrackerWorld } from '../support/trackers.js';
+import { createTrackerWorld, TRACKERS, type TrackerWorld } from '../support/trackers.js';
 
 /** Operating geofence automation: the rebuild command, the pipeline health step, the metrics. */
 describe('geofences: operations', () => {
@@ -26,8 +26,7 @@ describe('geofences: operations', () => {
   };
 
   beforeAll(async () => {
-    t = await createTestApp({ env: GEOFENCE_ON });
-    w = await trackerWorld(t);
+    ({ t, w } = await createTrackerWorld({ env: GEOFENCE_ON }));
     S = await createPlace(t, w.admin.auth, 'storage', { ...ORIGIN, radius_m: 300, dwell_minutes: 0 });
   });
   afterAll(() => t.close());

@@ -1,11 +1,11 @@
 import { GeofenceProcessor } from '../../src/geofences/geofence-processor.service.js';
-import { createTestApp, GEOFENCE_ON, type TestApp } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
 import {
   at,
   auto,
+  createGeofenceWorld,
   createPlace,
   FAR,
-  geofenceWorld,
   history,
   IN_D,
   north,
@@ -34,10 +34,7 @@ describe('geofences: replay passes', () => {
   let S: { id: number };
   let D: { id: number };
 
-  beforeAll(async () => {
-    t = await createTestApp({ env: GEOFENCE_ON });
-    ({ w, S, D } = await geofenceWorld(t));
-  });
+  beforeAll(async () => ({ t, w, S, D } = await createGeofenceWorld()));
   afterAll(() => t.close());
 
   const tracker = () => t.factories.tracker({ runId: w.runA.id, createdAt: at(0) });

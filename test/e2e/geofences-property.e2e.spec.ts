@@ -1,10 +1,10 @@
 import fc from 'fast-check';
-import { createTestApp, GEOFENCE_ON, type TestApp } from '../support/app.js';
+import { GEOFENCE_ON, type TestApp } from '../support/app.js';
 import { referenceReplay, type RefFence, type RefManual, type RefReport } from '../support/geofence-reference.js';
 import { at, BASE, createPlace, north } from '../support/geofences.js';
 import { settled } from '../support/geofences.js';
 import { postReports, report } from '../support/locations.js';
-import { TRACKERS, trackerWorld, type TrackerWorld } from '../support/trackers.js';
+import { createTrackerWorld, TRACKERS, type TrackerWorld } from '../support/trackers.js';
 
 /*
  * Property: however a tracker's reports are split into batches and ordered (late reports and
@@ -27,8 +27,7 @@ describe('geofences: order independence (property)', () => {
   const fences: RefFence[] = [];
 
   beforeAll(async () => {
-    t = await createTestApp({ env: { ...GEOFENCE_ON, GEOFENCE_DWELL_MINUTES: '60', DB_POOL_SIZE: '9' } });
-    w = await trackerWorld(t);
+    ({ t, w } = await createTrackerWorld({ env: { ...GEOFENCE_ON, GEOFENCE_DWELL_MINUTES: '60', DB_POOL_SIZE: '9' } }));
     const place = async (kind: 'storage' | 'delivery', metres: number, radius: number, dwell: number | null) => {
       const p = north(metres, P0);
       const created = await createPlace(t, w.admin.auth, kind, { ...p, radius_m: radius, dwell_minutes: dwell });

@@ -1,12 +1,12 @@
 import { jest } from '@jest/globals';
 import { GeofenceInbox } from '../../src/geofences/geofence-inbox.js';
 import { IN_FLIGHT_WAIT_MS } from '../../src/geofences/geofence-pending.repository.js';
-import { createTestApp, GEOFENCE_ON, type TestApp } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
 import {
   at,
   auto,
+  createGeofenceWorld,
   FAR,
-  geofenceWorld,
   history,
   IN_D,
   pendingRows,
@@ -32,10 +32,7 @@ describe('geofences: the queue of marks', () => {
   let w: TrackerWorld;
   let D: { id: number };
 
-  beforeAll(async () => {
-    t = await createTestApp({ env: GEOFENCE_ON });
-    ({ w, D } = await geofenceWorld(t));
-  });
+  beforeAll(async () => ({ t, w, D } = await createGeofenceWorld()));
   afterAll(() => t.close());
 
   const tracker = () => t.factories.tracker({ runId: w.runA.id, createdAt: at(0) });

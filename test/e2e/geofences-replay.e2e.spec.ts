@@ -1,10 +1,10 @@
-import { createTestApp, GEOFENCE_ON, type TestApp } from '../support/app.js';
+import { createPeerApp, createTestApp, GEOFENCE_ON, type TestApp } from '../support/app.js';
 import {
   at,
   auto,
+  createGeofenceWorld,
   createPlace,
   FAR,
-  geofenceWorld,
   history,
   IN_D,
   north,
@@ -27,10 +27,7 @@ describe('geofences: replay, manual entries, durability, instances', () => {
   let S: { id: number };
   let D: { id: number };
 
-  beforeAll(async () => {
-    t = await createTestApp({ env: GEOFENCE_ON });
-    ({ w, S, D } = await geofenceWorld(t));
-  });
+  beforeAll(async () => ({ t, w, S, D } = await createGeofenceWorld()));
   afterAll(() => t.close());
 
   const tracker = () => t.factories.tracker({ runId: w.runA.id, createdAt: at(0) });
@@ -127,7 +124,7 @@ describe('geofences: replay, manual entries, durability, instances', () => {
   });
 
   it('two instances ingesting for the same tracker end the same as one in-order batch', async () => {
-    const second = await createTestApp({ database: t.database, cachePrefix: t.config.cachePrefix, env: GEOFENCE_ON });
+    const second = await createPeerApp(t, { env: GEOFENCE_ON });
     try {
       const [one, two] = [await tracker(), await tracker()];
       const points: [number, { latitude: number; longitude: number }][] = [

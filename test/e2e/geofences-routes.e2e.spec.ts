@@ -1,17 +1,14 @@
-import { createTestApp, GEOFENCE_ON, type TestApp } from '../support/app.js';
+import { GEOFENCE_ON, type TestApp } from '../support/app.js';
 import { at, createPlace, north, ORIGIN, settled } from '../support/geofences.js';
 import { postReports, report } from '../support/locations.js';
-import { TRACKERS, trackerWorld, uploadCsv, type TrackerWorld } from '../support/trackers.js';
+import { createTrackerWorld, TRACKERS, uploadCsv, type TrackerWorld } from '../support/trackers.js';
 
 /** Geofence fields of locations, the visit routes, and the `source` of status entries. */
 describe('geofences: location fields, visit routes, entry sources', () => {
   let t: TestApp;
   let w: TrackerWorld;
 
-  beforeAll(async () => {
-    t = await createTestApp({ env: GEOFENCE_ON });
-    w = await trackerWorld(t);
-  });
+  beforeAll(async () => ({ t, w } = await createTrackerWorld({ env: GEOFENCE_ON })));
   afterAll(() => t.close());
 
   for (const kind of ['storage', 'delivery'] as const) {

@@ -1,10 +1,10 @@
-import { createTestApp, GEOFENCE_ON, type TestApp } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
 import {
   at,
   auto,
+  createGeofenceWorld,
   createPlace,
   FAR,
-  geofenceWorld,
   history,
   IN_D,
   north,
@@ -26,10 +26,7 @@ describe('geofences: visits and automatic status entries', () => {
   let D: { id: number; name: string };
   const inS = (metres = 0) => north(metres);
 
-  beforeAll(async () => {
-    t = await createTestApp({ env: GEOFENCE_ON });
-    ({ w, S, D } = await geofenceWorld(t));
-  });
+  beforeAll(async () => ({ t, w, S, D } = await createGeofenceWorld()));
   afterAll(() => t.close());
 
   const tracker = (options: { delivery?: number; createdAt?: string } = {}) =>

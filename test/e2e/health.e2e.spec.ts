@@ -1,4 +1,4 @@
-import { createTestApp, GEOFENCE_ON, type TestApp } from '../support/app.js';
+import { createTestAppWithUser, GEOFENCE_ON, type TestApp } from '../support/app.js';
 import type { CreatedUser } from '../support/factories.js';
 import { expectKeys, HEALTH_ROUTES, ISO_WITH_OFFSET, seedConsistentPipeline, STEP_KEYS } from '../support/health.js';
 
@@ -75,8 +75,7 @@ describe('Health: access, shapes and the healthy case', () => {
   let t: TestApp;
   let admin: CreatedUser;
   beforeAll(async () => {
-    t = await createTestApp();
-    admin = await t.factories.admin();
+    ({ t, user: admin } = await createTestAppWithUser('admin'));
     await seedConsistentPipeline(t);
   });
   afterAll(() => t.close());
@@ -221,8 +220,7 @@ describe('Health: forced failures move the right step and the overall status', (
 
   beforeAll(async () => {
     // Automation on, so a mark waiting too long is a failure (the last test uses one).
-    t = await createTestApp({ env: GEOFENCE_ON });
-    admin = await t.factories.admin();
+    ({ t, user: admin } = await createTestAppWithUser('admin', { env: GEOFENCE_ON }));
     ({ trackerIds } = await seedConsistentPipeline(t));
   });
   afterAll(() => t.close());
@@ -346,10 +344,10 @@ describe('Health: forced failures move the right step and the overall status', (
 describe('Health: a dead cache store', () => {
   let t: TestApp;
   let admin: CreatedUser;
-  beforeAll(async () => {
-    t = await createTestApp({ env: { REDIS_URL: 'redis://127.0.0.1:1' } });
-    admin = await t.factories.admin();
-  });
+  beforeAll(
+    async () =>
+      ({ t, user: admin } = await createTestAppWithUser('admin', { env: { REDIS_URL: 'redis://127.0.0.1:1' } })),
+  );
   afterAll(() => t.close());
 
   it('basic and status are unhealthy with cache_store unhealthy; the database stays healthy', async () => {
@@ -378,10 +376,9 @@ describe('Health: a dead cache store', () => {
 describe('Health: production mode', () => {
   let t: TestApp;
   let admin: CreatedUser;
-  beforeAll(async () => {
-    t = await createTestApp({ env: { NODE_ENV: 'production' } });
-    admin = await t.factories.admin();
-  });
+  beforeAll(
+    async () => ({ t, user: admin } = await createTestAppWithUser('admin', { env: { NODE_ENV: 'production' } })),
+  );
   afterAll(() => t.close());
 
   it('has no /health/db-pool (404 Not Found, even before authentication)', async () => {

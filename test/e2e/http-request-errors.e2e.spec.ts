@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { createTestApp, createTestAppWithUser, type TestApp } from '../support/app.js';
 import type { CreatedUser } from '../support/factories.js';
 
 const LOGIN = '/api/v1/auth/login';
@@ -29,10 +29,7 @@ const textPart = (name: string, value: string) => `Content-Disposition: form-dat
 describe('Request errors: multipart forms (login accepts text fields only)', () => {
   let t: TestApp;
   let user: CreatedUser;
-  beforeAll(async () => {
-    t = await createTestApp();
-    user = await t.factories.user({ roles: ['user'] });
-  });
+  beforeAll(async () => ({ t, user } = await createTestAppWithUser()));
   afterAll(() => t?.close());
 
   const send = (contentType: string, body: string) => t.http().post(LOGIN).set('Content-Type', contentType).send(body);
@@ -173,10 +170,7 @@ describe('Request errors: bodies', () => {
 describe('Request errors: paths', () => {
   let t: TestApp;
   let admin: CreatedUser;
-  beforeAll(async () => {
-    t = await createTestApp();
-    admin = await t.factories.admin();
-  });
+  beforeAll(async () => ({ t, user: admin } = await createTestAppWithUser('admin')));
   afterAll(() => t?.close());
 
   it('a path segment that is not valid percent-encoding → 422 path', async () => {

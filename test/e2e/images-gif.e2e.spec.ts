@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { createTestAppWithUser, type TestApp } from '../support/app.js';
 import type { CreatedUser } from '../support/factories.js';
 import { INVALID_FILE_TYPE, storedFiles, uploadImage } from '../support/images.js';
 
@@ -19,10 +19,7 @@ async function gif(canvasWidth: number, canvasHeight: number, frames = 1): Promi
 describe('Images: GIF canvas size', () => {
   let t: TestApp;
   let user: CreatedUser;
-  beforeAll(async () => {
-    t = await createTestApp({ env: { NODE_ENV: 'production' } });
-    user = await t.factories.user();
-  });
+  beforeAll(async () => ({ t, user } = await createTestAppWithUser('user', { env: { NODE_ENV: 'production' } })));
   afterAll(() => t.close());
 
   it.each([

@@ -1,7 +1,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { createTestApp, createTestAppWithUser, type TestApp } from '../support/app.js';
 import type { CreatedUser } from '../support/factories.js';
 import {
   bilevelPng,
@@ -495,10 +495,7 @@ describe('Images: size limit', () => {
   let t: TestApp;
   let user: CreatedUser;
 
-  beforeAll(async () => {
-    t = await createTestApp({ env: { IMAGE_MAX_BYTES: '2000' } });
-    user = await t.factories.user();
-  });
+  beforeAll(async () => ({ t, user } = await createTestAppWithUser('user', { env: { IMAGE_MAX_BYTES: '2000' } })));
   afterAll(() => t.close());
 
   it('answers 413 over IMAGE_MAX_BYTES and stores nothing', async () => {

@@ -1,6 +1,6 @@
-import { createTestApp, type TestApp } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
 import { postReports, rawReports, report } from '../support/locations.js';
-import { TRACKERS, trackerWorld, type TrackerWorld } from '../support/trackers.js';
+import { createTrackerWorld, TRACKERS, type TrackerWorld } from '../support/trackers.js';
 
 /**
  * Every date input goes through one strict ISO 8601 reading with one rule and one message:
@@ -31,8 +31,7 @@ describe('Strict input dates', () => {
   let tracker: { id: number };
 
   beforeAll(async () => {
-    t = await createTestApp();
-    w = await trackerWorld(t);
+    ({ t, w } = await createTrackerWorld());
     tracker = await t.factories.tracker({ runId: w.runA.id, createdAt: '2026-01-01T00:00:00Z' });
   });
   afterAll(() => t.close());

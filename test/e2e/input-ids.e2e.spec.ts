@@ -1,5 +1,5 @@
-import { createTestApp, type TestApp } from '../support/app.js';
-import { TRACKERS, trackerWorld, type TrackerWorld } from '../support/trackers.js';
+import type { TestApp } from '../support/app.js';
+import { createTrackerWorld, TRACKERS, type TrackerWorld } from '../support/trackers.js';
 
 /**
  * Ids are positive integers written in plain digits that fit PostgreSQL's `integer`
@@ -31,8 +31,7 @@ describe('Strict ids', () => {
   let tracker: { id: number };
 
   beforeAll(async () => {
-    t = await createTestApp();
-    w = await trackerWorld(t);
+    ({ t, w } = await createTrackerWorld());
     // Enough trackers that a converted id (0x10 → 16, 1e3 → 1000 is absent, 1.0 → 1) would exist.
     for (let i = 0; i < 16; i++) tracker = await t.factories.tracker({ runId: w.runA.id });
   });

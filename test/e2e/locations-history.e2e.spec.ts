@@ -1,6 +1,6 @@
 import { AccessScope } from '../../src/common/auth/access-scope.js';
 import { LocationHistoryService } from '../../src/locations/location-history.service.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { createTestAppWithUser, type TestApp } from '../support/app.js';
 import type { CreatedUser } from '../support/factories.js';
 import { postReports, report } from '../support/locations.js';
 
@@ -24,8 +24,7 @@ describe('Locations: GET /trackers/{id}/location-history', () => {
 
   beforeAll(async () => {
     // Hourly points are served for the last two days (from the start of today UTC minus 2 days).
-    t = await createTestApp({ env: { HOURLY_HISTORY_DAYS: '2' } });
-    ingest = await t.factories.ingest();
+    ({ t, user: ingest } = await createTestAppWithUser('ingest', { env: { HOURLY_HISTORY_DAYS: '2' } }));
     admin = await t.factories.admin();
     const clientA = await t.factories.client();
     const clientB = await t.factories.client();

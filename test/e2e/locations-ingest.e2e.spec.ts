@@ -1,4 +1,4 @@
-import { createTestApp, type TestApp } from '../support/app.js';
+import { createTestAppWithUser, type TestApp } from '../support/app.js';
 import type { CreatedUser } from '../support/factories.js';
 import { aggregateTables, postReports, rawReports, report } from '../support/locations.js';
 
@@ -17,8 +17,7 @@ describe('Locations: report ingestion and aggregation rules', () => {
   let admin: CreatedUser;
 
   beforeAll(async () => {
-    t = await createTestApp();
-    ingest = await t.factories.ingest();
+    ({ t, user: ingest } = await createTestAppWithUser('ingest'));
     admin = await t.factories.admin();
   });
   afterAll(() => t.close());

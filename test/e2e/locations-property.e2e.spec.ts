@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { filterReason } from '../../src/location-reports/location-rules.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { createTestAppWithUser, type TestApp } from '../support/app.js';
 import type { CreatedUser } from '../support/factories.js';
 import { aggregateTables, postReports, rawReports, referenceAggregates, type ReportIn } from '../support/locations.js';
 
@@ -39,10 +39,7 @@ describe('Locations: aggregation property (fast-check)', () => {
   let t: TestApp;
   let ingest: CreatedUser;
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    ingest = await t.factories.ingest();
-  });
+  beforeAll(async () => ({ t, user: ingest } = await createTestAppWithUser('ingest')));
   afterAll(() => t.close());
 
   it('aggregates equal the reference computation for random reports, orders and batch splits', async () => {

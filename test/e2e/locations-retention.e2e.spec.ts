@@ -4,7 +4,7 @@ import {
   SPLIT_MIN_ROWS,
   type MaintenanceRun,
 } from '../../src/maintenance/maintenance.service.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { createTestAppWithUser, type TestApp } from '../support/app.js';
 import type { CreatedUser } from '../support/factories.js';
 import { postReports, report } from '../support/locations.js';
 
@@ -50,8 +50,7 @@ describe('Locations: retention drops whole daily partitions, deletes row by row 
     ).body;
 
   beforeAll(async () => {
-    t = await createTestApp({ env: { RAW_RETENTION_DAYS: '30' } });
-    admin = await t.factories.admin();
+    ({ t, user: admin } = await createTestAppWithUser('admin', { env: { RAW_RETENTION_DAYS: '30' } }));
     device = await t.factories.ingest();
     trackerId = (await t.factories.tracker()).id;
     const [{ ms }] = await t.db.query(

@@ -1,4 +1,4 @@
-import { createTestApp, type TestApp } from '../support/app.js';
+import { createTestApp, createTestAppWithUser, type TestApp } from '../support/app.js';
 import type { CreatedUser } from '../support/factories.js';
 
 describe('Metrics access: production without METRICS_TOKEN', () => {
@@ -6,8 +6,7 @@ describe('Metrics access: production without METRICS_TOKEN', () => {
   let admin: CreatedUser;
   let user: CreatedUser;
   beforeAll(async () => {
-    t = await createTestApp({ env: { NODE_ENV: 'production' } });
-    admin = await t.factories.admin();
+    ({ t, user: admin } = await createTestAppWithUser('admin', { env: { NODE_ENV: 'production' } }));
     user = await t.factories.user({ roles: ['user'] });
   });
   afterAll(() => t?.close());

@@ -1,8 +1,8 @@
-import { createTestApp, GEOFENCE_ON, type TestApp } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
 import {
   at,
+  createGeofenceWorld,
   FAR,
-  geofenceWorld,
   IN_D,
   ORIGIN,
   sendTimeline,
@@ -23,10 +23,7 @@ describe('notifications: status-change events', () => {
   let S: { id: number };
   let D: { id: number };
 
-  beforeAll(async () => {
-    t = await createTestApp({ env: GEOFENCE_ON });
-    ({ w, S, D } = await geofenceWorld(t));
-  });
+  beforeAll(async () => ({ t, w, S, D } = await createGeofenceWorld()));
   afterAll(() => t.close());
 
   const name = () => `TRK-${Math.random().toString(36).slice(2, 8)}`;

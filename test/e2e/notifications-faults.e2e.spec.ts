@@ -3,7 +3,7 @@ import { bearer } from '../support/auth.js';
 import { databaseUrl } from '../support/database.js';
 import { FaultProxy } from '../support/fault-proxy.js';
 import { listening, openStream, type SseClient } from '../support/notifications.js';
-import { TRACKERS, trackerWorld, type TrackerWorld } from '../support/trackers.js';
+import { createTrackerWorld, postStatus, postTracker, type TrackerWorld } from '../support/trackers.js';
 
 const N = '/api/v1/notifications';
 
@@ -17,31 +17,16 @@ describe('notifications: streams through database and Redis faults', () => {
   let w: TrackerWorld;
   const streams: SseClient[] = [];
 
-  beforeAll(async () => {
-    direct = await createTestApp({ env: { NOTIFICATION_STREAM_KEEPALIVE_SECONDS: '1' } });
-    w = await trackerWorld(direct);
-  });
+  beforeAll(
+    async () => ({ t: direct, w } = await createTrackerWorld({ env: { NOTIFICATION_STREAM_KEEPALIVE_SECONDS: '1' } })),
+  );
   afterEach(() => {
     for (const s of streams.splice(0)) s.close();
   });
   afterAll(() => direct.close());
 
-  const newTracker = async () =>
-    (
-      await direct
-        .http()
-        .post(TRACKERS)
-        .set(w.admin.auth)
-        .send({ name: `TRK-${Math.random().toString(36).slice(2, 8)}`, production_run_id: w.runA.id })
-        .expect(201)
-    ).body;
-  const move = (trackerId: number, status: string) =>
-    direct
-      .http()
-      .post(`${TRACKERS}/${trackerId}/status`)
-      .set(w.admin.auth)
-      .send({ status, ...(status === 'IN_STORAGE' ? { storage_location_id: w.storage.id } : {}) })
-      .expect(201);
+  const newTracker = () => postTracker(direct, w.admin.auth, w.runA.id);
+  const move = (trackerId: number, status: string) => postStatus(direct, w, trackerId, status);
 
   it('a database outage delays delivery on the cut-off instance; afterwards everything arrives in order', async () => {
     const proxy = await FaultProxy.forUrl(databaseUrl(direct.database));

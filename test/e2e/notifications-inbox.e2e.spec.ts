@@ -1,6 +1,6 @@
 import { MaintenanceService } from '../../src/maintenance/maintenance.service.js';
-import { createTestApp, type TestApp } from '../support/app.js';
-import { TRACKERS, trackerWorld, type TrackerWorld } from '../support/trackers.js';
+import type { TestApp } from '../support/app.js';
+import { createTrackerWorld, postStatus, postTracker, TRACKERS, type TrackerWorld } from '../support/trackers.js';
 
 const N = '/api/v1/notifications';
 
@@ -9,23 +9,11 @@ describe('notifications: recipients and inbox', () => {
   let t: TestApp;
   let w: TrackerWorld;
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    w = await trackerWorld(t);
-  });
+  beforeAll(async () => ({ t, w } = await createTrackerWorld()));
   afterAll(() => t.close());
 
-  const create = async (runId: number) =>
-    (
-      await t
-        .http()
-        .post(TRACKERS)
-        .set(w.admin.auth)
-        .send({ name: `TRK-${Math.random().toString(36).slice(2, 8)}`, production_run_id: runId })
-        .expect(201)
-    ).body;
-  const move = (trackerId: number, status = 'IN_TRANSIT') =>
-    t.http().post(`${TRACKERS}/${trackerId}/status`).set(w.admin.auth).send({ status }).expect(201);
+  const create = (runId: number) => postTracker(t, w.admin.auth, runId);
+  const move = (trackerId: number) => postStatus(t, w, trackerId);
   const inbox = async (auth: { Authorization: string }, query = '') =>
     (await t.http().get(`${N}${query}`).set(auth).expect(200)).body;
   const trackersIn = async (auth: { Authorization: string }) =>

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { createHmac } from 'node:crypto';
-import { createTestApp, TEST_JWT_SECRET, type TestApp } from '../support/app.js';
+import { closeApps, createPeerApp, TEST_JWT_SECRET, type TestApp } from '../support/app.js';
 import { accessClaims, bearer, sign } from '../support/auth.js';
 import { listening, openStream, within, type SseClient } from '../support/notifications.js';
-import { TRACKERS, trackerWorld, type TrackerWorld } from '../support/trackers.js';
+import { createTwoInstances, postStatus, postTracker, TRACKERS, type TrackerWorld } from '../support/trackers.js';
 
 const N = '/api/v1/notifications';
 const FAST = { NOTIFICATION_STREAM_KEEPALIVE_SECONDS: '1' };
@@ -22,40 +22,21 @@ describe('notifications: live stream', () => {
   const open: SseClient[] = [];
 
   beforeAll(async () => {
-    a = await createTestApp({ env: FAST });
-    b = await createTestApp({ env: FAST, database: a.database });
-    w = await trackerWorld(a);
+    ({ a, b, w } = await createTwoInstances({ env: FAST }));
     [baseA, baseB] = [await listening(a), await listening(b)];
   });
   afterEach(() => {
     for (const s of open.splice(0)) s.close();
   });
-  afterAll(async () => {
-    await b.close();
-    await a.close();
-  });
+  afterAll(() => closeApps(b, a));
 
   const stream = async (base: string, options: Parameters<typeof openStream>[1]) => {
     const s = await openStream(base, options);
     open.push(s);
     return s;
   };
-  const newTracker = async () =>
-    (
-      await a
-        .http()
-        .post(TRACKERS)
-        .set(w.admin.auth)
-        .send({ name: `TRK-${Math.random().toString(36).slice(2, 8)}`, production_run_id: w.runA.id })
-        .expect(201)
-    ).body;
-  const move = (app: TestApp, trackerId: number, status = 'IN_TRANSIT') =>
-    app
-      .http()
-      .post(`${TRACKERS}/${trackerId}/status`)
-      .set(w.admin.auth)
-      .send({ status, ...(status === 'IN_STORAGE' ? { storage_location_id: w.storage.id } : {}) })
-      .expect(201);
+  const newTracker = () => postTracker(a, w.admin.auth, w.runA.id);
+  const move = (app: TestApp, trackerId: number, status = 'IN_TRANSIT') => postStatus(app, w, trackerId, status);
   const inbox = async (app: TestApp, auth: { Authorization: string }) =>
     (await app.http().get(`${N}?limit=1000`).set(auth).expect(200)).body.items;
 
@@ -249,7 +230,7 @@ describe('notifications: live stream', () => {
   });
 
   it('ends cleanly when the service shuts down', async () => {
-    const c = await createTestApp({ env: FAST, database: a.database });
+    const c = await createPeerApp(a, { env: FAST });
     const s = await openStream(await listening(c), { headers: bearer(w.userA.token) });
     expect(s.status).toBe(200);
     const closing = c.close();

@@ -1,5 +1,5 @@
 import { CacheService } from '../../src/infrastructure/cache/cache.service.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { createTestAppWithUser, type TestApp } from '../support/app.js';
 import type { CreatedUser } from '../support/factories.js';
 
 /** /clients and /brands — CRUD, filters, pagination, scoping, roles, 404/409/422. */
@@ -13,8 +13,7 @@ describe('Reference data: clients and brands', () => {
   let clientB: { id: number; name: string };
 
   beforeAll(async () => {
-    t = await createTestApp();
-    admin = await t.factories.admin();
+    ({ t, user: admin } = await createTestAppWithUser('admin'));
     ingest = await t.factories.ingest();
     clientA = await t.factories.client('Alpha Logistics');
     clientB = await t.factories.client('Beta Foods');

@@ -1,5 +1,5 @@
 import { CacheService } from '../../src/infrastructure/cache/cache.service.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { createTestAppWithUser, type TestApp } from '../support/app.js';
 import type { CreatedUser } from '../support/factories.js';
 
 /** /storage-locations and /delivery-locations — shared reference data, same shape. */
@@ -24,8 +24,7 @@ describe.each([
   const url = `/api/v1/${path}`;
 
   beforeAll(async () => {
-    t = await createTestApp();
-    admin = await t.factories.admin();
+    ({ t, user: admin } = await createTestAppWithUser('admin'));
     ingest = await t.factories.ingest();
     // A user with no clients still reads the shared locations.
     user = await t.factories.user({ clients: [] });

@@ -1,5 +1,5 @@
 import { MetricsService } from '../../src/metrics/metrics.service.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { closeApps, createPeerApp, createTestApp, type TestApp } from '../support/app.js';
 import { ReliabilityProbeModule } from '../support/reliability.js';
 
 /** Value of one sample line (`name{labels} value`) in a Prometheus text exposition, or undefined. */
@@ -22,14 +22,11 @@ describe('Metrics: GET /metrics (Prometheus)', () => {
   beforeAll(async () => {
     t = await createTestApp({ imports: [ReliabilityProbeModule] });
     // A second app in the same process: its own registry, no "metric already registered" clash.
-    other = await createTestApp({ database: t.database });
+    other = await createPeerApp(t);
     token = (await t.factories.admin()).token;
   });
 
-  afterAll(async () => {
-    await other?.close();
-    await t?.close();
-  });
+  afterAll(() => closeApps(other, t));
 
   const scrape = async (app: TestApp = t) => {
     const res = await app.http().get('/metrics').expect(200);

@@ -1,5 +1,5 @@
-import { createTestApp, type TestApp } from '../support/app.js';
-import { countRows, TRACKERS, trackerWorld, type TrackerWorld } from '../support/trackers.js';
+import type { TestApp } from '../support/app.js';
+import { countRows, createTrackerWorld, TRACKERS, type TrackerWorld } from '../support/trackers.js';
 
 const STORAGE_ONLY = 'Validation failed: storage_location_id: is only allowed when status is IN_STORAGE';
 const DELIVERY_ONLY = 'Validation failed: delivery_location_id: is only allowed when status is DELIVERED';
@@ -13,10 +13,7 @@ describe('status entries carry only the locations of their status', () => {
   let t: TestApp;
   let w: TrackerWorld;
 
-  beforeAll(async () => {
-    t = await createTestApp({ env: { NODE_ENV: 'production' } });
-    w = await trackerWorld(t);
-  });
+  beforeAll(async () => ({ t, w } = await createTrackerWorld({ env: { NODE_ENV: 'production' } })));
   afterAll(() => t.close());
 
   const current = async (id: number) =>

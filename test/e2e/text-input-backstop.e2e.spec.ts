@@ -1,7 +1,7 @@
 import { Controller, Module, Param, Post } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Access } from '../../src/common/auth/access.decorator.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { createTestAppWithUser, type TestApp } from '../support/app.js';
 import type { CreatedUser } from '../support/factories.js';
 import { countRows, uploadCsv } from '../support/trackers.js';
 
@@ -29,10 +29,13 @@ describe('unstorable text that reaches PostgreSQL (production mode)', () => {
   let t: TestApp;
   let admin: CreatedUser;
 
-  beforeAll(async () => {
-    t = await createTestApp({ env: { NODE_ENV: 'production' }, imports: [UnstorableTextProbeModule] });
-    admin = await t.factories.admin();
-  });
+  beforeAll(
+    async () =>
+      ({ t, user: admin } = await createTestAppWithUser('admin', {
+        env: { NODE_ENV: 'production' },
+        imports: [UnstorableTextProbeModule],
+      })),
+  );
   afterAll(() => t.close());
 
   it.each(['text', 'jsonb'])('a NUL in %s is 422 with a detail, never a 500 or SQL', async (kind) => {

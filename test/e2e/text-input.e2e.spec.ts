@@ -1,5 +1,5 @@
-import { createTestApp, type TestApp } from '../support/app.js';
-import { countRows, TRACKERS, trackerWorld, type TrackerWorld } from '../support/trackers.js';
+import type { TestApp } from '../support/app.js';
+import { countRows, createTrackerWorld, TRACKERS, type TrackerWorld } from '../support/trackers.js';
 
 const API = '/api/v1';
 const CONTROL = 'must not contain control characters';
@@ -19,10 +19,7 @@ describe('text and shape of incoming input (production mode)', () => {
   let t: TestApp;
   let w: TrackerWorld;
 
-  beforeAll(async () => {
-    t = await createTestApp({ env: { NODE_ENV: 'production' } });
-    w = await trackerWorld(t);
-  });
+  beforeAll(async () => ({ t, w } = await createTrackerWorld({ env: { NODE_ENV: 'production' } })));
   afterAll(() => t.close());
 
   const json = (

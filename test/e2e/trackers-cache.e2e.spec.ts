@@ -1,6 +1,13 @@
 import { jest } from '@jest/globals';
-import { createTestApp, redisAvailable, type TestApp } from '../support/app.js';
-import { insertHourlyPoint, TRACKERS, trackerWorld, uploadCsv, type TrackerWorld } from '../support/trackers.js';
+import { closeApps, redisAvailable, type TestApp } from '../support/app.js';
+import {
+  createTrackerWorld,
+  createTwoInstances,
+  insertHourlyPoint,
+  TRACKERS,
+  uploadCsv,
+  type TrackerWorld,
+} from '../support/trackers.js';
 import { withinBound } from '../support/eventually.js';
 import { postReports, report } from '../support/locations.js';
 import { InvalidationBus } from '../../src/infrastructure/cache/invalidation-bus.js';
@@ -9,10 +16,7 @@ describe('Trackers: cached lists and counts', () => {
   let t: TestApp;
   let w: TrackerWorld;
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    w = await trackerWorld(t);
-  });
+  beforeAll(async () => ({ t, w } = await createTrackerWorld()));
   afterAll(() => t.close());
 
   const list = (query: string, auth = w.admin.auth) => t.http().get(`${TRACKERS}?${query}`).set(auth);
@@ -199,15 +203,8 @@ describeWithRedis('Trackers: invalidation across instances sharing Redis', () =>
   let b: TestApp;
   let w: TrackerWorld;
 
-  beforeAll(async () => {
-    a = await createTestApp();
-    b = await createTestApp({ database: a.database, cachePrefix: a.config.cachePrefix });
-    w = await trackerWorld(a);
-  });
-  afterAll(async () => {
-    await b?.close();
-    await a?.close();
-  });
+  beforeAll(async () => ({ a, b, w } = await createTwoInstances()));
+  afterAll(() => closeApps(b, a));
 
   it('a write on instance A is seen by instance B within 1 s (and the reverse)', async () => {
     const q = `${TRACKERS}?production_run_id=${w.runA.id}`;

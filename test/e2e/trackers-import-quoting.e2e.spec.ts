@@ -1,15 +1,12 @@
-import { createTestApp, type TestApp } from '../support/app.js';
-import { countRows, trackerWorld, uploadCsv, type TrackerWorld } from '../support/trackers.js';
+import type { TestApp } from '../support/app.js';
+import { countRows, createTrackerWorld, uploadCsv, type TrackerWorld } from '../support/trackers.js';
 
 /** Broken quoting is never passed over: it refuses the file, naming the physical line. */
 describe('POST /trackers/import-csv: broken quoting', () => {
   let t: TestApp;
   let w: TrackerWorld;
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    w = await trackerWorld(t);
-  });
+  beforeAll(async () => ({ t, w } = await createTrackerWorld()));
   afterAll(() => t.close());
 
   it.each([

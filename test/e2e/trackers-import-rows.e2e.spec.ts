@@ -1,15 +1,12 @@
-import { createTestApp, type TestApp } from '../support/app.js';
-import { countRows, TRACKERS, trackerWorld, uploadCsv, type TrackerWorld } from '../support/trackers.js';
+import type { TestApp } from '../support/app.js';
+import { countRows, createTrackerWorld, TRACKERS, uploadCsv, type TrackerWorld } from '../support/trackers.js';
 
 /** Every physical line of an imported file is a row, and every row obeys the rules of POST /trackers. */
 describe('POST /trackers/import-csv: rows and their limits', () => {
   let t: TestApp;
   let w: TrackerWorld;
 
-  beforeAll(async () => {
-    t = await createTestApp({ env: { NODE_ENV: 'production' } });
-    w = await trackerWorld(t);
-  });
+  beforeAll(async () => ({ t, w } = await createTrackerWorld({ env: { NODE_ENV: 'production' } })));
   afterAll(() => t.close());
 
   const stored = (runId: number) =>

@@ -1,14 +1,11 @@
-import { createTestApp, type TestApp } from '../support/app.js';
-import { countRows, TRACKERS, trackerWorld, uploadCsv, type TrackerWorld } from '../support/trackers.js';
+import type { TestApp } from '../support/app.js';
+import { countRows, createTrackerWorld, TRACKERS, uploadCsv, type TrackerWorld } from '../support/trackers.js';
 
 describe('POST /trackers/import-csv', () => {
   let t: TestApp;
   let w: TrackerWorld;
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    w = await trackerWorld(t);
-  });
+  beforeAll(async () => ({ t, w } = await createTrackerWorld()));
   afterAll(() => t.close());
 
   const trackersOf = (runId: number) =>

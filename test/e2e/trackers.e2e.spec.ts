@@ -1,10 +1,10 @@
-import { createTestApp, type TestApp } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
 import {
   countRows,
+  createTrackerWorld,
   insertDailyPoint,
   insertHourlyPoint,
   TRACKERS,
-  trackerWorld,
   type TrackerWorld,
 } from '../support/trackers.js';
 
@@ -15,10 +15,7 @@ describe('Trackers API', () => {
   let t: TestApp;
   let w: TrackerWorld;
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    w = await trackerWorld(t);
-  });
+  beforeAll(async () => ({ t, w } = await createTrackerWorld()));
   afterAll(() => t.close());
 
   const create = (body: Record<string, unknown>, auth = w.admin.auth) => t.http().post(TRACKERS).set(auth).send(body);

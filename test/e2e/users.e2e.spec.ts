@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { createTestAppWithUser, type TestApp } from '../support/app.js';
 import { createScopeProbeApp, loginJson } from '../support/auth.js';
 import type { CreatedUser } from '../support/factories.js';
 import { withinBound } from '../support/eventually.js';
@@ -30,8 +30,7 @@ describe('Users', () => {
   let clientB: number;
 
   beforeAll(async () => {
-    t = await createTestApp();
-    admin = await t.factories.admin();
+    ({ t, user: admin } = await createTestAppWithUser('admin'));
     clientA = (await t.factories.client()).id;
     clientB = (await t.factories.client()).id;
   });

@@ -10,9 +10,10 @@ import { AppModule } from '../../src/app.module.js';
 import { configureApp } from '../../src/app.setup.js';
 import { ExpressHttpAdapter } from '../../src/infrastructure/http/express-http-adapter.js';
 import { TokenService } from '../../src/auth/token.service.js';
+import type { Role } from '../../src/common/auth/roles.js';
 import type { AppConfig } from '../../src/common/config/app-config.js';
 import { createTestDatabase, dropTestDatabase } from './database.js';
-import { Factories } from './factories.js';
+import { Factories, type CreatedUser } from './factories.js';
 import { ResponseChecker } from './openapi-responses.js';
 
 import { testConfig } from './test-config.js';
@@ -102,4 +103,49 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       responses.assertClean();
     },
   };
+}
+
+/**
+ * A test app and what `build` puts in it, for one-line beforeAll blocks
+ * (`({ t, w } = await createTrackerWorld())`). When `build` fails the app is closed again, so a failed
+ * setup leaves no database or open handle behind.
+ */
+export async function createTestAppWith<T extends object>(
+  options: TestAppOptions,
+  build: (t: TestApp) => Promise<T>,
+): Promise<T & { t: TestApp }> {
+  const t = await createTestApp(options);
+  try {
+    return { ...(await build(t)), t };
+  } catch (error) {
+    await t.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** A second instance of `of`'s service: its database and its cache prefix (so one Redis namespace when set). */
+export function createPeerApp(
+  of: TestApp,
+  options: Omit<TestAppOptions, 'database' | 'cachePrefix'> = {},
+): Promise<TestApp> {
+  return createTestApp({ ...options, database: of.database, cachePrefix: of.config.cachePrefix });
+}
+
+/**
+ * Closes the apps in the order given (peers before the app owning the database), skipping those a
+ * failed beforeAll never made; every one is closed even when an earlier close fails, whose error is
+ * then thrown.
+ */
+export async function closeApps(...apps: (TestApp | undefined)[]): Promise<void> {
+  const failures: unknown[] = [];
+  for (const app of apps) await app?.close().catch((error: unknown) => failures.push(error));
+  if (failures.length > 0) throw failures[0];
+}
+
+/** A test app and one user of `role` in it: `({ t, user: admin } = await createTestAppWithUser('admin'))`. */
+export function createTestAppWithUser(
+  role: Role = 'user',
+  options: TestAppOptions = {},
+): Promise<{ t: TestApp; user: CreatedUser }> {
+  return createTestAppWith(options, async (t) => ({ user: await t.factories.user({ roles: [role] }) }));
 }

@@ -1,7 +1,7 @@
 import type { QueryRunner } from 'typeorm';
 import type { Tables } from '../../src/infrastructure/database/schema.js';
 import { LOCATION_WRITES_LOCK_KEY } from '../../src/location-reports/location-writes-lock.js';
-import type { TestApp } from './app.js';
+import { createTestAppWith, GEOFENCE_ON, type TestApp } from './app.js';
 import { withinBound } from './eventually.js';
 import { postReports, report } from './locations.js';
 import { trackerWorld, type TrackerWorld } from './trackers.js';
@@ -75,6 +75,11 @@ export async function geofenceWorld(t: TestApp): Promise<GeofenceWorld> {
   const S = await createPlace(t, w.admin.auth, 'storage', { ...ORIGIN, radius_m: 500, dwell_minutes: 30 });
   const D = await createPlace(t, w.admin.auth, 'delivery', { ...IN_D, radius_m: 200, dwell_minutes: 0 });
   return { w, S, D };
+}
+
+/** A test app with geofence automation on and the standard world in it: `({ t, w, S, D } = await createGeofenceWorld())`. */
+export function createGeofenceWorld(): Promise<GeofenceWorld & { t: TestApp }> {
+  return createTestAppWith({ env: GEOFENCE_ON }, geofenceWorld);
 }
 
 /**

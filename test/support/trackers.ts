@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { CreatedUser } from './factories.js';
-import type { TestApp } from './app.js';
+import { closeApps, createPeerApp, createTestAppWith, type TestApp, type TestAppOptions } from './app.js';
 
 export const TRACKERS = '/api/v1/trackers';
 
@@ -38,6 +38,44 @@ export async function trackerWorld(t: TestApp): Promise<TrackerWorld> {
     delivery: await f.deliveryLocation(),
     delivery2: await f.deliveryLocation(),
   };
+}
+
+/** A test app with a tracker world in it: `({ t, w } = await createTrackerWorld())` in a beforeAll. */
+export function createTrackerWorld(options: TestAppOptions = {}): Promise<{ t: TestApp; w: TrackerWorld }> {
+  return createTestAppWith(options, async (t) => ({ w: await trackerWorld(t) }));
+}
+
+/**
+ * Two instances of the service on one database (and one cache namespace), both built with `options`,
+ * and a tracker world made through the first: `({ a, b, w } = await createTwoInstances())`; close
+ * them with `closeApps(b, a)`.
+ */
+export async function createTwoInstances(
+  options: TestAppOptions = {},
+): Promise<{ a: TestApp; b: TestApp; w: TrackerWorld }> {
+  const { t: a, b } = await createTestAppWith(options, async (t) => ({ b: await createPeerApp(t, options) }));
+  try {
+    return { a, b, w: await trackerWorld(a) };
+  } catch (error) {
+    await closeApps(b, a).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** POST /trackers as `auth`: a tracker with a fresh name in run `runId` (201 expected); answers its body. */
+export async function postTracker(app: TestApp, auth: { Authorization: string }, runId: number) {
+  const name = `TRK-${Math.random().toString(36).slice(2, 8)}`;
+  return (await app.http().post(TRACKERS).set(auth).send({ name, production_run_id: runId }).expect(201)).body;
+}
+
+/** POST /trackers/{id}/status as the world's admin (201 expected); IN_STORAGE is into the world's `storage`. */
+export function postStatus(app: TestApp, w: TrackerWorld, trackerId: number, status = 'IN_TRANSIT') {
+  return app
+    .http()
+    .post(`${TRACKERS}/${trackerId}/status`)
+    .set(w.admin.auth)
+    .send({ status, ...(status === 'IN_STORAGE' ? { storage_location_id: w.storage.id } : {}) })
+    .expect(201);
 }
 
 /**

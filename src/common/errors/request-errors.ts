@@ -1,7 +1,7 @@
 import { HttpException } from '@nestjs/common';
 import type { FieldError } from './validation.exception.js';
 import { ERRORS, validationFailedDetail } from './error-catalogue.js';
-import { TOO_DEEP } from '../http/text-input.js';
+import { TOO_DEEP } from './input-depth.js';
 
 /** An error's answer: status, JSON body and extra headers. */
 interface ErrorAnswer {

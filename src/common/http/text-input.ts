@@ -2,6 +2,8 @@ import 'reflect-metadata';
 import { isUtf8 } from 'node:buffer';
 import { getMetadataStorage } from 'class-validator';
 import type { FieldError } from '../errors/validation.exception.js';
+import { MAX_INPUT_DEPTH, TOO_DEEP } from '../errors/input-depth.js';
+export { MAX_INPUT_DEPTH, TOO_DEEP };
 
 /**
  * The one rule for text arriving from clients, applied to every string of every body and query
@@ -45,10 +47,6 @@ export function textProblem(value: string, kind: TextKind = 'single-line'): stri
   const forbidden = kind === 'multi-line' ? MULTI_LINE_FORBIDDEN : SINGLE_LINE_FORBIDDEN;
   return forbidden.test(value) ? MESSAGES[kind] : null;
 }
-
-/** Bodies and queries nested deeper than this are refused before anything walks them recursively. */
-export const MAX_INPUT_DEPTH = 32;
-export const TOO_DEEP = `must not be nested more than ${MAX_INPUT_DEPTH} levels deep`;
 
 /** A DTO class, as Nest's ArgumentMetadata.metatype gives it. */
 type DtoClass = abstract new (...args: never[]) => unknown;
