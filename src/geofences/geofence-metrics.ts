@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Counter, Histogram } from 'prom-client';
+import { Db, sql } from '../infrastructure/database/db.js';
+import { scrapedGauge } from '../infrastructure/metrics/scraped-metric.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 
 /**
@@ -15,8 +17,21 @@ export class GeofenceMetrics {
   private readonly automaticEntries: Counter;
   private readonly lag: Histogram;
 
-  constructor(metrics: MetricsService) {
+  constructor(metrics: MetricsService, db: Db) {
     const registers = [metrics.registry];
+    // The lag histogram observes a replay only when it ends: while the queue falls behind, this
+    // gauge is what shows it (database-wide, every instance's marks).
+    scrapedGauge(registers, {
+      name: 'geofence_backlog_oldest_seconds',
+      help: 'Seconds the oldest queued geofence mark has waited for its replay (0 when none)',
+      read: () =>
+        db
+          .one<{ s: number }>(
+            sql`SELECT coalesce(extract(epoch FROM now() - min(marked_at)), 0)::float8 AS s FROM geofence_pending`,
+          )
+          .then((r) => r.s)
+          .catch(() => null),
+    });
     this.replays = new Counter({
       name: 'geofence_replays_total',
       help: 'Tracker replays of geofence automation',

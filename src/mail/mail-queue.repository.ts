@@ -61,6 +61,11 @@ export class MailQueueRepository {
     );
   }
 
+  /** Stops queueing e-mails (the trigger reads `enabled`); what is queued stays queued. */
+  async disable(): Promise<void> {
+    await this.db.execute(sql`UPDATE mail_settings SET enabled = false, updated_at = now()`);
+  }
+
   /** The status changes each digest lists, in event order, with names as they are now. */
   lines(digestIds: readonly string[]): Promise<DigestLineRow[]> {
     return this.db.rows<DigestLineRow>(

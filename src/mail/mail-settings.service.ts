@@ -5,9 +5,11 @@ import { MailQueueRepository } from './mail-queue.repository.js';
 
 /**
  * Hands the e-mail rules to the database at start: the trigger that queues e-mails in each
- * event's transaction reads them from mail_settings. Without SMTP_URL queueing is off, and the
- * start log says so once. Every instance (and CLI run) writes the rules of its own environment, so
- * instances of one deployment must share the mail settings.
+ * event's transaction reads them from mail_settings. Only a process that sends (SMTP_URL set)
+ * writes them: a process without SMTP_URL (a CLI run, an instance configured without mail) says
+ * once that it sends no e-mail and leaves the deployment's rules as they are, so it can never
+ * switch queueing off under running senders (changes in between would be lost). A new database
+ * queues nothing until a sender starts; `npm run cli -- mail:off` switches queueing off on purpose.
  */
 @Injectable()
 export class MailSettingsService implements OnModuleInit {
@@ -21,9 +23,11 @@ export class MailSettingsService implements OnModuleInit {
   async onModuleInit(): Promise<void> {
     const mail = this.config.mail;
     const enabled = mail.smtpUrl !== undefined;
+    if (!enabled) {
+      this.logger.log('E-mail notifications are off: SMTP_URL is not set');
+      return;
+    }
     await this.queue.writeRules({ enabled, statuses: mail.statuses, digestSeconds: mail.digestMinutes * 60 });
-    if (!enabled) this.logger.log('E-mail notifications are off: SMTP_URL is not set');
-    else
-      this.logger.log(`E-mail notifications on: ${mail.statuses.join(', ')}, digest window ${mail.digestMinutes} min`);
+    this.logger.log(`E-mail notifications on: ${mail.statuses.join(', ')}, digest window ${mail.digestMinutes} min`);
   }
 }

@@ -5,6 +5,7 @@ import { GEOFENCE_BACKLOG_SCAN } from '../../src/geofences/geofences.health.js';
 import { GEOFENCE_ON, type TestApp } from '../support/app.js';
 import { at, createPlace, north, ORIGIN, settled } from '../support/geofences.js';
 import { postReports, report } from '../support/locations.js';
+import { eventually } from '../support/mail.js';
 import { createTrackerWorld, TRACKERS, type TrackerWorld } from '../support/trackers.js';
 
 /** Operating geofence automation: the rebuild command, the pipeline health step, the metrics. */
@@ -88,6 +89,30 @@ describe('geofences: operations', () => {
     }
     await settled(t);
     expect((await pipeline()).test_steps.check_geofence_processing.success).toBe(true);
+  });
+
+  it('a queue behind the 2 s goal shows in pipeline health and in geofence_backlog_oldest_seconds before any replay ends', async () => {
+    const step = async () =>
+      (await t.http().get('/api/v1/health/pipeline').set(w.admin.auth).expect(200)).body.test_steps
+        .check_geofence_processing;
+    const oldest = async () =>
+      Number(/^geofence_backlog_oldest_seconds (\S+)$/m.exec((await t.http().get('/metrics').expect(200)).text)?.[1]);
+    expect(await step()).toMatchObject({ details: { lag_goal_seconds: 2, behind_lag_goal: false } });
+    const trk = await t.factories.tracker({ runId: w.runA.id, createdAt: at(0) });
+    // Waiting 30 s (held by a live claim of another worker): behind the goal, not yet overdue.
+    await t.db.query(
+      `INSERT INTO geofence_pending (tracker_id, from_ts, marked_at, claimed_until) VALUES ($1, $2, now() - interval '30 seconds', now() + interval '1 hour')`,
+      [trk.id, at(1)],
+    );
+    try {
+      expect(await step()).toMatchObject({ success: true, details: { behind_lag_goal: true, overdue_trackers: 0 } });
+      // A scrape answers with the previous reading when the database is slow: ask until it arrives.
+      await eventually(oldest, (s) => s >= 30);
+    } finally {
+      await t.db.query(`UPDATE geofence_pending SET claimed_until = NULL WHERE tracker_id = $1`, [trk.id]);
+    }
+    await settled(t);
+    expect(await step()).toMatchObject({ details: { behind_lag_goal: false } });
   });
 
   it('check_geofence_processing reads a bounded part of a large backlog, oldest first, and says so', async () => {
