@@ -10,8 +10,8 @@ import { DomainError } from '../common/errors/domain-error.js';
 import { ERRORS } from '../common/errors/error-catalogue.js';
 import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
-import { ActiveUsers } from '../users/active-users.js';
-import type { ActiveUserRow } from '../users/users.repository.js';
+import { ActiveUsers } from '../users/active-users.service.js';
+import type { ActiveUserRow } from '../users/active-users.service.js';
 import { RevocationService } from './revocation.service.js';
 import { issuedAfterEpoch, isWellFormed, type TokenClaims } from './token.service.js';
 

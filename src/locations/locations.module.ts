@@ -6,7 +6,7 @@ import { LocationHistoryService } from './location-history.service.js';
 import { LocationIngestionService } from './location-ingestion.service.js';
 import { LocationRebuildService } from './location-rebuild.service.js';
 import { LocationsController } from './locations.controller.js';
-import { LocationsDemoSeeder } from './locations-demo.seeder.js';
+import { LocationsDemoSeeder } from './locations-demo.service.js';
 import { LocationsRepository } from './locations.repository.js';
 
 /**

@@ -30,4 +30,9 @@ export class MailSettingsService implements OnModuleInit {
     await this.queue.writeRules({ enabled, statuses: mail.statuses, digestSeconds: mail.digestMinutes * 60 });
     this.logger.log(`E-mail notifications on: ${mail.statuses.join(', ')}, digest window ${mail.digestMinutes} min`);
   }
+
+  /** Stops queueing e-mails for every instance (`npm run cli -- mail:off`); what is queued stays queued. */
+  turnOff(): Promise<void> {
+    return this.queue.disable();
+  }
 }

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Db, sql } from '../infrastructure/database/db.js';
-import { LocationsDemoSeeder } from '../locations/locations-demo.seeder.js';
+import { LocationsDemoSeeder } from '../locations/locations-demo.service.js';
 import type { TrackerStatus } from '../tracker-states/tracker-status.js';
 import { TrackerBulkService, type NewStatusEntry, type NewTracker } from '../trackers/tracker-bulk.service.js';
 import { CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { PasswordService } from './password.service.js';
 import { UsersController } from './users.controller.js';
 import { UsersRepository } from './users.repository.js';
-import { ActiveUsers } from './active-users.js';
+import { ActiveUsers } from './active-users.service.js';
 import { UsersService } from './users.service.js';
 
 /** Users, their management and their passwords (hashed here; login verifies through the same service). */

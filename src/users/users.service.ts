@@ -6,7 +6,7 @@ import { RequestValidationException } from '../common/errors/validation.exceptio
 import { toPage, type Page } from '../common/http/pagination.js';
 import { CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
 import { Db } from '../infrastructure/database/db.js';
-import { ActiveUsers } from './active-users.js';
+import { ActiveUsers } from './active-users.service.js';
 import type { CreateUserDto, UpdateMeDto, UpdateUserDto } from './dto/user.dto.js';
 import { toUserResponse, type UserResponse } from './dto/user.response.js';
 import { Cached } from '../infrastructure/cache/cache-header.interceptor.js';

@@ -2,7 +2,7 @@ import { AccessScope } from '../../src/common/auth/access-scope.js';
 import { locationsRebuildCommand } from '../../src/cli/commands/locations-rebuild.command.js';
 import { filterReason } from '../../src/location-reports/location-rules.js';
 import { LocationRebuildService } from '../../src/locations/location-rebuild.service.js';
-import { LocationsDemoSeeder } from '../../src/locations/locations-demo.seeder.js';
+import { LocationsDemoSeeder } from '../../src/locations/locations-demo.service.js';
 import { LOCATION_WRITES_LOCK_KEY } from '../../src/location-reports/location-writes-lock.js';
 import { LocationsModule } from '../../src/locations/locations.module.js';
 import type { CreatedUser } from '../support/factories.js';

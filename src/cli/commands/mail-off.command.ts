@@ -1,4 +1,4 @@
-import { MailQueueRepository } from '../../mail/mail-queue.repository.js';
+import { MailSettingsService } from '../../mail/mail-settings.service.js';
 import type { CliCommand } from '../command.js';
 
 /**
@@ -10,7 +10,7 @@ export const mailOffCommand: CliCommand = {
   name: 'mail:off',
   usage: 'mail:off   stop queueing e-mails for every instance (until one starts with SMTP_URL again)',
   run: async (app) => {
-    await app.get(MailQueueRepository).disable();
+    await app.get(MailSettingsService).turnOff();
     console.log('E-mail queueing is off for every instance; an instance started with SMTP_URL turns it on again.');
   },
 };

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { NEAR_KEYS } from '../infrastructure/cache/cache-invalidation.js';
 import { NearCache } from '../infrastructure/cache/near-cache.js';
 import { UsersRepository, type ActiveUserRow } from './users.repository.js';
+export type { ActiveUserRow };
 
 /** An inactive or missing user, as kept in the in-process tier (a plain `null` could not be cached). */
 const NO_USER = false;
