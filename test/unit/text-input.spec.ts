@@ -1,11 +1,5 @@
-import {
-  inspectInput,
-  MAX_INPUT_DEPTH,
-  MESSAGES,
-  textProblem,
-  TOO_DEEP,
-  verifyUtf8Json,
-} from '../../src/common/http/text-input.js';
+import { MAX_INPUT_DEPTH, TOO_DEEP } from '../../src/common/errors/input-depth.js';
+import { inspectInput, MESSAGES, textProblem, verifyUtf8Json } from '../../src/common/http/text-input.js';
 
 /** The text rule as a pure function, as CSV import and any other non-DTO input can reuse it. */
 describe('textProblem', () => {

@@ -1,5 +1,6 @@
 import { SetMetadata } from '@nestjs/common';
-import { MAX_INPUT_DEPTH, TOO_DEEP, verifyUtf8Json } from './text-input.js';
+import { MAX_INPUT_DEPTH, TOO_DEEP } from '../errors/input-depth.js';
+import { verifyUtf8Json } from './text-input.js';
 
 /** Most routes take a few fields: a JSON body is at most this many bytes unless the route says otherwise. */
 export const DEFAULT_JSON_BODY_LIMIT = 64 * 1024;

@@ -3,7 +3,6 @@ import { isUtf8 } from 'node:buffer';
 import { getMetadataStorage } from 'class-validator';
 import type { FieldError } from '../errors/validation.exception.js';
 import { MAX_INPUT_DEPTH, TOO_DEEP } from '../errors/input-depth.js';
-export { MAX_INPUT_DEPTH, TOO_DEEP };
 
 /**
  * The one rule for text arriving from clients, applied to every string of every body and query
