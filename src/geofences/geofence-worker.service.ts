@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } f
 import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
 import { PeriodicJob } from '../infrastructure/scheduling/periodic-job.js';
+import { isSerializationConflict } from '../infrastructure/database/sql-state.js';
 import { GeofencePendingRepository } from './geofence-pending.repository.js';
 import { GeofenceProcessor } from './geofence-processor.service.js';
 
@@ -94,7 +95,7 @@ export class GeofenceWorker implements OnApplicationBootstrap, OnModuleDestroy {
     try {
       return await this.processor.pass(PASS_TRACKERS);
     } catch (error) {
-      if (isSerializationFailure(error)) return { waiting: 1, replayed: 1 };
+      if (isSerializationConflict(error)) return { waiting: 1, replayed: 1 };
       this.logger.warn(`geofence pass failed, replaying its trackers one by one: ${(error as Error).message}`);
     }
     await this.pending.explode();
@@ -105,16 +106,11 @@ export class GeofenceWorker implements OnApplicationBootstrap, OnModuleDestroy {
       try {
         replayed += (await this.processor.pass(1, trackerId)).replayed;
       } catch (error) {
-        if (isSerializationFailure(error)) continue;
+        if (isSerializationConflict(error)) continue;
         this.logger.warn(`geofence replay of tracker ${trackerId} failed: ${(error as Error).message}`);
         await this.pending.holdBack(trackerId);
       }
     }
     return { waiting: candidates.length, replayed };
   }
-}
-
-function isSerializationFailure(error: unknown): boolean {
-  const e = error as { code?: string; driverError?: { code?: string } };
-  return (e.driverError?.code ?? e.code) === '40001';
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { QueryFailedError } from 'typeorm';
+import { isSerializationConflict } from '../infrastructure/database/sql-state.js';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { TRACKER_ERRORS } from '../tracker-states/trackers.errors.js';
@@ -20,8 +20,6 @@ export interface IngestResult {
   filtered_manufacturing_region: number;
 }
 
-/** Deadlock or serialization failure: the statement is atomic, so running it again is safe. */
-const RETRYABLE_CODES = new Set(['40P01', '40001']);
 const MAX_ATTEMPTS = 3;
 
 export const UNKNOWN_TRACKER_DETAIL = 'tracker_id: tracker not found';
@@ -112,8 +110,8 @@ export class LocationIngestionService {
           return { ...outcome, markId };
         });
       } catch (error) {
-        const code = error instanceof QueryFailedError ? (error.driverError as { code?: string }).code : undefined;
-        if (attempt >= MAX_ATTEMPTS || code === undefined || !RETRYABLE_CODES.has(code)) throw error;
+        // Deadlock or serialization failure: the statement is atomic, so running it again is safe.
+        if (attempt >= MAX_ATTEMPTS || !isSerializationConflict(error)) throw error;
       }
     }
   }
