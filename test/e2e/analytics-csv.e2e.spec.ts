@@ -10,6 +10,7 @@ import {
 } from '../support/analytics.js';
 import { createTestAppWithUser, type TestApp } from '../support/app.js';
 import type { CreatedUser } from '../support/factories.js';
+import { pausedHolding } from '../support/connections.js';
 
 const TRACKER_HEADER = [
   'Tracker Name',
@@ -340,12 +341,13 @@ describe('Production-run analytics CSV', () => {
         res.once('data', (chunk: Buffer) => {
           // Stop reading: the server fills the socket and waits for drain (backpressure).
           res.pause();
-          setTimeout(() => {
-            // Meanwhile the export holds its connection, parked on the suspended cursor.
-            heldWhilePaused = pool.stats().checkedOut;
+          // Meanwhile the export holds its connection, parked on the suspended cursor (any other
+          // connection still finishing on a loaded machine is waited for).
+          void pausedHolding(pool).then((held) => {
+            heldWhilePaused = held;
             req.destroy();
             resolve(chunk.toString('utf8'));
-          }, 300);
+          }, reject);
         });
       });
       req.on('error', (error) => ((error as NodeJS.ErrnoException).code === 'ECONNRESET' ? undefined : reject(error)));

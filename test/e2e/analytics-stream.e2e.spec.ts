@@ -6,6 +6,7 @@ import { DatabasePool } from '../../src/infrastructure/database/database-pool.js
 import { AS_OF, poolConnectionsReleased } from '../support/analytics.js';
 import { createTestApp, createTestAppWithUser, type TestApp } from '../support/app.js';
 import type { CreatedUser } from '../support/factories.js';
+import { pausedHolding } from '../support/connections.js';
 
 /**
  * The analytics JSON of runs larger than one list row of the database cursor: streamed as it is
@@ -159,11 +160,13 @@ describe('Production-run analytics JSON, streamed', () => {
         (res) => {
           res.once('data', () => {
             res.pause();
-            setTimeout(() => {
-              heldWhilePaused = pool.stats().checkedOut; // the stream's connection, parked on its cursor
+            // The stream's connection, parked on its cursor; the aggregates' companion connection
+            // may still be finishing on a loaded machine, so wait for it to go back (not for the stream's).
+            void pausedHolding(pool).then((held) => {
+              heldWhilePaused = held;
               req.destroy();
               resolve();
-            }, 300);
+            }, reject);
           });
         },
       );
