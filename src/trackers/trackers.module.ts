@@ -1,3 +1,4 @@
+import { ArrivalEstimatesModule } from '../arrival-estimates/arrival-estimates.module.js';
 import { Module } from '@nestjs/common';
 import { GeofencesModule } from '../geofences/geofences.module.js';
 import { LocationsModule } from '../locations/locations.module.js';
@@ -16,7 +17,7 @@ import { TrackersService } from './trackers.service.js';
 import { TrackersHealth } from './trackers.health.js';
 
 @Module({
-  imports: [LocationsModule, GeofencesModule],
+  imports: [LocationsModule, GeofencesModule, ArrivalEstimatesModule],
   controllers: [TrackersController, LocationTrackersController],
   providers: [
     TrackersHealth,

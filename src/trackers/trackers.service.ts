@@ -1,3 +1,4 @@
+import { ArrivalEstimatesService } from '../arrival-estimates/arrival-estimates.service.js';
 import { Injectable } from '@nestjs/common';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { RequestValidationException } from '../common/errors/validation.exception.js';
@@ -35,13 +36,21 @@ export class TrackersService {
     private readonly references: TrackerReferencesRepository,
     private readonly locations: LocationHistoryService,
     private readonly invalidation: CacheInvalidation,
+    private readonly arrivals: ArrivalEstimatesService,
     private readonly statusEntries: TrackerStatusEntriesService,
   ) {}
 
   async detail(scope: AccessScope, id: number): Promise<TrackerDetailResponse> {
     const row = await this.trackers.findDetail(scope, id);
     if (!row) throw trackerNotFound();
-    return toTrackerDetailResponse(row);
+    const detail = toTrackerDetailResponse(row);
+    detail.eta = await this.arrivals.estimate(scope, {
+      id: detail.id,
+      status: detail.status,
+      destinationId: detail.delivery_location_id,
+      latestEntryId: detail.status_history.at(-1)?.id ?? null,
+    });
+    return detail;
   }
 
   async create(scope: AccessScope, dto: CreateTrackerDto): Promise<TrackerResponse> {

@@ -1,3 +1,4 @@
+import { ArrivalEstimateResponse } from '../../arrival-estimates/dto/arrival-estimate.response.js';
 import { ApiProperty } from '@nestjs/swagger';
 import { isoUtc } from '../../common/http/timestamps.js';
 import type { StatusEntryRow, TrackerDetailRow, TrackerRow } from '../trackers.rows.js';
@@ -71,6 +72,13 @@ export class TrackerDetailResponse extends TrackerResponse {
     description: 'Newest 100 points of the combined location history, newest first',
   })
   location_history: LocationPoint[];
+  @ApiProperty({
+    type: ArrivalEstimateResponse,
+    nullable: true,
+    description:
+      "Arrival estimate from the client's own delivered journeys (in transit or in storage with a destination; may be up to 60 s old); null when there is none",
+  })
+  eta: ArrivalEstimateResponse | null;
 }
 
 export class StatusCountsResponse {
@@ -157,5 +165,6 @@ export function toTrackerDetailResponse(row: TrackerDetailRow): TrackerDetailRes
         : null,
     status_history: row.status_history.map(toStatusEntryResponse),
     location_history: row.location_history.map(toLocationPoint),
+    eta: null,
   };
 }
