@@ -13,7 +13,7 @@ type Box = [number, number, number, number];
  * The boxes (one, or two across the antimeridian) holding a geofence's reach: the farthest a report
  * can be without being outside it. A reach touching a pole spans every longitude.
  */
-export function reachBoxes(fence: Geofence): Box[] {
+function reachBoxes(fence: Geofence): Box[] {
   const reachDeg = (REACH_FACTOR * fence.radiusM + 1) / METRES_PER_DEGREE;
   const south = fence.latitude - reachDeg;
   const north = fence.latitude + reachDeg;

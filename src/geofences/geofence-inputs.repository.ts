@@ -4,7 +4,7 @@ import { booleanArray, intArray, nullableBigintArray } from '../infrastructure/d
 import type { TrackerStatus } from '../tracker-states/tracker-status.js';
 
 /** Microseconds since the epoch, exact (a bigint as text; it fits a double below 2^53). */
-export const micros = (column: string): Sql => raw(`(extract(epoch FROM ${column}) * 1000000)::bigint::text`);
+const micros = (column: string): Sql => raw(`(extract(epoch FROM ${column}) * 1000000)::bigint::text`);
 /** A timestamptz from microseconds since the epoch; NULL → -infinity. */
 export const fromMicros = (column: string): Sql =>
   raw(`coalesce(timestamptz 'epoch' + ${column} * interval '1 microsecond', '-infinity')`);

@@ -115,7 +115,7 @@ export function signature(entries: readonly AutomaticEntry[]): string {
 }
 
 /** Longest stretch of replay work between two turns of the event loop, in milliseconds. */
-export const SLICE_MS = 25;
+const SLICE_MS = 25;
 
 /**
  * Lets the event loop run (timers, I/O, other requests) once a slice of work has gone by: a pass

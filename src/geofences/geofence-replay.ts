@@ -7,7 +7,7 @@ import type { TrackerStatus } from '../tracker-states/tracker-status.js';
  */
 
 /** Mean Earth radius of the haversine distance, in metres. */
-export const EARTH_RADIUS_M = 6_371_008.8;
+const EARTH_RADIUS_M = 6_371_008.8;
 /** A visit is left only beyond this multiple of the radius (hysteresis against jitter at the edge). */
 export const EXIT_FACTOR = 1.1;
 
@@ -24,7 +24,7 @@ export interface Geofence {
 }
 
 /** Timestamps of the replay are microseconds since the epoch (the database's precision). */
-export const MICROS_PER_MINUTE = 60_000_000;
+const MICROS_PER_MINUTE = 60_000_000;
 
 export interface ReplayReport {
   timestamp: number;

@@ -7,7 +7,7 @@ import { GeofencePendingRepository } from './geofence-pending.repository.js';
 import { GeofenceProcessor } from './geofence-processor.service.js';
 
 /** Idle poll period of every instance's worker; a pass that found work polls again at once. */
-export const GEOFENCE_POLL_MS = 200;
+const GEOFENCE_POLL_MS = 200;
 /** Trackers replayed in one transaction per pass at most. */
 const PASS_TRACKERS = 1000;
 /**

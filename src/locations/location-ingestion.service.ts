@@ -22,7 +22,7 @@ export interface IngestResult {
 
 const MAX_ATTEMPTS = 3;
 
-export const UNKNOWN_TRACKER_DETAIL = 'tracker_id: tracker not found';
+const UNKNOWN_TRACKER_DETAIL = 'tracker_id: tracker not found';
 
 /**
  * Location report ingestion: judges each report, stores the valid ones raw and maintains the

@@ -7,7 +7,7 @@ export const MAX_REPORTS_PER_BATCH = 10_000;
 /** A full batch with every field at its longest is about 2.3 MB of JSON; the rest is room for whitespace. */
 export const MAX_BATCH_BODY_BYTES = 4 * 1024 * 1024;
 /** A report more than this far in the future is rejected (clock skew allowance). */
-export const MAX_FUTURE_SKEW_MS = 5 * 60_000;
+const MAX_FUTURE_SKEW_MS = 5 * 60_000;
 
 const MAX_SOURCE_LENGTH = 64;
 

@@ -58,7 +58,7 @@ const SORT_COLUMNS: Record<TrackerSortField, string> = {
   updated_at: 't.updated_at',
 };
 /** How many location-history points the detail view carries (see docs/api.md). */
-export const DETAIL_HISTORY_POINTS = 100;
+const DETAIL_HISTORY_POINTS = 100;
 
 const TRACKERS_OF_RUNS = raw('trackers t JOIN production_runs pr ON pr.id = t.production_run_id');
 
