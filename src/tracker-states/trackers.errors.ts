@@ -7,6 +7,7 @@ export const TRACKER_ERRORS = {
   }),
   trackerExists: (name = 'NAME', runId: number | string = 'ID') =>
     e('TRACKER_EXISTS', 409, `Tracker '${name}' already exists in production run ${runId}`),
+  deviceIdInUse: (deviceId = 'DEVICE') => e('DEVICE_ID_IN_USE', 409, `Device id '${deviceId}' is already in use`),
   csvInvalid: (reason = 'CSV file is empty') =>
     e('CSV_INVALID', 422, reason, { summary: 'Not UTF-8, empty, no header or no name column, no data rows' }),
   csvTooManyRows: (maxRows: number | string = 100000) =>

@@ -59,6 +59,15 @@ export class TrackerBulkRepository {
    * stamped with the tracker's created_at (now, unless back-dated by demo data). Rows whose run is
    * not visible are not inserted. Returns how many were inserted.
    */
+  /** Which of `deviceIds` some tracker already has (of any client: device ids are unique among all trackers). */
+  async existingDeviceIds(deviceIds: string[]): Promise<Set<string>> {
+    if (deviceIds.length === 0) return new Set();
+    const rows = await this.db.rows<{ device_id: string }>(
+      sql`SELECT device_id FROM trackers WHERE device_id = ANY(${deviceIds}::text[])`,
+    );
+    return new Set(rows.map((r) => r.device_id));
+  }
+
   async insertMany(
     scope: AccessScope,
     trackers: NewTracker[],
@@ -74,14 +83,16 @@ export class TrackerBulkRepository {
       // row estimate (unnest) would make the planner pick a nested loop.
       const { n } = await this.db.one<{ n: number }>(
         sql`WITH created AS (
-              INSERT INTO trackers (name, production_run_id, status, storage_location_id, delivery_location_id, notes, created_at, updated_at)
-              SELECT u.name, u.production_run_id, u.status, u.storage_location_id, u.delivery_location_id, u.notes,
+              INSERT INTO trackers (name, production_run_id, status, storage_location_id, delivery_location_id, notes, device_id,
+                                    created_at, updated_at)
+              SELECT u.name, u.production_run_id, u.status, u.storage_location_id, u.delivery_location_id, u.notes, u.device_id,
                      COALESCE(u.created_at, now()), COALESCE(u.created_at, now())
                 FROM unnest(${column((t) => t.name)}::text[], ${column((t) => t.productionRunId)}::int[], ${column((t) => t.status)}::text[],
                             ${column((t) => (t.status === 'IN_STORAGE' ? t.storageLocationId : null))}::int[],
                             ${column((t) => t.deliveryLocationId)}::int[], ${column((t) => t.notes)}::text[],
+                            ${column((t) => t.deviceId ?? null)}::text[],
                             ${column((t) => t.createdAt?.toISOString() ?? null)}::timestamptz[]) WITH ORDINALITY
-                     AS u(name, production_run_id, status, storage_location_id, delivery_location_id, notes, created_at, ord)
+                     AS u(name, production_run_id, status, storage_location_id, delivery_location_id, notes, device_id, created_at, ord)
                WHERE ${scope.visibleRun('u.production_run_id')}
                ORDER BY u.ord
               RETURNING id, status, storage_location_id, delivery_location_id, created_at

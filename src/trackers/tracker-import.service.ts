@@ -12,6 +12,7 @@ import type { ImportTrackersQuery } from './dto/list-trackers.query.js';
 import type { ImportDuplicate, ImportResultResponse } from './dto/tracker.response.js';
 import { Db } from '../infrastructure/database/db.js';
 import { isUniqueViolation } from '../infrastructure/database/sql-state.js';
+import { DEVICE_ID_INDEX } from './tracker-rules.js';
 import { pairKey, TrackerBulkRepository } from './tracker-bulk.repository.js';
 import { TrackerReferencesRepository } from './tracker-references.repository.js';
 import { CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
@@ -51,6 +52,7 @@ export class TrackerImportService {
       row.productionRunId ??= options.production_run_id ?? null;
     }
     await this.checkReferences(scope, rows, errors);
+    await this.checkDeviceIds(rows, errors);
     if (errors.length > 0) throw importFailure(TRACKER_ERRORS.importRowsInvalid(errors.length), errors);
 
     const duplicates = await this.findDuplicates(scope, rows);
@@ -134,6 +136,28 @@ export class TrackerImportService {
     errors.sort((a, b) => a.row - b.row);
   }
 
+  /**
+   * A device id already held by a tracker, or repeated in the file (every occurrence after the
+   * first): a row error on device_id (device ids are unique among all trackers; never skipped).
+   */
+  private async checkDeviceIds(rows: CsvTrackerRow[], errors: CsvRowError[]): Promise<void> {
+    const first = new Map<string, number>();
+    for (const row of rows) if (row.deviceId !== null && !first.has(row.deviceId)) first.set(row.deviceId, row.row);
+    const stored = await this.bulk.existingDeviceIds([...first.keys()]);
+    for (const row of rows) {
+      if (row.deviceId === null) continue;
+      const repeated = first.get(row.deviceId) !== row.row;
+      if (!repeated && !stored.has(row.deviceId)) continue;
+      const detail = TRACKER_ERRORS.deviceIdInUse(row.deviceId).detail;
+      errors.push({
+        row: row.row,
+        field: 'device_id',
+        message: repeated ? `${detail} (repeated in the file)` : detail,
+      });
+    }
+    errors.sort((a, b) => a.row - b.row);
+  }
+
   /** A (name, run) pair repeated in the file (every occurrence after the first) or already stored. */
   private async findDuplicates(
     scope: AccessScope,
@@ -176,6 +200,7 @@ export class TrackerImportService {
             storageLocationId: row.storageLocationId,
             deliveryLocationId: row.deliveryLocationId,
             notes: row.notes,
+            deviceId: row.deviceId,
           })),
           scope.userId,
           'import',
@@ -184,6 +209,8 @@ export class TrackerImportService {
         if (inserted !== rows.length) throw new DomainError(TRACKER_ERRORS.importDataChanged);
       });
     } catch (error) {
+      // A device id taken concurrently since it was checked.
+      if (isUniqueViolation(error, DEVICE_ID_INDEX)) throw new DomainError(TRACKER_ERRORS.importDataChanged);
       if (isUniqueViolation(error)) {
         throw new DomainError(TRACKER_ERRORS.importNamesTaken);
       }

@@ -1,4 +1,5 @@
 import { DomainError } from '../common/errors/domain-error.js';
+import { isUniqueViolation } from '../infrastructure/database/sql-state.js';
 import { PLACE_ERRORS } from '../places/places.errors.js';
 import { PRODUCTION_RUN_ERRORS } from '../production-runs/production-runs.errors.js';
 import { TRACKER_ERRORS } from '../tracker-states/trackers.errors.js';
@@ -22,4 +23,16 @@ export async function requireLocations(
     throw storageLocationNotFound();
   if (deliveryLocationId !== null && !(await references.locationExists('delivery', deliveryLocationId)))
     throw deliveryLocationNotFound();
+}
+
+/** The unique index that keeps device ids unique among trackers. */
+export const DEVICE_ID_INDEX = 'trackers_device_id_key';
+
+/** A catch handler: a write refused by the device-id index answers 409 naming the id; other errors pass. */
+export function rethrowDeviceIdInUse(deviceId: string | null | undefined): (error: unknown) => never {
+  return (error: unknown) => {
+    if (deviceId && isUniqueViolation(error, DEVICE_ID_INDEX))
+      throw new DomainError(TRACKER_ERRORS.deviceIdInUse(deviceId));
+    throw error;
+  };
 }

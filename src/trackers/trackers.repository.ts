@@ -36,6 +36,8 @@ export interface NewTracker {
   storageLocationId: number | null;
   deliveryLocationId: number | null;
   notes: string | null;
+  /** The device's identity (unique among trackers); absent or null: none. */
+  deviceId?: string | null;
   /** Time of the first status entry (default: now); single inserts only — insertMany uses createdAt. */
   statusTimestamp?: Date | null;
   /** Row creation time (default: now), also the first entry's time in insertMany; demo data back-dates it. */
@@ -47,6 +49,7 @@ export interface TrackerChanges {
   productionRunId?: number;
   deliveryLocationId?: number | null;
   notes?: string | null;
+  deviceId?: string | null;
 }
 
 /** Sort keys of the list, whitelisted: only these ever reach ORDER BY. */
@@ -165,11 +168,11 @@ export class TrackersRepository {
     const storageLocationId = tracker.status === 'IN_STORAGE' ? tracker.storageLocationId : null;
     return this.db.first<TrackerRow>(
       sql`WITH created AS (
-            INSERT INTO trackers (name, production_run_id, status, storage_location_id, delivery_location_id, notes)
-            SELECT v.name, v.production_run_id, v.status, v.storage_location_id, v.delivery_location_id, v.notes
+            INSERT INTO trackers (name, production_run_id, status, storage_location_id, delivery_location_id, notes, device_id)
+            SELECT v.name, v.production_run_id, v.status, v.storage_location_id, v.delivery_location_id, v.notes, v.device_id
               FROM (VALUES (${tracker.name}::text, ${tracker.productionRunId}::int, ${tracker.status}::text, ${storageLocationId}::int,
-                            ${tracker.deliveryLocationId}::int, ${tracker.notes}::text))
-                   AS v(name, production_run_id, status, storage_location_id, delivery_location_id, notes)
+                            ${tracker.deliveryLocationId}::int, ${tracker.notes}::text, ${tracker.deviceId ?? null}::text))
+                   AS v(name, production_run_id, status, storage_location_id, delivery_location_id, notes, device_id)
              WHERE ${scope.visibleRun('v.production_run_id')}
             ON CONFLICT (production_run_id, name) DO NOTHING
             RETURNING *
@@ -189,6 +192,7 @@ export class TrackersRepository {
     if (changes.productionRunId !== undefined) sets.push(sql`production_run_id = ${changes.productionRunId}`);
     if (changes.deliveryLocationId !== undefined) sets.push(sql`delivery_location_id = ${changes.deliveryLocationId}`);
     if (changes.notes !== undefined) sets.push(sql`notes = ${changes.notes}`);
+    if (changes.deviceId !== undefined) sets.push(sql`device_id = ${changes.deviceId}`);
     return this.db.first<TrackerRow>(
       sql`UPDATE trackers t SET ${join(sets, ', ')}
            WHERE t.id = ${id} AND ${scope.visibleTracker('t.id')}

@@ -42,7 +42,7 @@ export interface TrackerDetailRow extends TrackerRow {
 
 /** Select list of a TrackerRow from `trackers t`. */
 export const TRACKER_COLUMNS = raw(
-  't.id, t.name, t.production_run_id, t.status, t.storage_location_id, t.delivery_location_id, t.notes, t.created_at, t.updated_at',
+  't.id, t.name, t.production_run_id, t.status, t.storage_location_id, t.delivery_location_id, t.notes, t.device_id, t.created_at, t.updated_at',
 );
 
 /** Select list of a StatusEntryRow from `tracker_status_history` (unaliased). */

@@ -17,7 +17,13 @@ import {
 } from './dto/tracker.response.js';
 import { assertStatusLocations, entryLocations } from './status-locations.js';
 import { TrackerReferencesRepository } from './tracker-references.repository.js';
-import { requireLocations, runNotFound, trackerNameTaken, trackerNotFound } from './tracker-rules.js';
+import {
+  requireLocations,
+  rethrowDeviceIdInUse,
+  runNotFound,
+  trackerNameTaken,
+  trackerNotFound,
+} from './tracker-rules.js';
 import { TrackerStatusRepository } from './tracker-status.repository.js';
 import { TrackersRepository } from './trackers.repository.js';
 import { TrackerStatusEntriesService } from './tracker-status-entries.service.js';
@@ -65,19 +71,22 @@ export class TrackersService {
     const row = await this.db.transaction(async () => {
       if (!(await this.references.isRunVisible(scope, dto.production_run_id))) throw runNotFound();
       await requireLocations(this.references, storageLocationId, deliveryLocationId);
-      const created = await this.trackers.insert(
-        scope,
-        {
-          name: dto.name,
-          productionRunId: dto.production_run_id,
-          status,
-          storageLocationId,
-          deliveryLocationId,
-          notes: dto.notes ?? null,
-          statusTimestamp: dto.status_timestamp ?? null,
-        },
-        scope.userId,
-      );
+      const created = await this.trackers
+        .insert(
+          scope,
+          {
+            name: dto.name,
+            productionRunId: dto.production_run_id,
+            status,
+            storageLocationId,
+            deliveryLocationId,
+            notes: dto.notes ?? null,
+            deviceId: dto.device_id ?? null,
+            statusTimestamp: dto.status_timestamp ?? null,
+          },
+          scope.userId,
+        )
+        .catch(rethrowDeviceIdInUse(dto.device_id));
       if (!created) throw trackerNameTaken(dto.name, dto.production_run_id);
       return created;
     });
@@ -123,7 +132,9 @@ export class TrackersService {
           productionRunId: dto.production_run_id,
           deliveryLocationId: dto.delivery_location_id,
           notes: dto.notes,
+          deviceId: dto.device_id,
         })
+        .catch(rethrowDeviceIdInUse(dto.device_id))
         .catch((error: unknown) => {
           // The same name taken concurrently since nameTaken() looked: same answer as if it had been there.
           if (isUniqueViolation(error)) throw trackerNameTaken(name, runId);

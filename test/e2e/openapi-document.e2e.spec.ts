@@ -201,7 +201,20 @@ describe('OpenAPI response check', () => {
   });
 
   it('names the route, status and field of a body that does not fit', () => {
-    const page = { items: [{ id: 1.5 }], total: 1, page: 1, size: 50, pages: 1 };
+    const item = {
+      id: 1.5,
+      name: 'T',
+      production_run_id: 1,
+      status: 'CREATED',
+      storage_location_id: null,
+      delivery_location_id: null,
+      notes: null,
+      device_id: null,
+      created_at: '2026-03-01T10:00:00.000Z',
+      updated_at: '2026-03-01T10:00:00.000Z',
+      latest_location: null,
+    };
+    const page = { items: [item], total: 1, page: 1, size: 50, pages: 1 };
     expect(t.responses.problemWith('GET', '/api/v1/trackers', 200, page)).toMatch(
       /documented as GET \/api\/v1\/trackers\).*\/items\/0\/id must be integer/,
     );

@@ -70,6 +70,7 @@ describe('Trackers API', () => {
         storage_location_id: null,
         delivery_location_id: w.delivery.id,
         notes: 'fragile',
+        device_id: null,
         created_at: expect.stringMatching(ISO),
         updated_at: expect.stringMatching(ISO),
         latest_location: null,
@@ -246,6 +247,7 @@ describe('Trackers API', () => {
       expect(Object.keys(res.body.items[0]).sort()).toEqual([
         'created_at',
         'delivery_location_id',
+        'device_id',
         'id',
         'latest_location',
         'name',

@@ -12,6 +12,7 @@ const row = {
   storage_location_id: 2,
   delivery_location_id: null,
   notes: null,
+  device_id: 'imei:356938035643809',
   created_at: new Date('2026-03-01T10:00:00Z'),
   updated_at: '2026-03-02T10:00:00.123456+00:00',
 };
@@ -26,6 +27,7 @@ describe('tracker response mappers', () => {
       storage_location_id: 2,
       delivery_location_id: null,
       notes: null,
+      device_id: 'imei:356938035643809',
       created_at: '2026-03-01T10:00:00.000Z',
       updated_at: '2026-03-02T10:00:00.123Z',
       latest_location: null,

@@ -230,6 +230,7 @@ export interface Tables {
     updated_at: Date;
     status_entry_id: string | null;
     status_entry_at: Date | null;
+    device_id: string | null;
   };
   users: {
     id: number;

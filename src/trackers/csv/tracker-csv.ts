@@ -21,6 +21,7 @@ const HEADER_ALIASES: Record<CsvField, string[]> = {
   delivery_location_id: ['delivery_location_id', 'delivery_location'],
   storage_location_id: ['storage_location_id', 'storage_location'],
   notes: ['notes', 'note', 'comment'],
+  device_id: ['device_id', 'device', 'imei'],
 };
 
 /** The file as a whole is unusable (empty, no header, no name column): 422 with this detail. */

@@ -7,7 +7,7 @@ import { CreateTrackerDto } from '../dto/tracker.dto.js';
 import { TRACKER_STATES, type TrackerStatus } from '../../tracker-states/tracker-status.js';
 
 export type CsvField =
-  'name' | 'production_run_id' | 'status' | 'delivery_location_id' | 'storage_location_id' | 'notes';
+  'name' | 'production_run_id' | 'status' | 'delivery_location_id' | 'storage_location_id' | 'notes' | 'device_id';
 
 export interface CsvTrackerRow {
   /** 1-based line number of the row's first line in the file (header = 1). */
@@ -18,6 +18,7 @@ export interface CsvTrackerRow {
   deliveryLocationId: number | null;
   storageLocationId: number | null;
   notes: string | null;
+  deviceId: string | null;
 }
 
 export interface CsvRowError {
@@ -96,6 +97,7 @@ export function validateRow(
   if (errors.length > before || status === null) return null;
 
   const notes = cell('notes') === '' ? null : cell('notes');
+  const deviceId = cell('device_id') === '' ? null : cell('device_id');
   const body = {
     name,
     // The run may come from the query instead; the service checks that one exists.
@@ -104,11 +106,12 @@ export function validateRow(
     delivery_location_id: deliveryLocationId,
     storage_location_id: storageLocationId,
     notes,
+    device_id: deviceId,
   };
   const problems = flattenValidationErrors(
     validateSync(plainToInstance(CreateTrackerDto, body), { forbidUnknownValues: true }),
   );
   for (const problem of problems) fail(problem.field, problem.message);
   if (errors.length > before) return null;
-  return { row, name, productionRunId, status, deliveryLocationId, storageLocationId, notes };
+  return { row, name, productionRunId, status, deliveryLocationId, storageLocationId, notes, deviceId };
 }

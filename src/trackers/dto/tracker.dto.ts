@@ -1,5 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, ValidateIf } from 'class-validator';
+import { IsIn, IsOptional, IsString, Matches, ValidateIf } from 'class-validator';
+import { applyDecorators } from '@nestjs/common';
+import { DEVICE_ID_MESSAGE, DEVICE_ID_PATTERN } from '../../tracker-states/device-id.js';
 import { TRACKER_STATES, type TrackerStatus } from '../../tracker-states/tracker-status.js';
 import { IsoDateTime } from '../../common/http/iso-date-time.decorator.js';
 import { PositiveId } from '../../common/http/id-field.js';
@@ -8,6 +10,23 @@ import { NameField, NotesField } from '../../common/http/text-fields.js';
 import { OptionalIdField } from '../../common/http/optional-id-field.js';
 
 const statusMessage = { message: `must be one of ${TRACKER_STATES.join(', ')}` };
+
+/** Optional device id; null (on update: clears it) or 1..128 characters of [A-Za-z0-9._:-], unique among trackers. */
+function DeviceIdField(): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      type: String,
+      nullable: true,
+      pattern: DEVICE_ID_PATTERN.source,
+      minLength: 1,
+      maxLength: 128,
+      description: 'The identity its device reports under (MQTT topic, device protocols); unique among all trackers',
+    }),
+    ValidateIf((_: object, value: unknown) => value !== undefined && value !== null),
+    IsString(),
+    Matches(DEVICE_ID_PATTERN, { message: DEVICE_ID_MESSAGE }),
+  );
+}
 
 /** Body of `POST /trackers`. */
 export class CreateTrackerDto {
@@ -31,6 +50,9 @@ export class CreateTrackerDto {
 
   @NotesField()
   notes?: string | null;
+
+  @DeviceIdField()
+  device_id?: string | null;
 
   @ApiPropertyOptional({
     type: String,
@@ -72,6 +94,9 @@ export class UpdateTrackerDto {
 
   @NotesField()
   notes?: string | null;
+
+  @DeviceIdField()
+  device_id?: string | null;
 }
 
 /** Body of `POST /trackers/{id}/status`. */

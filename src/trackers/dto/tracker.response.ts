@@ -30,6 +30,8 @@ export class TrackerResponse {
     number | null;
   @ApiProperty({ ...ID_SCHEMA, nullable: true, description: 'Destination' }) delivery_location_id: number | null;
   @ApiProperty({ type: String, nullable: true }) notes: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'The identity its device reports under; null when unset' })
+  device_id: string | null;
   @ApiProperty() created_at: string;
   @ApiProperty() updated_at: string;
   @ApiProperty({ type: TrackerLocationPoint, nullable: true }) latest_location: LocationPoint | null;
@@ -124,6 +126,7 @@ export function toTrackerResponse(row: TrackerRow, latestLocation: LocationPoint
     storage_location_id: row.storage_location_id === null ? null : Number(row.storage_location_id),
     delivery_location_id: row.delivery_location_id === null ? null : Number(row.delivery_location_id),
     notes: row.notes,
+    device_id: row.device_id,
     created_at: isoUtc(row.created_at) as string,
     updated_at: isoUtc(row.updated_at) as string,
     latest_location: latestLocation,
