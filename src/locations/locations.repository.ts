@@ -14,6 +14,7 @@ import {
   float8Array,
   intArray,
   nullableFloat8Array,
+  nullableIntArray,
   nullableTextArrayParam,
   timestamptzArray,
 } from '../infrastructure/database/pg-arrays.js';
@@ -128,15 +129,15 @@ export class LocationsRepository {
         SELECT u.*
           FROM unnest(${intArray(reports.trackerId)}, ${timestamptzArray(reports.timestamp)}, ${float8Array(reports.latitude)},
                       ${float8Array(reports.longitude)}, ${intArray(reports.confidence)}, ${nullableFloat8Array(reports.accuracyM)},
-                      ${nullableTextArrayParam(reports.source)})
-               WITH ORDINALITY AS u(tracker_id, timestamp, latitude, longitude, confidence, accuracy_m, source, ord)
+                      ${nullableTextArrayParam(reports.source)}, ${nullableIntArray(reports.battery)})
+               WITH ORDINALITY AS u(tracker_id, timestamp, latitude, longitude, confidence, accuracy_m, source, battery, ord)
       ),
       known AS (
         SELECT t.id FROM trackers t WHERE t.id IN (SELECT DISTINCT tracker_id FROM input) AND ${scope.visibleTracker('t.id')}
       ),
       inserted AS (
-        INSERT INTO location_reports (tracker_id, timestamp, latitude, longitude, confidence, accuracy_m, source, eligible)
-        SELECT i.tracker_id, i.timestamp, i.latitude, i.longitude, i.confidence, i.accuracy_m, i.source,
+        INSERT INTO location_reports (tracker_id, timestamp, latitude, longitude, confidence, accuracy_m, source, battery, eligible)
+        SELECT i.tracker_id, i.timestamp, i.latitude, i.longitude, i.confidence, i.accuracy_m, i.source, i.battery,
                ${eligibleSql('i.latitude', 'i.longitude', 'i.confidence')}
           FROM input i JOIN known k ON k.id = i.tracker_id
          ORDER BY i.tracker_id, i.timestamp, i.latitude, i.longitude, i.ord

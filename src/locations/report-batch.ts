@@ -32,6 +32,8 @@ export interface ReportColumns {
   confidence: number[];
   accuracyM: (number | null)[];
   source: (string | null)[];
+  /** Battery level in percent (0..100), or null when the report has none. */
+  battery: (number | null)[];
   rejected: RejectedReport[];
 }
 
@@ -85,6 +87,7 @@ export function parseReports(
     confidence: [],
     accuracyM: [],
     source: [],
+    battery: [],
     rejected: [],
   };
   const latestAllowed = options.now + MAX_FUTURE_SKEW_MS;
@@ -139,6 +142,10 @@ export function parseReports(
       problems.push(`source: must be a string of at most ${MAX_SOURCE_LENGTH} characters`);
     }
 
+    const battery = r.battery ?? null;
+    if (battery !== null && (!isInt(battery) || battery < 0 || battery > 100))
+      problems.push('battery: must be an integer between 0 and 100');
+
     if (problems.length > 0) {
       out.rejected.push({ index: i, detail: problems.join('; ') });
       continue;
@@ -153,6 +160,7 @@ export function parseReports(
     out.confidence.push(confidence as number);
     out.accuracyM.push(accuracy as number | null);
     out.source.push(source as string | null);
+    out.battery.push(battery as number | null);
   }
   return out;
 }
@@ -165,6 +173,7 @@ const KNOWN_FIELDS = new Set([
   'confidence',
   'accuracy_m',
   'source',
+  'battery',
 ]);
 
 function isFiniteNumber(value: unknown): value is number {

@@ -104,6 +104,7 @@ export interface Tables {
     source: string | null;
     eligible: boolean;
     received_at: Date;
+    battery: number | null;
   };
   mail_digest_events: {
     digest_id: string;

@@ -24,6 +24,15 @@ export class TrackerLocationReportDto {
 
   @ApiPropertyOptional({ type: Number, minimum: 0, nullable: true, example: 12.5 }) accuracy_m?: number | null;
   @ApiPropertyOptional({ type: String, maxLength: 64, nullable: true, example: 'gps' }) source?: string | null;
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: 100,
+    nullable: true,
+    example: 87,
+    description: "The device's battery level in percent, stored as reported (low-battery alerts read the newest one)",
+  })
+  battery?: number | null;
 }
 
 export class LocationReportDto extends TrackerLocationReportDto {
