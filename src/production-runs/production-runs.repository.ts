@@ -6,7 +6,7 @@ import type { Tables } from '../infrastructure/database/schema.js';
 export type ProductionRunRow = Tables['production_runs'] & { tracker_count: number };
 
 const RUN_COLUMNS = raw(
-  'pr.id, pr.description, pr.brand_id, pr.client_id, pr.start_date, pr.end_date, pr.created_at, pr.updated_at',
+  'pr.id, pr.description, pr.brand_id, pr.client_id, pr.start_date, pr.end_date, pr.alert_silent_hours, pr.created_at, pr.updated_at',
 );
 
 /**
@@ -21,6 +21,7 @@ interface ProductionRunChanges {
   brandId?: number;
   startDate?: Date | null;
   endDate?: Date | null;
+  alertSilentHours?: number | null;
 }
 
 /**
@@ -72,10 +73,11 @@ export class ProductionRunsRepository {
     brandId: number;
     startDate: Date | null;
     endDate: Date | null;
+    alertSilentHours?: number | null;
   }): Promise<ProductionRunRow> {
     return this.db.one<ProductionRunRow>(
-      sql`INSERT INTO production_runs AS pr (description, brand_id, start_date, end_date)
-        VALUES (${values.description}, ${values.brandId}, ${values.startDate}, ${values.endDate})
+      sql`INSERT INTO production_runs AS pr (description, brand_id, start_date, end_date, alert_silent_hours)
+        VALUES (${values.description}, ${values.brandId}, ${values.startDate}, ${values.endDate}, ${values.alertSilentHours ?? null})
         RETURNING ${RUN_COLUMNS}, 0 AS tracker_count`,
     );
   }
@@ -87,6 +89,7 @@ export class ProductionRunsRepository {
     if (changes.brandId !== undefined) sets.push(sql`brand_id = ${changes.brandId}`);
     if (changes.startDate !== undefined) sets.push(sql`start_date = ${changes.startDate}`);
     if (changes.endDate !== undefined) sets.push(sql`end_date = ${changes.endDate}`);
+    if (changes.alertSilentHours !== undefined) sets.push(sql`alert_silent_hours = ${changes.alertSilentHours}`);
     const affected = await this.db.execute(
       sql`UPDATE production_runs AS pr SET ${join(sets, ', ')} WHERE pr.id = ${id} AND ${scope.visibleClient('pr.client_id')}`,
     );

@@ -53,6 +53,7 @@ export class ProductionRunsService {
         brandId: body.brand_id,
         startDate,
         endDate,
+        alertSilentHours: body.alert_silent_hours ?? null,
       });
       return toProductionRunResponse(row);
     });
@@ -72,6 +73,7 @@ export class ProductionRunsService {
         brandId: body.brand_id,
         startDate: body.start_date,
         endDate: body.end_date,
+        alertSilentHours: body.alert_silent_hours,
       });
       // Read back for the fresh tracker_count and the trigger-maintained client_id.
       return { row: (await this.runs.findById(scope, id))!, moved };

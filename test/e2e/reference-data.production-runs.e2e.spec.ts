@@ -65,12 +65,40 @@ describe('Reference data: production runs', () => {
       client_id: clientA.id,
       start_date: '2026-03-01T10:00:00.000Z',
       end_date: '2026-03-02T08:00:00.000Z',
+      alert_silent_hours: null,
       tracker_count: 0,
       created_at: expect.stringMatching(/Z$/),
       updated_at: expect.stringMatching(/Z$/),
     });
     const [row] = await t.db.query('SELECT client_id, description FROM production_runs WHERE id = $1', [res.body.id]);
     expect(row).toEqual({ client_id: clientA.id, description: 'Spring batch' });
+  });
+
+  it('takes alert_silent_hours 1..720 on create and update (null: the default); anything else is 422', async () => {
+    const runs = '/api/v1/production-runs';
+    const created = await t.http().post(runs).set(admin.auth).send({ brand_id: brandA.id, alert_silent_hours: 1 });
+    expect([created.status, created.body.alert_silent_hours]).toEqual([201, 1]);
+    const id = created.body.id as number;
+    const updated = await t.http().put(`${runs}/${id}`).set(admin.auth).send({ alert_silent_hours: 720 }).expect(200);
+    expect(updated.body.alert_silent_hours).toBe(720);
+    await t.http().put(`${runs}/${id}`).set(admin.auth).send({ description: 'kept' }).expect(200);
+    expect((await t.http().get(`${runs}/${id}`).set(admin.auth).expect(200)).body.alert_silent_hours).toBe(720);
+    const cleared = await t.http().put(`${runs}/${id}`).set(admin.auth).send({ alert_silent_hours: null }).expect(200);
+    expect(cleared.body.alert_silent_hours).toBeNull();
+    for (const bad of [0, 721, 1.5, '24', true]) {
+      for (const res of [
+        await t.http().post(runs).set(admin.auth).send({ brand_id: brandA.id, alert_silent_hours: bad }),
+        await t.http().put(`${runs}/${id}`).set(admin.auth).send({ alert_silent_hours: bad }),
+      ]) {
+        expect(res.status).toBe(422);
+        expect(new Set(res.body.errors.map((e: { field: string }) => e.field))).toEqual(
+          new Set(['alert_silent_hours']),
+        );
+      }
+    }
+    const [row] = await t.db.query('SELECT alert_silent_hours FROM production_runs WHERE id = $1', [id]);
+    expect(row).toEqual({ alert_silent_hours: null });
+    await t.http().delete(`${runs}/${id}`).set(admin.auth).expect(200); // the list test counts the runs
   });
 
   it('creates a run with only a brand (description "", no dates)', async () => {

@@ -172,6 +172,7 @@ export interface Tables {
     end_date: Date | null;
     created_at: Date;
     updated_at: Date;
+    alert_silent_hours: number | null;
   };
   revoked_tokens: {
     jti: string;

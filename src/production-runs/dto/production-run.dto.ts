@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { applyDecorators } from '@nestjs/common';
 import { PaginationQuery } from '../../common/http/pagination.js';
 import { IsoDateTime } from '../../common/http/iso-date-time.decorator.js';
 import { PositiveId } from '../../common/http/id-field.js';
@@ -7,6 +8,24 @@ import { MultilineText } from '../../common/http/text-input.js';
 import { ID_SCHEMA } from '../../common/openapi/schema-types.js';
 import { Trim } from '../../common/http/text-fields.js';
 import { OptionalIdField } from '../../common/http/optional-id-field.js';
+
+/** Optional, nullable silence threshold of the run's trackers: whole hours 1..720 (null: the service default). */
+function AlertSilentHoursField(): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      type: 'integer',
+      minimum: 1,
+      maximum: 720,
+      nullable: true,
+      description:
+        "Hours without a report or status entry after which a tracker's `silent` alert opens; null: the default",
+    }),
+    ValidateIf((_: object, value: unknown) => value !== undefined && value !== null),
+    IsInt(),
+    Min(1),
+    Max(720),
+  );
+}
 
 export class CreateProductionRunDto {
   @ApiPropertyOptional({ maxLength: 1000, default: '', example: 'Spring 2026 batch' })
@@ -43,6 +62,9 @@ export class CreateProductionRunDto {
   @IsOptional()
   @IsoDateTime()
   end_date?: Date | null;
+
+  @AlertSilentHoursField()
+  alert_silent_hours?: number | null;
 }
 
 /**
@@ -80,6 +102,9 @@ export class UpdateProductionRunDto {
   @IsOptional()
   @IsoDateTime()
   end_date?: Date | null;
+
+  @AlertSilentHoursField()
+  alert_silent_hours?: number | null;
 }
 
 export class ListProductionRunsQuery extends PaginationQuery {

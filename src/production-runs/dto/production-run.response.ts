@@ -11,6 +11,15 @@ export class ProductionRunResponse extends TimestampedResponse {
   @ApiProperty({ ...ID_SCHEMA, description: "The brand's client (read-only, follows the brand)." }) client_id: number;
   @ApiProperty({ type: String, nullable: true, example: '2026-03-01T00:00:00.000Z' }) start_date: string | null;
   @ApiProperty({ type: String, nullable: true, example: null }) end_date: string | null;
+  @ApiProperty({
+    type: 'integer',
+    minimum: 1,
+    maximum: 720,
+    nullable: true,
+    description:
+      "Hours without a report or status entry after which a tracker's `silent` alert opens; null: the service default",
+  })
+  alert_silent_hours: number | null;
   @ApiProperty({ ...COUNT_SCHEMA, description: 'Number of trackers in the run.' }) tracker_count: number;
 }
 
@@ -22,6 +31,7 @@ export function toProductionRunResponse(row: ProductionRunRow): ProductionRunRes
     client_id: row.client_id,
     start_date: isoUtc(row.start_date),
     end_date: isoUtc(row.end_date),
+    alert_silent_hours: row.alert_silent_hours,
     tracker_count: Number(row.tracker_count),
     ...timestampsOf(row),
   };
