@@ -1,5 +1,5 @@
 import { API_KEYS, createKey, xApiKey } from '../support/api-keys.js';
-import { closeApps, type TestApp } from '../support/app.js';
+import { closeApps, createPeerApp, type TestApp } from '../support/app.js';
 import { withinBound } from '../support/eventually.js';
 import { createTwoInstances, TRACKERS, type TrackerWorld } from '../support/trackers.js';
 
@@ -62,5 +62,17 @@ describe('API keys on two instances: revocation and owner changes reach the othe
       (r) => r.status === 200,
     );
     expect(back.status).toBe(200);
+  });
+
+  it('an instance records its keys’ last use when it shuts down', async () => {
+    const key = await createKey(a, w.userA.auth);
+    const c = await createPeerApp(a);
+    try {
+      await c.http().get(TRACKERS).set(xApiKey(key.key)).expect(200);
+    } finally {
+      await c.close();
+    }
+    const [row] = await a.db.query('SELECT last_used_at FROM api_keys WHERE id = $1', [key.id]);
+    expect(row.last_used_at).toBeInstanceOf(Date);
   });
 });
