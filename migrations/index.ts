@@ -23,6 +23,7 @@ import { RunAlertSilentHours1764040000000 } from './1764040000000-RunAlertSilent
 import { ReportBattery1764030000000 } from './1764030000000-ReportBattery.js';
 import { TrackerDeviceIds1764020000000 } from './1764020000000-TrackerDeviceIds.js';
 import { NotificationStreamSlots1763990000000 } from './1763990000000-NotificationStreamSlots.js';
+import { ApiKeys1764000000000 } from './1764000000000-ApiKeys.js';
 
 export const MIGRATIONS = [
   InitialSchema1763700000000,
@@ -46,6 +47,7 @@ export const MIGRATIONS = [
   TrackersFollowLatestEntry1763980000000,
 
   NotificationStreamSlots1763990000000,
+  ApiKeys1764000000000,
   TrackerDeviceIds1764020000000,
   ReportBattery1764030000000,
   RunAlertSilentHours1764040000000,

@@ -1,4 +1,5 @@
 import { ANALYTICS_ERRORS } from './analytics/analytics.errors.js';
+import { API_KEY_ERRORS } from './api-keys/api-keys.errors.js';
 import { AUTH_LOGIN_ERRORS } from './auth/auth.errors.js';
 import { BRAND_ERRORS } from './brands/brands.errors.js';
 import { CLIENT_ERRORS } from './clients/clients.errors.js';
@@ -23,6 +24,7 @@ export const ERROR_GROUPS = {
   images: IMAGE_ERRORS,
   notifications: NOTIFICATION_ERRORS,
   analytics: ANALYTICS_ERRORS,
+  apiKeys: API_KEY_ERRORS,
 } as const;
 
 /**
@@ -43,4 +45,5 @@ export const ERROR_CATALOGUE = {
   ...ERROR_GROUPS.images,
   ...ERROR_GROUPS.notifications,
   ...ERROR_GROUPS.analytics,
+  ...ERROR_GROUPS.apiKeys,
 } as const satisfies Record<string, CatalogueError | CatalogueErrorBuilder>;

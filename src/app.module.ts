@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { AnalyticsModule } from './analytics/analytics.module.js';
+import { ApiKeysModule } from './api-keys/api-keys.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { BrandsModule } from './brands/brands.module.js';
 import { ClientsModule } from './clients/clients.module.js';
@@ -36,6 +37,7 @@ export class AppModule {
         DatabaseModule,
         CacheModule,
         AuthModule,
+        ApiKeysModule,
         UsersModule,
         ClientsModule,
         BrandsModule,

@@ -8,6 +8,7 @@ import { Logger, PinoLogger } from 'nestjs-pino';
 import type { NextFunction, Request, Response } from 'express';
 import type { Server } from 'node:http';
 import { JwtStrategy } from './auth/jwt.strategy.js';
+import { API_KEY_AUTHENTICATOR, presentedApiKey, type ApiKeyAuthenticator } from './common/auth/api-key.js';
 import { CachedAnswers } from './infrastructure/cache/cached-answers.js';
 import { HttpMetricsMiddleware } from './metrics/http-metrics.middleware.js';
 import type { AppConfig } from './common/config/app-config.js';
@@ -68,7 +69,13 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
   app.useGlobalInterceptors(new RequestBodyInterceptor(app.get(Reflector)));
   // Last before routing: answers this caller was given before and that are still current.
   const strategy = app.get(JwtStrategy);
-  app.use(app.get(CachedAnswers).middleware((req) => strategy.knownCaller(req)));
+  const keys = app.get<ApiKeyAuthenticator>(API_KEY_AUTHENTICATOR);
+  app.use(
+    app.get(CachedAnswers).middleware((req) => {
+      const key = presentedApiKey(req);
+      return key === undefined ? strategy.knownCaller(req) : keys.knownCaller(key, req);
+    }),
+  );
 
   const document = createOpenApiDocument(app);
   SwaggerModule.setup('docs', app, document, {

@@ -74,6 +74,7 @@ export const SCENARIOS = [
   'ingest',
   'partitions',
   'tracker-list',
+  'api-keys',
   'history',
   'analytics',
   'csv-export',

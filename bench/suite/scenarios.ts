@@ -3,6 +3,7 @@ import { checkpoint, cleanImported, geofenceQueueDrained, vacuum, walBytesSince,
 import { copyCeiling, ingestOverHttp, prepareBodies, unnestCeiling } from './ingest.js';
 import { cannon, getWhole, probe, RouteMissing, timed, type LoadResult } from './load.js';
 import type { BenchOptions, ScenarioName } from './options.js';
+import { apiKeysScenario } from './api-keys.js';
 import { partitionsScenario } from './partitions.js';
 import { mb, type Figure } from './results.js';
 import { startServer, type ServerHandle } from './server-client.js';
@@ -520,6 +521,7 @@ export const SCENARIO_RUNNERS: [ScenarioName, Scenario][] = [
   ['framework-ceiling', frameworkCeiling],
   ['auth-baseline', authBaseline],
   ['tracker-list', trackerList],
+  ['api-keys', apiKeysScenario],
   ['history', history],
   ['analytics', analytics],
   ['csv-export', csvExport],

@@ -3,6 +3,7 @@ import { NoFilesInterceptor } from '@nestjs/platform-express';
 import { ApiBearerAuth, ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Public } from '../common/auth/access.decorator.js';
+import { KeyScope } from '../common/auth/api-key.js';
 import { bearerToken } from '../common/auth/bearer.js';
 import { ApiErrors } from '../common/errors/api-errors.decorator.js';
 import { DomainError } from '../common/errors/domain-error.js';
@@ -19,9 +20,18 @@ import { clearRefreshCookie, REFRESH_COOKIE, setRefreshCookie } from './refresh-
 /** Multipart login carries only text fields; small limits keep it from being an upload path. */
 const multipartFields = NoFilesInterceptor({ limits: { fields: 10, fieldSize: 8 * 1024, parts: 10 } });
 
-/** Token responses are never stored by browsers or proxies (`Cache-Control: no-store`, RFC 6749 §5.1). */
+/**
+ * Token responses are never stored by browsers or proxies (`Cache-Control: no-store`, RFC 6749 §5.1).
+ * Public, but no API key calls them: a request presenting one answers 403 (401 when the key is bad).
+ */
 @ApiTags('auth')
 @Public()
+@KeyScope('none')
+@ApiErrors(
+  { ...ERRORS.invalidCredentials, summary: 'An API key was presented and is not valid' },
+  { ...ERRORS.notEnoughPermissions, summary: 'An API key was presented: no key calls the auth routes' },
+  ERRORS.tooManyKeyAttempts,
+)
 @Controller('auth')
 export class AuthController {
   constructor(

@@ -3,7 +3,7 @@ import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/sw
 import { ApiErrors } from '../common/errors/api-errors.decorator.js';
 import { ERRORS } from '../common/errors/error-catalogue.js';
 import { Access } from '../common/auth/access.decorator.js';
-import { CurrentScope } from '../common/auth/current-user.decorator.js';
+import { WholeSystemScope } from '../common/auth/current-user.decorator.js';
 import type { AccessScope } from '../common/auth/access-scope.js';
 import {
   BasicHealthResponse,
@@ -46,14 +46,14 @@ export class HealthController {
     summary: 'Tracker data pipeline checks (schema, aggregation freshness and rules, cache, status consistency)',
   })
   @ApiOkResponse({ type: PipelineHealthResponse })
-  pipeline(@CurrentScope() scope: AccessScope): Promise<PipelineHealthResponse> {
+  pipeline(@WholeSystemScope() scope: AccessScope): Promise<PipelineHealthResponse> {
     return this.health.pipeline(scope);
   }
 
   @Get('system')
   @ApiOperation({ summary: 'Basic and pipeline checks combined, with a derived status and overall metrics' })
   @ApiOkResponse({ type: SystemHealthResponse })
-  system(@CurrentScope() scope: AccessScope): Promise<SystemHealthResponse> {
+  system(@WholeSystemScope() scope: AccessScope): Promise<SystemHealthResponse> {
     return this.health.system(scope);
   }
 }

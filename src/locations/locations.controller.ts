@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { Access } from '../common/auth/access.decorator.js';
 import { AccessScope } from '../common/auth/access-scope.js';
+import { KeyScope } from '../common/auth/api-key.js';
 import type { AuthUser } from '../common/auth/auth-user.js';
 import { CurrentScope, CurrentUser } from '../common/auth/current-user.decorator.js';
 import { ApiErrors } from '../common/errors/api-errors.decorator.js';
@@ -29,11 +30,11 @@ const MALFORMED_BODY = {
 };
 
 /**
- * Ingest devices post for every tracker, so their scope is the whole fleet; the
- * repository still applies it in SQL like any other scope.
+ * Ingest devices post for every tracker, so their scope is the whole fleet (narrowed to an API
+ * key's clients when it names some); the repository still applies it in SQL like any other scope.
  */
 function ingestScope(user: AuthUser): AccessScope {
-  return AccessScope.admin(user.id);
+  return AccessScope.ingest(user);
 }
 
 @ApiTags('locations')
@@ -48,6 +49,7 @@ export class LocationsController {
   @BodyLimit(MAX_BATCH_BODY_BYTES)
   @HttpCode(200)
   @Access('admin', 'ingest')
+  @KeyScope('ingest')
   @ApiOperation({
     summary: 'Ingest a batch of location reports',
     description:
@@ -66,6 +68,7 @@ export class LocationsController {
   @BodyLimit(MAX_BATCH_BODY_BYTES)
   @HttpCode(200)
   @Access('admin', 'ingest')
+  @KeyScope('ingest')
   @ApiOperation({
     summary: "Ingest one tracker's location reports",
     description:

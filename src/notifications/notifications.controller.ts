@@ -21,7 +21,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Access, Public } from '../common/auth/access.decorator.js';
+import { Access, AccessWithoutKeys, Public } from '../common/auth/access.decorator.js';
 import type { AuthUser } from '../common/auth/auth-user.js';
 import { CurrentUser } from '../common/auth/current-user.decorator.js';
 import { ApiErrors } from '../common/errors/api-errors.decorator.js';
@@ -80,7 +80,7 @@ export class NotificationsController {
 
   @Post('stream-ticket')
   @HttpCode(201)
-  @Access('admin', 'user')
+  @AccessWithoutKeys('admin', 'user')
   @ApiOperation({
     summary: 'A ticket to open the stream without an Authorization header (EventSource)',
     description:
@@ -136,9 +136,10 @@ export class NotificationsController {
   @ApiErrors(
     ERRORS.notAuthenticated,
     { ...ERRORS.invalidCredentials, summary: 'Token invalid, expired or revoked; ticket bad, used or late' },
-    ERRORS.notEnoughPermissions,
+    { ...ERRORS.notEnoughPermissions, summary: 'A role without notifications, or an API key (keys open no stream)' },
     { ...ERRORS.validationFailed, summary: 'Last-Event-ID or last_event_id not a notification id' },
     NOTIFICATION_ERRORS.tooManyStreams(),
+    ERRORS.tooManyKeyAttempts,
   )
   async stream(
     @Req() req: StreamRequest,

@@ -28,6 +28,19 @@ const COLUMNS = raw(`n.id::text AS id, n.user_id, n.read_at IS NOT NULL AS read,
     'delivery_location_id', e.delivery_location_id, 'occurred_at', ${iso('e.occurred_at')}, 'created_at', ${iso('e.created_at')}) AS event`);
 const FROM = sql`notifications n JOIN notification_events e ON e.id = n.event_id`;
 
+/** Whose notifications: a user's, narrowed to the events of some clients (an API key's) or not (null). */
+export interface Inbox {
+  userId: number;
+  clientIds: readonly number[] | null;
+}
+
+/** `n.user_id` is the inbox's user and, for a narrowed inbox, the event `n.event_id` is of one of its clients. */
+function inInbox(inbox: Inbox): Sql {
+  if (inbox.clientIds === null) return sql`n.user_id = ${inbox.userId}`;
+  return sql`n.user_id = ${inbox.userId} AND EXISTS (SELECT 1 FROM notification_events scope_e
+    WHERE scope_e.id = n.event_id AND scope_e.client_id = ANY(${inbox.clientIds}::int[]))`;
+}
+
 /**
  * SQL of the in-app notifications. Every statement is bound to one user (`n.user_id`): a user
  * never reads or marks another user's rows, and such a row answers like a missing one.
@@ -38,11 +51,11 @@ export class NotificationsRepository {
 
   /** The user's notifications newest first; `unread` true/false narrows to unread/read ones. */
   list(
-    userId: number,
+    inbox: Inbox,
     unread: boolean | undefined,
     page: { skip: number; limit: number },
   ): Promise<PagedRows<NotificationRow>> {
-    const where: Sql[] = [sql`n.user_id = ${userId}`];
+    const where: Sql[] = [inInbox(inbox)];
     if (unread === true) where.push(sql`n.read_at IS NULL`);
     if (unread === false) where.push(sql`n.read_at IS NOT NULL`);
     // The total counts notifications alone (index-only on the user's index): every notification has
@@ -53,27 +66,29 @@ export class NotificationsRepository {
     );
   }
 
-  async unreadCount(userId: number): Promise<number> {
+  async unreadCount(inbox: Inbox): Promise<number> {
     const row = await this.db.one<{ n: number }>(
-      sql`SELECT count(*)::int AS n FROM notifications WHERE user_id = ${userId} AND read_at IS NULL`,
+      sql`SELECT count(*)::int AS n FROM notifications n WHERE ${inInbox(inbox)} AND n.read_at IS NULL`,
     );
     return row.n;
   }
 
   /** Marks one of the user's notifications read (already read: unchanged); null when it is not the user's. */
-  markRead(userId: number, id: number): Promise<NotificationRow | null> {
+  markRead(inbox: Inbox, id: number): Promise<NotificationRow | null> {
     return this.db
       .first<NotificationRow>(
         sql`WITH marked AS (
-            UPDATE notifications SET read_at = now() WHERE id = ${id} AND user_id = ${userId} AND read_at IS NULL RETURNING id
+            UPDATE notifications n SET read_at = now() WHERE n.id = ${id} AND ${inInbox(inbox)} AND n.read_at IS NULL RETURNING n.id
           )
-          SELECT ${COLUMNS}, EXISTS (SELECT 1 FROM marked) AS marked FROM ${FROM} WHERE n.id = ${id} AND n.user_id = ${userId}`,
+          SELECT ${COLUMNS}, EXISTS (SELECT 1 FROM marked) AS marked FROM ${FROM} WHERE n.id = ${id} AND ${inInbox(inbox)}`,
       )
       .then((row) => (row ? { ...row, read: true } : null));
   }
 
-  markAllRead(userId: number): Promise<number> {
-    return this.db.execute(sql`UPDATE notifications SET read_at = now() WHERE user_id = ${userId} AND read_at IS NULL`);
+  markAllRead(inbox: Inbox): Promise<number> {
+    return this.db.execute(
+      sql`UPDATE notifications n SET read_at = now() WHERE ${inInbox(inbox)} AND n.read_at IS NULL`,
+    );
   }
 
   /** The user's newest notifications with an id above `afterId`, newest first, at most `limit` (bounded replay). */

@@ -1,6 +1,6 @@
 import { Body, Get, Patch, UseInterceptors } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
-import { Access } from '../common/auth/access.decorator.js';
+import { AccessWithoutKeys } from '../common/auth/access.decorator.js';
 import type { AuthUser } from '../common/auth/auth-user.js';
 import { CurrentUser } from '../common/auth/current-user.decorator.js';
 import { ApiErrors } from '../common/errors/api-errors.decorator.js';
@@ -15,7 +15,7 @@ import { UserResponse } from './dto/user.response.js';
 import { UsersService } from './users.service.js';
 
 /**
- * User management (admin) and every signed-in user's own record under /users/me. A `client_list`
+ * User management (admin) and every signed-in user's own record under /users/me; no API key calls them. A `client_list`
  * may hold 10 000 ids (about 110 kB of JSON), more than the default body limit; /users/me sets none.
  */
 @BodyLimit(256 * 1024)
@@ -25,6 +25,7 @@ export class UsersController extends crudController({
   scoped: false,
   access: { read: ['admin'], write: ['admin'] },
   updateVerb: 'patch',
+  apiKeys: false,
   dto: { list: PaginationQuery, create: CreateUserDto, update: UpdateUserDto, response: UserResponse },
   routes: {
     list: { summary: 'List users (admin)' },
@@ -48,7 +49,7 @@ export class UsersController extends crudController({
   },
 }) {
   @Get('me')
-  @Access('admin', 'user', 'ingest')
+  @AccessWithoutKeys('admin', 'user', 'ingest')
   @ApiOperation({ summary: 'The current user' })
   @ApiOkResponse({ type: UserResponse })
   @UseInterceptors(CacheHeaderInterceptor)
@@ -58,7 +59,7 @@ export class UsersController extends crudController({
 
   @Patch('me')
   @BodyLimit(DEFAULT_JSON_BODY_LIMIT)
-  @Access('admin', 'user', 'ingest')
+  @AccessWithoutKeys('admin', 'user', 'ingest')
   @ApiOperation({ summary: 'Change own name, notification preferences or password (password needs current_password)' })
   @ApiOkResponse({ type: UserResponse })
   @ApiErrors(

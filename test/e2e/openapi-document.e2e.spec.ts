@@ -138,12 +138,13 @@ describe('OpenAPI document', () => {
     expect(Object.values(denied).map((e) => e.value)).toEqual([{ detail: 'Not enough permissions' }]);
   });
 
-  it('states security on every operation: bearer, or none on the public routes', () => {
+  it('states security on every operation: bearer (and an API key where keys may call), or none on the public routes', () => {
     const security = Object.fromEntries(operations(doc).map(({ route, op }) => [route, op.security]));
     expect(Object.entries(security).filter(([, s]) => s === undefined)).toEqual([]);
     expect(security['POST /api/v1/auth/login']).toEqual([]);
     expect(security['GET /api/v1/images/{storage_name}.{extension}']).toEqual([]);
-    expect(security['GET /api/v1/trackers']).toEqual([{ bearer: [] }]);
+    expect(security['GET /api/v1/trackers']).toEqual([{ bearer: [] }, { apiKey: [] }]);
+    expect(security['GET /api/v1/users/me']).toEqual([{ bearer: [] }]);
   });
 
   it('puts no defaults in request bodies: only the fields without one are required', () => {

@@ -309,6 +309,29 @@ const ROWS: MatrixRow[] = [
     status: 404,
     params: () => ({ notification_id: 2_147_483_000 }),
   },
+  // API keys: managed by admins and users with their token (an ingest account gets its keys from an admin)
+  {
+    method: 'post',
+    path: '/api/v1/api-keys',
+    allowed: READERS,
+    status: 201,
+    body: () => ({ name: 'matrix', scopes: ['read'] }),
+  },
+  { method: 'get', path: '/api/v1/api-keys', allowed: READERS, status: 200 },
+  {
+    method: 'get',
+    path: '/api/v1/api-keys/{id}',
+    allowed: READERS,
+    status: 404,
+    params: () => ({ id: 2_147_483_000 }),
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/api-keys/{id}',
+    allowed: READERS,
+    status: 404,
+    params: () => ({ id: 2_147_483_000 }),
+  },
   // health: admin only, db-pool included
   { method: 'get', path: '/api/v1/health/basic', allowed: ADMIN, status: 200 },
   { method: 'get', path: '/api/v1/health/status', allowed: ADMIN, status: 200 },
@@ -333,6 +356,7 @@ const COVERED_PREFIXES = [
   '/api/v1/images',
   '/api/v1/notifications',
   '/api/v1/health',
+  '/api/v1/api-keys',
   '/health/db-pool',
   '/metrics',
 ];

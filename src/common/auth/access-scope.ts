@@ -30,8 +30,25 @@ export class AccessScope {
     );
   }
 
+  /**
+   * What the caller sees: everything for an admin, else the clients of their client_list — and for
+   * a request authenticated with an API key narrowed to `client_ids`, only those of them (for an
+   * admin owner: exactly the key's clients). Every repository query is narrowed so, and what the
+   * key may not see answers 404 like anything invisible.
+   */
   static of(user: AuthUser): AccessScope {
-    return isAdmin(user) ? AccessScope.admin(user.id) : AccessScope.clients(user.clientIds, user.id);
+    const narrowed = user.apiKey?.clientIds;
+    if (isAdmin(user)) return narrowed ? AccessScope.clients(narrowed, user.id) : AccessScope.admin(user.id);
+    return AccessScope.clients(narrowed ? intersect(user.clientIds, narrowed) : user.clientIds, user.id);
+  }
+
+  /**
+   * Where location reports may be posted: ingest accounts and admins report for the whole fleet,
+   * narrowed to the clients of an API key that names some.
+   */
+  static ingest(user: AuthUser): AccessScope {
+    const narrowed = user.apiKey?.clientIds;
+    return narrowed ? AccessScope.clients(narrowed, user.id) : AccessScope.admin(user.id);
   }
 
   /** Condition that the client id in `clientIdColumn` (e.g. `pr.client_id`) is visible. */
@@ -56,4 +73,9 @@ export class AccessScope {
   get cacheKey(): string {
     return this.all ? 'all' : `c:${this.clientIds.join(',')}`;
   }
+}
+
+function intersect(clientIds: readonly number[], keyClientIds: readonly number[]): number[] {
+  const allowed = new Set(keyClientIds);
+  return clientIds.filter((id) => allowed.has(id));
 }

@@ -1,4 +1,4 @@
-import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Inject, Injectable, Optional } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import type { Strategy } from 'passport';
@@ -6,6 +6,15 @@ import type { Role } from './roles.js';
 import { DomainError } from '../errors/domain-error.js';
 import { ERRORS } from '../errors/error-catalogue.js';
 import { ACCESS_ROLES, PUBLIC_ROUTE } from './access.decorator.js';
+import {
+  API_KEY_AUTHENTICATOR,
+  defaultKeyRule,
+  KEY_ROUTE_RULE,
+  keyAllows,
+  presentedApiKey,
+  type ApiKeyAuthenticator,
+  type KeyRouteRule,
+} from './api-key.js';
 import type { AuthUser } from './auth-user.js';
 import { parseBearer } from './bearer.js';
 
@@ -22,9 +31,17 @@ interface StrategyActions {
 /** Injection token of the bearer (JWT) passport strategy instance, provided by AuthModule. */
 export const BEARER_STRATEGY = Symbol('BEARER_STRATEGY');
 
+/** What a route admits: public, or the roles it allows; and what it needs from an API key. */
+interface RouteRules {
+  roles: Role[] | 'public';
+  key: KeyRouteRule;
+}
+
 /**
- * Global guard: authenticates every non-public route with the JWT strategy, then checks the
- * roles declared by @Access (none declared → admin only).
+ * Global guard: authenticates every non-public route with the JWT strategy, or with an API key
+ * when the request presents one (see api-key.ts), then checks the roles declared by @Access (none
+ * declared → admin only) — the owner's roles for a key — and for a key also the scope the route
+ * needs. A public route a key may never call (the auth routes) refuses a request that presents one.
  *
  * It runs this application's own strategy instance rather than `AuthGuard('jwt')`: passport's
  * name registry is process-global, so with a by-name lookup two applications in one process
@@ -36,22 +53,33 @@ export class AuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     @Inject(BEARER_STRATEGY) private readonly strategy: Strategy,
+    @Optional() @Inject(API_KEY_AUTHENTICATOR) private readonly keys?: ApiKeyAuthenticator,
   ) {}
 
-  /** Per controller class and handler (a handler may be inherited by several controllers): public, or the roles it allows. */
-  private readonly rules = new WeakMap<object, WeakMap<object, Role[] | 'public'>>();
+  /** Per controller class and handler (a handler may be inherited by several controllers). */
+  private readonly rules = new WeakMap<object, WeakMap<object, RouteRules>>();
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const allowed = this.rulesOf(context);
-    if (allowed === 'public') return true;
     const request = context.switchToHttp().getRequest<Request & { user?: AuthUser }>();
-    const user = await authenticateBearer(this.strategy, request);
+    const rules = this.rulesOf(context, request);
+    const key = this.keys && presentedApiKey(request);
+    if (rules.roles === 'public') {
+      if (key === undefined || rules.key !== 'none') return true;
+      await this.keys!.authenticate(key, request);
+      throw new DomainError(ERRORS.notEnoughPermissions);
+    }
+    const user =
+      key === undefined
+        ? await authenticateBearer(this.strategy, request)
+        : await this.keys!.authenticate(key, request);
     request.user = user;
-    if (!user.roles.some((role) => allowed.includes(role))) throw new DomainError(ERRORS.notEnoughPermissions);
+    if (!user.roles.some((role) => (rules.roles as Role[]).includes(role)))
+      throw new DomainError(ERRORS.notEnoughPermissions);
+    if (user.apiKey && !keyAllows(rules.key, user.apiKey)) throw new DomainError(ERRORS.notEnoughPermissions);
     return true;
   }
 
-  private rulesOf(context: ExecutionContext): Role[] | 'public' {
+  private rulesOf(context: ExecutionContext, request: Request): RouteRules {
     const handler = context.getHandler();
     const controller = context.getClass();
     let byHandler = this.rules.get(controller);
@@ -59,9 +87,16 @@ export class AuthGuard implements CanActivate {
     let rules = byHandler.get(handler);
     if (rules === undefined) {
       const targets = [handler, controller];
-      rules = this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)
-        ? 'public'
-        : (this.reflector.getAllAndOverride<Role[]>(ACCESS_ROLES, targets) ?? ['admin']);
+      // A handler answers one method on one path, so the default key rule is the handler's too.
+      const routePath = (request.route as { path?: unknown } | undefined)?.path;
+      rules = {
+        roles: this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)
+          ? 'public'
+          : (this.reflector.getAllAndOverride<Role[]>(ACCESS_ROLES, targets) ?? ['admin']),
+        key:
+          this.reflector.getAllAndOverride<KeyRouteRule>(KEY_ROUTE_RULE, targets) ??
+          defaultKeyRule(request.method, typeof routePath === 'string' ? routePath : undefined),
+      };
       byHandler.set(handler, rules);
     }
     return rules;

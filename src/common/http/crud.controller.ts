@@ -14,7 +14,7 @@ import {
 } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AccessScope } from '../auth/access-scope.js';
-import { Access } from '../auth/access.decorator.js';
+import { Access, AccessWithoutKeys } from '../auth/access.decorator.js';
 import { CurrentScope } from '../auth/current-user.decorator.js';
 import type { Role } from '../auth/roles.js';
 import { ApiErrors } from '../errors/api-errors.decorator.js';
@@ -57,6 +57,8 @@ interface CrudResourceBase {
   access?: { read: Role[]; write: Role[] };
   /** The verb of an update: PUT (partial bodies allowed) unless the resource says PATCH. */
   updateVerb?: 'put' | 'patch';
+  /** Whether API keys may call the routes (by their scope); false: a person's token only. Default true. */
+  apiKeys?: boolean;
   routes: Record<CrudOperation, CrudRoute>;
 }
 
@@ -81,11 +83,12 @@ export function crudController<S>(resource: CrudResource<S>): Type<{ readonly se
   const { routes, dto } = resource;
   const { read, write } = resource.access ?? REFERENCE_DATA_ACCESS;
   const Update = resource.updateVerb === 'patch' ? Patch : Put;
+  const Allow = resource.apiKeys === false ? AccessWithoutKeys : Access;
 
   /** A route's roles, summary, success response and error responses (401/403 come with the roles). */
   const documented = (operation: CrudOperation, roles: Role[], success: MethodDecorator) =>
     applyDecorators(
-      Access(...roles),
+      Allow(...roles),
       ApiOperation({ summary: routes[operation].summary }),
       success,
       ApiErrors(...(routes[operation].errors ?? [])),

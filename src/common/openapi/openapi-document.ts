@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { API_KEY_SCHEME, BEARER_SCHEME } from '../auth/access.decorator.js';
 import { ERROR_SCHEMAS } from '../errors/error-catalogue.js';
 import { applyDocumentedPaths } from './documented-path.js';
 import { documentErrors } from './error-responses.js';
@@ -21,6 +22,7 @@ const TAGS: Record<string, string> = {
   images: 'Image upload, metadata and public bytes',
   health: 'Health checks',
   metrics: 'Prometheus metrics',
+  'api-keys': 'API keys of machine clients (managed with a person’s token)',
 };
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
@@ -47,7 +49,17 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
           description:
             'An access token from POST /api/v1/auth/login. JWTs follow the RFC8725 best practices: HS256 only (alg none refused), iss, aud, exp and token_type verified, revocable by jti.',
         },
-        'bearer',
+        BEARER_SCHEME,
+      )
+      .addApiKey(
+        {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-API-Key',
+          description:
+            'An API key (`tps_<prefix>_<secret>`, from POST /api/v1/api-keys) for machine clients; it may also be sent as `Authorization: Bearer tps_…`. It acts as its owner narrowed by its scopes and clients. Routes that list only the bearer scheme (users, API keys, notification streams, auth) refuse keys with 403.',
+        },
+        API_KEY_SCHEME,
       )
       .build(),
     // `clientsList`, `trackersCreate`, `imagesUpload`: generated clients name their methods so.

@@ -27,6 +27,13 @@ export const NEAR_KEYS = {
   user: (userId: number) => `user:${userId}`,
   /** A token's revocation state (a trigger sends it when the jti is inserted into revoked_tokens). */
   revoked: (jti: string) => `revoked:${jti}`,
+  /** An API key by its prefix (a trigger sends it when the key is created, revoked, changed or deleted). */
+  apiKey: (prefix: string) => `api-key:${prefix}`,
+  /**
+   * That an IP is not throttled for API keys (no trigger: the instance whose count crosses the
+   * limit sends it on the bus, so every other one reads the shared count again).
+   */
+  apiKeyIpClear: (ip: string) => `api-key-ip:${ip}`,
 } as const;
 
 /**
@@ -102,5 +109,10 @@ export class CacheInvalidation implements OnModuleDestroy {
    */
   userChanged(userId: number): void {
     this.near.invalidate([NEAR_KEYS.user(userId)]);
+  }
+
+  /** An API key was revoked (or changed): as userChanged, this instance drops its copy at once. */
+  apiKeyChanged(prefix: string): void {
+    this.near.invalidate([NEAR_KEYS.apiKey(prefix)]);
   }
 }

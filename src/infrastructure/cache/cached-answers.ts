@@ -27,8 +27,8 @@ interface Remembered {
  * in-process tier (a token verified before and not expired, the user row and the revocation known,
  * `authenticate` applies every check the guard's strategy applies), and the remembered answer must
  * still be current (every generation of its cache key unchanged, or the user row unchanged). The
- * caller's roles and clients are part of the memory's key, so a role or client change reaches the
- * route again. Anything not known in process falls through to the route, which answers as always.
+ * caller's roles and clients (and the API key it used) are part of the memory's key, so a role or
+ * client change reaches the route again. Anything not known in process falls through to the route, which answers as always.
  */
 @Injectable()
 export class CachedAnswers {
@@ -47,7 +47,8 @@ export class CachedAnswers {
   /** The middleware; `authenticate` is the strategy's synchronous check (undefined: not known in process). */
   middleware(authenticate: (req: Request) => AuthUser | undefined) {
     return (req: Request, res: Response, next: NextFunction): void => {
-      if (req.method !== 'GET' || this.remembered.size === 0 || req.headers.authorization === undefined) return next();
+      if (req.method !== 'GET' || this.remembered.size === 0) return next();
+      if (req.headers.authorization === undefined && req.headers['x-api-key'] === undefined) return next();
       const user = authenticate(req);
       const remembered = user && this.remembered.get(callerKey(user, req.originalUrl));
       const answer = remembered && remembered.again();
@@ -64,6 +65,11 @@ export class CachedAnswers {
   }
 }
 
+/**
+ * A request with an API key is its own caller (`k<key id>`): the key's scopes and clients narrow
+ * what its owner's token may see, so an answer given to one never serves the other.
+ */
 function callerKey(user: AuthUser, url: string): string {
-  return `${user.id}|${user.roles.join(',')}|${user.clientIds.join(',')}|${url}`;
+  const key = user.apiKey ? `k${user.apiKey.id}` : '';
+  return `${user.id}|${user.roles.join(',')}|${user.clientIds.join(',')}|${key}|${url}`;
 }

@@ -3,6 +3,19 @@
 
 /** Every table and view of the database, column by column, as node-postgres returns them. */
 export interface Tables {
+  api_keys: {
+    id: number;
+    user_id: number;
+    name: string;
+    prefix: string;
+    secret_hash: string;
+    scopes: string[];
+    client_ids: number[] | null;
+    created_at: Date;
+    expires_at: Date | null;
+    last_used_at: Date | null;
+    revoked_at: Date | null;
+  };
   brands: {
     id: number;
     name: string;
