@@ -92,6 +92,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List API keys: the caller's own, or for an admin every key (filter `user_id`) */
+        get: operations["apiKeysList"];
+        put?: never;
+        /**
+         * Create an API key; the answer carries the key, shown this once
+         * @description The key acts as its owner (the caller, or for an admin the user named by `user_id`), narrowed by its scopes and clients, with the owner’s current role and clients on every request.
+         */
+        post: operations["apiKeysCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/api-keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An API key (never its secret) */
+        get: operations["apiKeysGet"];
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key (idempotent: a second call keeps the first `revoked_at`)
+         * @description Effective at once on this instance and within a second on every other.
+         */
+        delete: operations["apiKeysRevoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/users/me": {
         parameters: {
             query?: never;
@@ -1022,6 +1064,98 @@ export interface components {
             /** @example Successfully logged out */
             detail: string;
         };
+        CreateApiKeyDto: {
+            /** @example ERP nightly sync */
+            name: string;
+            /** @description `read`: every GET the owner may call (but API keys and webhooks); `write`: every other method the owner may call (but users, API keys, webhooks, auth and location reports); `ingest`: location reports; `webhooks`: every webhook route. */
+            scopes: ("read" | "write" | "ingest" | "webhooks")[];
+            /** @description Narrows the key to these clients (each an existing client the owner can see; an admin owner: any client). Left out or null: everything the owner sees. */
+            client_ids?: number[] | null;
+            /**
+             * Format: date-time
+             * @description When the key stops working: in the future, at most 2 years ahead. Left out or null: never.
+             */
+            expires_at?: string | null;
+            /**
+             * Format: int32
+             * @description Admin only: the user the key is created for, who becomes its owner.
+             */
+            user_id?: number;
+        };
+        CreatedApiKeyResponse: {
+            /** Format: int32 */
+            id: number;
+            /**
+             * Format: int32
+             * @description The owner: the key acts as this user.
+             */
+            user_id: number;
+            name: string;
+            /**
+             * @description Public part of the key (`tps_<prefix>_…`).
+             * @example k3x9q2ab
+             */
+            prefix: string;
+            scopes: ("read" | "write" | "ingest" | "webhooks")[];
+            /** @description null: not narrowed to clients. */
+            client_ids: number[] | null;
+            /** @example 2026-11-21T10:04:05.123Z */
+            created_at: string;
+            /** @example 2026-11-21T10:04:05.123Z */
+            expires_at: string | null;
+            /**
+             * @description Kept to within a minute.
+             * @example 2026-11-21T10:04:05.123Z
+             */
+            last_used_at: string | null;
+            /** @example 2026-11-21T10:04:05.123Z */
+            revoked_at: string | null;
+            /**
+             * @description The key: send it as `X-API-Key` or `Authorization: Bearer`. Shown only here; store it now.
+             * @example tps_k3x9q2ab_Vq3yJ0mZrX8sKf2LhT6wNc1PbD4eUaG7iR9oS5tYzQx
+             */
+            key: string;
+        };
+        ApiKeyResponse: {
+            /** Format: int32 */
+            id: number;
+            /**
+             * Format: int32
+             * @description The owner: the key acts as this user.
+             */
+            user_id: number;
+            name: string;
+            /**
+             * @description Public part of the key (`tps_<prefix>_…`).
+             * @example k3x9q2ab
+             */
+            prefix: string;
+            scopes: ("read" | "write" | "ingest" | "webhooks")[];
+            /** @description null: not narrowed to clients. */
+            client_ids: number[] | null;
+            /** @example 2026-11-21T10:04:05.123Z */
+            created_at: string;
+            /** @example 2026-11-21T10:04:05.123Z */
+            expires_at: string | null;
+            /**
+             * @description Kept to within a minute.
+             * @example 2026-11-21T10:04:05.123Z
+             */
+            last_used_at: string | null;
+            /** @example 2026-11-21T10:04:05.123Z */
+            revoked_at: string | null;
+        };
+        ApiKeyPage: {
+            items: components["schemas"]["ApiKeyResponse"][];
+            /** Format: int32 */
+            total: number;
+            /** Format: int32 */
+            page: number;
+            /** Format: int32 */
+            size: number;
+            /** Format: int32 */
+            pages: number;
+        };
         NotificationPreferencesDto: {
             email?: boolean;
             ui?: boolean;
@@ -1168,6 +1302,11 @@ export interface components {
             end_date: string | null;
             /**
              * Format: int32
+             * @description Hours without a report or status entry after which a tracker's `silent` alert opens; null: the service default
+             */
+            alert_silent_hours: number | null;
+            /**
+             * Format: int32
              * @description Number of trackers in the run.
              */
             tracker_count: number;
@@ -1204,6 +1343,11 @@ export interface components {
              * @description ISO 8601, not before start_date (else 422).
              */
             end_date?: string | null;
+            /**
+             * Format: int32
+             * @description Hours without a report or status entry after which a tracker's `silent` alert opens; null: the default
+             */
+            alert_silent_hours?: number | null;
         };
         UpdateProductionRunDto: {
             description?: string;
@@ -1219,6 +1363,11 @@ export interface components {
              * @description Not before the (new or stored) start_date, else 422.
              */
             end_date?: string | null;
+            /**
+             * Format: int32
+             * @description Hours without a report or status entry after which a tracker's `silent` alert opens; null: the default
+             */
+            alert_silent_hours?: number | null;
         };
         StorageLocationResponse: {
             /** @example 2026-11-21T10:04:05.123Z */
@@ -1396,6 +1545,8 @@ export interface components {
              */
             delivery_location_id: number | null;
             notes: string | null;
+            /** @description The identity its device reports under; null when unset */
+            device_id: string | null;
             created_at: string;
             updated_at: string;
             latest_location: components["schemas"]["TrackerLocationPoint"] | null;
@@ -1485,6 +1636,8 @@ export interface components {
              */
             storage_location_id?: number | null;
             notes?: string | null;
+            /** @description The identity its device reports under (MQTT topic, device protocols); unique among all trackers */
+            device_id?: string | null;
             /**
              * Format: date-time
              * @description Time of the first status entry (default now; at most 5 minutes ahead)
@@ -1530,6 +1683,28 @@ export interface components {
             source: "manual" | "import" | "geofence";
             created_at: string;
         };
+        ArrivalEstimateResponse: {
+            /**
+             * Format: date-time
+             * @description Journey start + the median duration of the longer comparable journeys
+             */
+            expected_at: string;
+            /**
+             * Format: date-time
+             * @description Journey start + their 80th percentile
+             */
+            latest_at: string;
+            /**
+             * @description Journeys to this tracker's destination, or all of the client's when fewer than 5 of those are longer
+             * @enum {string}
+             */
+            basis: "destination" | "all";
+            /**
+             * Format: int32
+             * @description How many journey durations the percentiles used
+             */
+            sample_size: number;
+        };
         TrackerDetailResponse: {
             /** Format: int32 */
             id: number;
@@ -1549,6 +1724,8 @@ export interface components {
              */
             delivery_location_id: number | null;
             notes: string | null;
+            /** @description The identity its device reports under; null when unset */
+            device_id: string | null;
             created_at: string;
             updated_at: string;
             latest_location: components["schemas"]["TrackerLocationPoint"] | null;
@@ -1559,6 +1736,8 @@ export interface components {
             status_history: components["schemas"]["StatusEntryResponse"][];
             /** @description Newest 100 points of the combined location history, newest first */
             location_history: components["schemas"]["TrackerLocationPoint"][];
+            /** @description Arrival estimate from the client's own delivered journeys (in transit or in storage with a destination; may be up to 60 s old); null when there is none */
+            eta: components["schemas"]["ArrivalEstimateResponse"] | null;
         };
         UpdateTrackerDto: {
             name?: string;
@@ -1577,6 +1756,8 @@ export interface components {
              */
             storage_location_id?: number;
             notes?: string | null;
+            /** @description The identity its device reports under (MQTT topic, device protocols); unique among all trackers */
+            device_id?: string | null;
         };
         CreateStatusEntryDto: {
             /** @enum {string} */
@@ -1619,6 +1800,12 @@ export interface components {
             accuracy_m?: number | null;
             /** @example gps */
             source?: string | null;
+            /**
+             * Format: int32
+             * @description The device's battery level in percent, stored as reported (low-battery alerts read the newest one)
+             * @example 87
+             */
+            battery?: number | null;
             /**
              * Format: int32
              * @example 1
@@ -1686,6 +1873,12 @@ export interface components {
             accuracy_m?: number | null;
             /** @example gps */
             source?: string | null;
+            /**
+             * Format: int32
+             * @description The device's battery level in percent, stored as reported (low-battery alerts read the newest one)
+             * @example 87
+             */
+            battery?: number | null;
         };
         TrackerLocationReportBatchDto: {
             reports: components["schemas"]["TrackerLocationReportDto"][];
@@ -2301,6 +2494,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An API key was presented: no key calls the auth routes */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Request body over its limit */
             413: {
                 headers: {
@@ -2380,6 +2582,15 @@ export interface operations {
             };
             /** @description Unknown e-mail, wrong password or inactive user */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An API key was presented: no key calls the auth routes */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2473,6 +2684,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An API key was presented: no key calls the auth routes */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Request body over its limit */
             413: {
                 headers: {
@@ -2498,6 +2718,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -2546,6 +2775,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An API key was presented: no key calls the auth routes */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Unexpected server fault (logged with the request id) */
             500: {
                 headers: {
@@ -2581,6 +2828,380 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DetailResponse"];
+                };
+            };
+            /** @description An API key was presented and is not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An API key was presented: no key calls the auth routes */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    apiKeysList: {
+        parameters: {
+            query?: {
+                skip?: number;
+                limit?: number;
+                /** @description Only the keys of this user (a non-admin sees only their own). */
+                user_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyPage"];
+                };
+            };
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or body field failed validation */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    apiKeysCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateApiKeyDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedApiKeyResponse"];
+                };
+            };
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Not an admin or user, or `user_id` sent by a non-admin
+             *
+             *     Role not allowed, or an API key whose scope does not cover the route
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body over its limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Encoding or charset this service does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed: scopes: each value in scopes must be one of the following values: read, write, ingest, webhooks; Validation failed: client_ids: must be clients the owner can see (unknown or not visible: 7); Validation failed: expires_at: must be in the future */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    apiKeysGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer in plain digits (no sign, leading zero, fraction or exponent); anything else is 422. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyResponse"];
+                };
+            };
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, or another user's key (for a non-admin) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or body field failed validation */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    apiKeysRevoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer in plain digits (no sign, leading zero, fraction or exponent); anything else is 422. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyResponse"];
+                };
+            };
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, or another user's key (for a non-admin) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or body field failed validation */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -2620,7 +3241,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2629,8 +3250,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2688,7 +3318,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2697,7 +3327,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2731,6 +3361,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -2773,7 +3412,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserPage"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2782,7 +3421,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2798,6 +3437,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -2841,7 +3489,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2850,7 +3498,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2895,6 +3543,15 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Unexpected server fault (logged with the request id) */
             500: {
                 headers: {
@@ -2935,7 +3592,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2944,7 +3601,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2969,6 +3626,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -3011,7 +3677,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3020,7 +3686,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3054,6 +3720,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -3100,7 +3775,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3109,7 +3784,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3163,6 +3838,15 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Unexpected server fault (logged with the request id) */
             500: {
                 headers: {
@@ -3205,7 +3889,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClientPage"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3214,7 +3898,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3230,6 +3914,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -3273,7 +3966,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClientResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3282,7 +3975,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3327,6 +4020,15 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Unexpected server fault (logged with the request id) */
             500: {
                 headers: {
@@ -3367,7 +4069,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClientResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3376,7 +4078,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3401,6 +4103,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -3447,7 +4158,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClientResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3456,7 +4167,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3510,6 +4221,15 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Unexpected server fault (logged with the request id) */
             500: {
                 headers: {
@@ -3550,7 +4270,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClientResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3559,7 +4279,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3593,6 +4313,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -3638,7 +4367,7 @@ export interface operations {
                     "application/json": components["schemas"]["BrandPage"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3647,7 +4376,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3663,6 +4392,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -3706,7 +4444,7 @@ export interface operations {
                     "application/json": components["schemas"]["BrandResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3715,7 +4453,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3760,6 +4498,15 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Unexpected server fault (logged with the request id) */
             500: {
                 headers: {
@@ -3800,7 +4547,7 @@ export interface operations {
                     "application/json": components["schemas"]["BrandResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3809,7 +4556,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3834,6 +4581,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -3880,7 +4636,7 @@ export interface operations {
                     "application/json": components["schemas"]["BrandResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3889,7 +4645,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3943,6 +4699,15 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Unexpected server fault (logged with the request id) */
             500: {
                 headers: {
@@ -3983,7 +4748,7 @@ export interface operations {
                     "application/json": components["schemas"]["BrandResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3992,7 +4757,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4026,6 +4791,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -4070,7 +4844,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductionRunPage"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4079,7 +4853,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4095,6 +4869,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -4138,7 +4921,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductionRunResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4147,7 +4930,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4181,6 +4964,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -4223,7 +5015,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductionRunResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4232,7 +5024,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4257,6 +5049,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -4303,7 +5104,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductionRunResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4312,7 +5113,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4357,6 +5158,15 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Unexpected server fault (logged with the request id) */
             500: {
                 headers: {
@@ -4397,7 +5207,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductionRunResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4406,7 +5216,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4440,6 +5250,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -4484,7 +5303,7 @@ export interface operations {
                     "application/json": components["schemas"]["StorageLocationPage"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4493,7 +5312,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4509,6 +5328,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -4552,7 +5380,7 @@ export interface operations {
                     "application/json": components["schemas"]["StorageLocationResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4561,7 +5389,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4595,6 +5423,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -4637,7 +5474,7 @@ export interface operations {
                     "application/json": components["schemas"]["StorageLocationResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4646,7 +5483,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4671,6 +5508,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -4717,7 +5563,7 @@ export interface operations {
                     "application/json": components["schemas"]["StorageLocationResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4726,7 +5572,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4771,6 +5617,15 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Unexpected server fault (logged with the request id) */
             500: {
                 headers: {
@@ -4811,7 +5666,7 @@ export interface operations {
                     "application/json": components["schemas"]["StorageLocationResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4820,7 +5675,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4854,6 +5709,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -4898,7 +5762,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryLocationPage"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4907,7 +5771,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4923,6 +5787,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -4966,7 +5839,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryLocationResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4975,7 +5848,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5009,6 +5882,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -5051,7 +5933,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryLocationResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5060,7 +5942,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5085,6 +5967,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -5131,7 +6022,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryLocationResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5140,7 +6031,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5185,6 +6076,15 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Unexpected server fault (logged with the request id) */
             500: {
                 headers: {
@@ -5225,7 +6125,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryLocationResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5234,7 +6134,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5268,6 +6168,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -5323,7 +6232,7 @@ export interface operations {
                     "application/json": components["schemas"]["TrackerPage"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5332,7 +6241,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5348,6 +6257,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -5391,7 +6309,7 @@ export interface operations {
                     "application/json": components["schemas"]["TrackerResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5400,7 +6318,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5454,6 +6372,15 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Unexpected server fault (logged with the request id) */
             500: {
                 headers: {
@@ -5495,7 +6422,7 @@ export interface operations {
                     "application/json": components["schemas"]["StatusCountsResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5504,7 +6431,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5520,6 +6447,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -5573,7 +6509,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportResultResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5582,7 +6518,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5627,6 +6563,15 @@ export interface operations {
                     "application/json": (components["schemas"]["ImportFailureResponse"] | components["schemas"]["Error"]) | components["schemas"]["ValidationError"];
                 };
             };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Unexpected server fault (logged with the request id) */
             500: {
                 headers: {
@@ -5667,7 +6612,7 @@ export interface operations {
                     "application/json": components["schemas"]["TrackerDetailResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5676,7 +6621,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5701,6 +6646,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -5747,7 +6701,7 @@ export interface operations {
                     "application/json": components["schemas"]["TrackerResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5756,7 +6710,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5810,6 +6764,15 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Unexpected server fault (logged with the request id) */
             500: {
                 headers: {
@@ -5850,7 +6813,7 @@ export interface operations {
                     "application/json": components["schemas"]["TrackerResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5859,7 +6822,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5884,6 +6847,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -5926,7 +6898,7 @@ export interface operations {
                     "application/json": components["schemas"]["StatusEntryResponse"][];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5935,7 +6907,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5960,6 +6932,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -6006,7 +6987,7 @@ export interface operations {
                     "application/json": components["schemas"]["StatusEntryResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6015,7 +6996,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6058,6 +7039,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -6103,7 +7093,7 @@ export interface operations {
                     "application/json": components["schemas"]["TrackerPage"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6112,7 +7102,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6137,6 +7127,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -6184,7 +7183,7 @@ export interface operations {
                     "application/json": components["schemas"]["TrackerPage"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6193,7 +7192,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6218,6 +7217,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -6261,7 +7269,7 @@ export interface operations {
                     "application/json": components["schemas"]["IngestResultResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6270,7 +7278,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6304,6 +7312,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -6350,7 +7367,7 @@ export interface operations {
                     "application/json": components["schemas"]["IngestResultResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6359,7 +7376,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6402,6 +7419,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -6455,7 +7481,7 @@ export interface operations {
                     "application/json": components["schemas"]["LocationPointPage"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6464,7 +7490,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6489,6 +7515,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -6538,7 +7573,7 @@ export interface operations {
                     "application/json": components["schemas"]["VisitPage"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6547,7 +7582,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6572,6 +7607,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -6621,7 +7665,7 @@ export interface operations {
                     "application/json": components["schemas"]["VisitPage"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6630,7 +7674,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6655,6 +7699,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -6704,7 +7757,7 @@ export interface operations {
                     "application/json": components["schemas"]["VisitPage"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6713,7 +7766,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6738,6 +7791,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -6782,7 +7844,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotificationPage"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6791,7 +7853,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6807,6 +7869,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -6846,7 +7917,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnreadCountResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6855,8 +7926,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6901,7 +7981,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReadAllResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6910,8 +7990,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6956,7 +8045,7 @@ export interface operations {
                     "application/json": components["schemas"]["StreamTicketResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6965,8 +8054,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7020,7 +8118,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked; ticket bad, used or late */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; ticket bad, used or late */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7029,7 +8127,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description A role without notifications, or an API key (keys open no stream) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7047,7 +8145,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description The caller already holds NOTIFICATION_STREAMS_PER_USER open streams (sent with Retry-After) */
+            /** @description The caller already holds NOTIFICATION_STREAMS_PER_USER open streams (sent with Retry-After); Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7096,7 +8194,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotificationResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7105,7 +8203,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7130,6 +8228,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -7175,7 +8282,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductionRunAnalyticsResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7184,7 +8291,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7209,6 +8316,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Analytics calculation failed */
@@ -7254,7 +8370,7 @@ export interface operations {
                     "application/json": components["schemas"]["AggregateMetricsResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7263,7 +8379,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7288,6 +8404,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Analytics calculation failed */
@@ -7333,7 +8458,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryLocationPerformanceResponse"][];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7342,7 +8467,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7367,6 +8492,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Analytics calculation failed */
@@ -7419,7 +8553,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7428,7 +8562,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7453,6 +8587,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Analytics calculation failed */
@@ -7495,7 +8638,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImagePage"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7504,7 +8647,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7520,6 +8663,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -7575,7 +8727,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7584,7 +8736,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7618,6 +8770,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -7660,7 +8821,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImageResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7669,7 +8830,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7694,6 +8855,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -7737,7 +8907,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImageResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7747,7 +8917,7 @@ export interface operations {
                 };
             };
             /**
-             * @description Role not allowed
+             * @description Role not allowed, or an API key whose scope does not cover the route
              *
              *     Role not allowed, or a user who did not upload the image
              */
@@ -7775,6 +8945,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected server fault (logged with the request id) */
@@ -7815,7 +8994,7 @@ export interface operations {
                     "application/json": components["schemas"]["BasicHealthResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7824,8 +9003,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7870,7 +9058,7 @@ export interface operations {
                     "application/json": components["schemas"]["SimpleStatusResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7879,8 +9067,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7925,7 +9122,7 @@ export interface operations {
                     "application/json": components["schemas"]["PipelineHealthResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7934,8 +9131,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7980,7 +9186,7 @@ export interface operations {
                     "application/json": components["schemas"]["SystemHealthResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7989,8 +9195,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8035,7 +9250,7 @@ export interface operations {
                     "application/json": components["schemas"]["PoolHealthResponse"];
                 };
             };
-            /** @description No bearer token; Token invalid, expired or revoked */
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8044,7 +9259,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role not allowed */
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8055,6 +9270,15 @@ export interface operations {
             };
             /** @description Not development or test */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
