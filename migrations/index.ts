@@ -20,6 +20,7 @@ import { GeofenceMarkTime1763960000000 } from './1763960000000-GeofenceMarkTime.
 import { TrackersFollowLatestEntry1763980000000 } from './1763980000000-TrackersFollowLatestEntry.js';
 
 import { NotificationStreamSlots1763990000000 } from './1763990000000-NotificationStreamSlots.js';
+import { Webhooks1764010000000 } from './1764010000000-Webhooks.js';
 
 export const MIGRATIONS = [
   InitialSchema1763700000000,
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   TrackersFollowLatestEntry1763980000000,
 
   NotificationStreamSlots1763990000000,
+  Webhooks1764010000000,
 ];

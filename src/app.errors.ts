@@ -9,6 +9,7 @@ import { PLACE_ERRORS } from './places/places.errors.js';
 import { PRODUCTION_RUN_ERRORS } from './production-runs/production-runs.errors.js';
 import { TRACKER_ERRORS } from './tracker-states/trackers.errors.js';
 import { USER_ERRORS } from './users/users.errors.js';
+import { WEBHOOK_ERRORS } from './webhooks/webhooks.errors.js';
 
 /** The error groups: the cross-cutting ones of src/common, then each feature's own `<feature>.errors.ts`. */
 export const ERROR_GROUPS = {
@@ -23,6 +24,7 @@ export const ERROR_GROUPS = {
   images: IMAGE_ERRORS,
   notifications: NOTIFICATION_ERRORS,
   analytics: ANALYTICS_ERRORS,
+  webhooks: WEBHOOK_ERRORS,
 } as const;
 
 /**
@@ -43,4 +45,5 @@ export const ERROR_CATALOGUE = {
   ...ERROR_GROUPS.images,
   ...ERROR_GROUPS.notifications,
   ...ERROR_GROUPS.analytics,
+  ...ERROR_GROUPS.webhooks,
 } as const satisfies Record<string, CatalogueError | CatalogueErrorBuilder>;

@@ -71,6 +71,25 @@ export interface AppConfig {
   notificationStreamReplayMax: number;
   /** E-mail digests (off without smtpUrl); see src/mail/. */
   mail: MailConfig;
+  /** Outgoing webhooks; see src/webhooks/. */
+  webhooks: WebhookConfig;
+}
+
+export interface WebhookConfig {
+  /** Refuse targets that are or resolve to loopback, private, link-local or unspecified addresses (production unless WEBHOOK_ALLOW_PRIVATE_TARGETS). */
+  refusePrivateTargets: boolean;
+  /** Only https:// targets (production). */
+  requireHttps: boolean;
+  /** Idle poll period of the delivery worker (new deliveries also wake it through LISTEN/NOTIFY). */
+  pollMs: number;
+  /** First retry delay after a failed attempt; doubles per attempt up to retryMaxMs. */
+  retryMinMs: number;
+  retryMaxMs: number;
+  /** Deliveries in flight at once per instance, and at most this many of them to one webhook. */
+  concurrency: number;
+  perWebhookConcurrency: number;
+  /** Key that encrypts signing secrets at rest (WEBHOOK_SECRET_KEY); unset: derived from JWT_SECRET. */
+  secretKey: string | undefined;
 }
 
 export interface MailConfig {
@@ -261,6 +280,7 @@ export function loadConfig(env: Env): AppConfig {
     notificationStreamsPerUser: r.int('NOTIFICATION_STREAMS_PER_USER', 5, 1, 1000),
     notificationStreamReplayMax: r.int('NOTIFICATION_STREAM_REPLAY_MAX', 500, 1, 100_000),
     mail: mailConfig(r),
+    webhooks: webhookConfig(r, nodeEnv),
   };
   if (config.uploadDir === '') config.uploadDir = `${config.dataDir}/uploads`;
   if (r.problems.length > 0) throw new ConfigValidationError(r.problems);
@@ -289,4 +309,25 @@ function mailConfig(r: Reader): MailConfig {
   };
   if (mail.retryMaxMs < mail.retryMinMs) r.problems.push('MAIL_RETRY_MAX_MS must not be below MAIL_RETRY_MIN_MS');
   return mail;
+}
+
+function webhookConfig(r: Reader, nodeEnv: NodeEnv): WebhookConfig {
+  const production = nodeEnv === 'production';
+  const allowPrivateTargets = r.bool('WEBHOOK_ALLOW_PRIVATE_TARGETS', false);
+  const secretKey = r.optional('WEBHOOK_SECRET_KEY');
+  if (secretKey !== undefined && secretKey.length < 32)
+    r.problems.push('WEBHOOK_SECRET_KEY must be at least 32 characters');
+  const webhooks: WebhookConfig = {
+    refusePrivateTargets: production && !allowPrivateTargets,
+    requireHttps: production,
+    pollMs: r.int('WEBHOOK_POLL_MS', 2000, 10, 5000),
+    retryMinMs: r.int('WEBHOOK_RETRY_MIN_MS', 20_000, 10, 30_000),
+    retryMaxMs: r.int('WEBHOOK_RETRY_MAX_MS', 3_600_000, 10, 3_600_000),
+    concurrency: r.int('WEBHOOK_CONCURRENCY', 16, 1, 256),
+    perWebhookConcurrency: r.int('WEBHOOK_PER_WEBHOOK_CONCURRENCY', 4, 1, 256),
+    secretKey,
+  };
+  if (webhooks.retryMaxMs < webhooks.retryMinMs)
+    r.problems.push('WEBHOOK_RETRY_MAX_MS must not be below WEBHOOK_RETRY_MIN_MS');
+  return webhooks;
 }
