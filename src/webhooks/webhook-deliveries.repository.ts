@@ -19,17 +19,16 @@ export interface DeliveryRow {
   error: string | null;
 }
 
+/** A claimed delivery with what sending it needs: its webhook (URL, sealed secrets) and event, read by the claim itself. */
 export interface ClaimedDelivery extends OutboxClaim {
   webhook_id: number;
   event_type: string;
   event_id: string | null;
   created_at: Date;
-}
-
-/** What the claimed deliveries of one batch need: their webhooks (URL, sealed secrets) and events. */
-export interface DeliveryBatch {
-  webhooks: Map<number, { url: string; secret: string; previous_secret: string | null }>;
-  events: Map<string, NotificationEventRow>;
+  /** Null when the webhook was deleted meanwhile. */
+  webhook: { url: string; secret: string; previous_secret: string | null; failing_since: string | null } | null;
+  /** Null for a test delivery, or when the event was purged. */
+  event: NotificationEventRow | null;
 }
 
 /** What an attempt found, for the delivery log and the webhook's failure streak. */
@@ -80,63 +79,44 @@ export class WebhookDeliveriesRepository {
       claimWhere: sql`EXISTS (SELECT 1 FROM webhooks cw JOIN users cu ON cu.id = cw.user_id
                                WHERE cw.id = q.webhook_id AND cw.is_active AND cu.is_active)`,
       groupBy: 'webhook_id',
-      claimReturning: sql`o.webhook_id, o.event_type, o.event_id::text AS event_id, o.created_at`,
+      claimReturning: sql`o.webhook_id, o.event_type, o.event_id::text AS event_id, o.created_at,
+        (SELECT jsonb_build_object('url', w.url, 'secret', w.secret, 'failing_since', w.failing_since,
+                  'previous_secret', CASE WHEN w.previous_secret_until > now() THEN w.previous_secret END)
+           FROM webhooks w WHERE w.id = o.webhook_id) AS webhook,
+        (SELECT ${notificationEventJson('e')} FROM notification_events e WHERE e.id = o.event_id) AS event`,
     });
   }
 
-  /** The webhooks and events of a batch of claims, two statements in all. */
-  async batch(claims: readonly ClaimedDelivery[]): Promise<DeliveryBatch> {
-    const webhookIds = [...new Set(claims.map((c) => c.webhook_id))];
-    const eventIds = [...new Set(claims.flatMap((c) => (c.event_id === null ? [] : [c.event_id])))];
-    const [webhooks, events] = await Promise.all([
-      this.db.rows<{ id: number; url: string; secret: string; previous_secret: string | null }>(
-        sql`SELECT id, url, secret, CASE WHEN previous_secret_until > now() THEN previous_secret END AS previous_secret
-              FROM webhooks WHERE id = ANY(${webhookIds}::int[])`,
-      ),
-      eventIds.length === 0
-        ? Promise.resolve([])
-        : this.db.rows<{ id: string; event: NotificationEventRow }>(
-            sql`SELECT e.id::text AS id, ${notificationEventJson('e')} AS event
-                  FROM notification_events e WHERE e.id = ANY(${eventIds}::bigint[])`,
-          ),
-    ]);
-    return {
-      webhooks: new Map(webhooks.map(({ id, ...rest }) => [id, rest])),
-      events: new Map(events.map((row) => [row.id, row.event])),
-    };
+  /** The attempt's own columns, written with its outcome by the outbox kit. */
+  attemptColumns(attempt: AttemptRecord): Sql {
+    return sql`last_attempt_at = ${attempt.startedAt}, response_status = ${attempt.responseStatus},
+               response_time_ms = ${attempt.responseTimeMs}`;
   }
 
   /**
-   * Records an attempt on the delivery (only by the latest claim's holder) and on its webhook: a
-   * success ends the webhook's failure streak; a failure starts one, and disables the webhook once
-   * it has lasted FAILING_HOURS; `gone` disables it at once. Answers whether the webhook was disabled now.
+   * The attempt's effect on its webhook, written only when there is one (the claim carries the
+   * failure streak's start): a success ends a streak; a failure starts one, and disables the webhook
+   * once it has lasted FAILING_HOURS; `gone` disables it at once. Answers whether it was disabled now.
    */
-  async recordAttempt(claim: ClaimedDelivery, attempt: AttemptRecord): Promise<boolean> {
+  async webhookAfterAttempt(claim: ClaimedDelivery, attempt: AttemptRecord): Promise<boolean> {
+    const since = claim.webhook?.failing_since ?? null;
     const tooLong = sql`coalesce(w.failing_since < now() - make_interval(hours => ${FAILING_HOURS}), false)`;
-    // Only a change of the webhook row is written: a success ends a streak, a failure starts one or
-    // disables (the common case, a success with no streak, writes nothing).
-    const [webhook, when]: [Sql, Sql] =
-      attempt.result === 'succeeded'
-        ? [sql`failing_since = NULL`, sql`w.failing_since IS NOT NULL`]
-        : attempt.result === 'gone'
-          ? [
-              sql`is_active = false, disabled_reason = ${attempt.goneReason ?? 'Gone'}, updated_at = now()`,
-              sql`w.is_active`,
-            ]
-          : [
-              sql`failing_since = coalesce(w.failing_since, ${attempt.startedAt}),
-                  is_active = w.is_active AND NOT ${tooLong},
-                  disabled_reason = CASE WHEN w.is_active AND ${tooLong} THEN ${FAILING_TOO_LONG} ELSE w.disabled_reason END,
-                  updated_at = CASE WHEN w.is_active AND ${tooLong} THEN now() ELSE w.updated_at END`,
-              sql`w.failing_since IS NULL OR (w.is_active AND ${tooLong})`,
-            ];
+    let change: Sql;
+    if (attempt.result === 'succeeded') {
+      if (since === null) return false;
+      change = sql`failing_since = NULL`;
+    } else if (attempt.result === 'gone') {
+      change = sql`is_active = false, disabled_reason = ${attempt.goneReason ?? 'Gone'}, updated_at = now()`;
+    } else {
+      if (since !== null && Date.now() - new Date(since).getTime() < FAILING_HOURS * 3_600_000) return false;
+      change = sql`failing_since = coalesce(w.failing_since, ${attempt.startedAt}),
+                   is_active = w.is_active AND NOT ${tooLong},
+                   disabled_reason = CASE WHEN w.is_active AND ${tooLong} THEN ${FAILING_TOO_LONG} ELSE w.disabled_reason END,
+                   updated_at = CASE WHEN w.is_active AND ${tooLong} THEN now() ELSE w.updated_at END`;
+    }
     const row = await this.db.first<{ disabled: boolean }>(
-      sql`WITH d AS (
-            UPDATE webhook_deliveries SET last_attempt_at = ${attempt.startedAt}, response_status = ${attempt.responseStatus},
-                   response_time_ms = ${attempt.responseTimeMs}
-             WHERE id = ${claim.id}::bigint AND claims = ${claim.claims} RETURNING webhook_id
-          ), before AS (SELECT w.id, w.is_active FROM webhooks w JOIN d ON d.webhook_id = w.id)
-          UPDATE webhooks w SET ${webhook} FROM before WHERE w.id = before.id AND (${when})
+      sql`WITH before AS (SELECT id, is_active FROM webhooks WHERE id = ${claim.webhook_id})
+          UPDATE webhooks w SET ${change} FROM before WHERE w.id = before.id
           RETURNING before.is_active AND NOT w.is_active AS disabled`,
     );
     return row?.disabled ?? false;

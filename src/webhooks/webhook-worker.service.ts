@@ -5,11 +5,7 @@ import { PgListener } from '../infrastructure/database/pg-listener.js';
 import { OutboxConsumer, type DeliveryOutcome } from '../infrastructure/outbox/outbox-consumer.js';
 import { toNotificationEventResponse } from '../notifications/notification-events.port.js';
 import { WEBHOOK_TEST_TYPE } from './dto/webhook-event-types.js';
-import {
-  WebhookDeliveriesRepository,
-  type ClaimedDelivery,
-  type DeliveryBatch,
-} from './webhook-deliveries.repository.js';
+import { WebhookDeliveriesRepository, type ClaimedDelivery } from './webhook-deliveries.repository.js';
 import { WebhookMetrics, type AttemptResult } from './webhook-metrics.js';
 import { signatureOf, WebhookSecrets } from './webhook-secrets.js';
 import { DELIVERY_TIMEOUT_MS, send, type SendResult } from './webhook-sender.js';
@@ -35,7 +31,7 @@ const LEASE_SECONDS = DELIVERY_TIMEOUT_MS / 1000 + 20;
 @Injectable()
 export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(WebhookWorker.name);
-  private readonly consumer: OutboxConsumer<ClaimedDelivery, DeliveryBatch>;
+  private readonly consumer: OutboxConsumer<ClaimedDelivery, undefined>;
   private readonly listener: PgListener;
 
   constructor(
@@ -55,8 +51,9 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       perGroupLimit: webhooks.perWebhookConcurrency,
       leaseSeconds: LEASE_SECONDS,
       retry: { minMs: webhooks.retryMinMs, maxMs: webhooks.retryMaxMs, maxAgeSeconds: RETRY_PERIOD_HOURS * 3600 },
-      prepare: (claims) => deliveries.batch(claims),
-      deliver: (claim, batch) => this.deliver(claim, batch),
+      // The claim reads the webhook and the event itself: nothing more to load.
+      prepare: async () => undefined,
+      deliver: (claim) => this.deliver(claim),
       metrics,
     });
     this.listener = new PgListener({
@@ -97,11 +94,11 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     return this.consumer.drain();
   }
 
-  private async deliver(claim: ClaimedDelivery, batch: DeliveryBatch): Promise<DeliveryOutcome> {
-    const webhook = batch.webhooks.get(claim.webhook_id);
+  private async deliver(claim: ClaimedDelivery): Promise<DeliveryOutcome> {
+    const webhook = claim.webhook;
     // Deleted since the claim: its deliveries went with it, nothing is left to record.
     if (!webhook) return { kind: 'give-up', reason: 'webhook deleted', label: 'webhook_deleted' };
-    const body = this.bodyOf(claim, batch);
+    const body = this.bodyOf(claim);
     if (body === null)
       return { kind: 'give-up', reason: 'the event no longer exists (purged by retention)', label: 'event_gone' };
     const startedAt = new Date();
@@ -124,33 +121,34 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     const gone = result.status === 410;
     const attempt = classify(result);
     this.metrics.attempted(attempt);
-    const disabled = await this.deliveries.recordAttempt(claim, {
+    const record = {
       startedAt,
       responseStatus: result.status,
       responseTimeMs: result.timeMs,
-      result: attempt === 'succeeded' ? 'succeeded' : gone ? 'gone' : 'failed',
+      result: attempt === 'succeeded' ? ('succeeded' as const) : gone ? ('gone' as const) : ('failed' as const),
       goneReason: `The receiver answered 410 Gone to delivery ${claim.id}`,
-    });
-    if (disabled) this.logger.warn(`webhook ${claim.webhook_id} disabled after delivery ${claim.id}: ${result.error}`);
+    };
+    const columns = this.deliveries.attemptColumns(record);
+    if (await this.deliveries.webhookAfterAttempt(claim, record))
+      this.logger.warn(`webhook ${claim.webhook_id} disabled after delivery ${claim.id}: ${result.error}`);
     if (attempt === 'succeeded') {
       this.metrics.delivered((Date.now() - new Date(claim.created_at).getTime()) / 1000);
-      return { kind: 'sent' };
+      return { kind: 'sent', record: columns };
     }
-    if (gone) return { kind: 'give-up', reason: result.error ?? 'HTTP 410', label: 'gone' };
-    return { kind: 'retry', reason: result.error ?? 'failed' };
+    if (gone) return { kind: 'give-up', reason: result.error ?? 'HTTP 410', label: 'gone', record: columns };
+    return { kind: 'retry', reason: result.error ?? 'failed', record: columns };
   }
 
   /** The JSON body: the same bytes on every attempt (events never change). Null when the event is gone. */
-  private bodyOf(claim: ClaimedDelivery, batch: DeliveryBatch): string | null {
+  private bodyOf(claim: ClaimedDelivery): string | null {
     if (claim.event_type === WEBHOOK_TEST_TYPE)
       return JSON.stringify({
         type: WEBHOOK_TEST_TYPE,
         timestamp: new Date(claim.created_at).toISOString(),
         data: { webhook_id: claim.webhook_id },
       });
-    const event = claim.event_id === null ? undefined : batch.events.get(claim.event_id);
-    if (!event) return null;
-    const data = toNotificationEventResponse(event);
+    if (claim.event === null) return null;
+    const data = toNotificationEventResponse(claim.event);
     return JSON.stringify({ type: claim.event_type, timestamp: data.occurred_at, data });
   }
 }

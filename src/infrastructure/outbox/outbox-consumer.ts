@@ -1,4 +1,5 @@
 import type { Logger } from '@nestjs/common';
+import type { Sql } from '../database/db.js';
 import { PeriodicJob } from '../scheduling/periodic-job.js';
 import type { OutboxMetrics } from './outbox-metrics.js';
 import type { GiveUpPolicy, GroupRoom, OutboxClaim, OutboxQueue } from './outbox-queue.js';
@@ -33,8 +34,12 @@ import type { GiveUpPolicy, GroupRoom, OutboxClaim, OutboxQueue } from './outbox
  * on a PeriodicJob (one at a time per process), and stop() waits for the deliveries in flight while
  * the leases of claims not yet tried lapse.
  */
-export type DeliveryOutcome =
-  { kind: 'sent' } | { kind: 'retry'; reason: string } | { kind: 'give-up'; reason: string; label: string };
+export type DeliveryOutcome = (
+  { kind: 'sent' } | { kind: 'retry'; reason: string } | { kind: 'give-up'; reason: string; label: string }
+) & {
+  /** Assignments of the consumer's own columns, written with the outcome (same statement). */
+  record?: Sql;
+};
 
 export interface OutboxConsumerOptions<Claim extends OutboxClaim, Batch> {
   queue: OutboxQueue<Claim>;
@@ -108,6 +113,10 @@ export class OutboxConsumer<Claim extends OutboxClaim, Batch> {
       this.options.perGroupLimit === undefined ? undefined : { limit: this.options.perGroupLimit, busy };
     const waiting: Waiting<Claim, Batch>[] = [];
     let sent = 0;
+    // After a delivery ends, claim again only once a quarter of the slots is free (fewer, larger
+    // claims under load); after a wake-up or the poll interval, for any free slot.
+    const claimAt = Math.max(1, Math.floor(concurrency / 4));
+    let woken = true;
     this.nudged = false;
     while (!this.job.stopped) {
       while (waiting.length > 0 && running.size < concurrency && !this.job.stopped) {
@@ -124,8 +133,9 @@ export class OutboxConsumer<Claim extends OutboxClaim, Batch> {
         running.add(task);
       }
       if (this.job.stopped) break;
-      if (waiting.length === 0 && running.size < concurrency) {
+      if (waiting.length === 0 && running.size < concurrency && (woken || concurrency - running.size >= claimAt)) {
         const claims = await queue.claim(batchSize - running.size, leaseSeconds, room);
+        woken = false;
         if (claims.length > 0) {
           metrics.claimed(claims.length);
           for (const { group_key: key } of claims) if (key !== undefined) busy.set(key, (busy.get(key) ?? 0) + 1);
@@ -137,27 +147,32 @@ export class OutboxConsumer<Claim extends OutboxClaim, Batch> {
       if (running.size === 0) {
         if (!this.nudged) break;
         this.nudged = false;
+        woken = true;
         continue;
       }
       // Every slot busy: wait for one. Otherwise also for a wake-up or the poll interval (retries
       // coming due), so a slow delivery never holds back what else is due.
-      await this.settleOne(running, running.size < concurrency);
+      woken = await this.settleOne(running, running.size < concurrency);
     }
     // Claimed but not tried (stopping): the lease lapses and any instance delivers it later.
     await Promise.all(running);
     return sent;
   }
 
-  private async settleOne(running: Set<Promise<void>>, orWake: boolean): Promise<void> {
-    if (!orWake) return Promise.race(running);
+  /** Waits for a delivery to end or, with `orWake`, for a wake-up or the poll interval; true for the latter. */
+  private async settleOne(running: Set<Promise<void>>, orWake: boolean): Promise<boolean> {
+    if (!orWake) {
+      await Promise.race(running);
+      return false;
+    }
     let timer: NodeJS.Timeout | undefined;
     try {
-      await Promise.race([
-        ...running,
-        new Promise<void>((resolve) => {
-          this.nudge = resolve;
-          if (this.nudged) resolve();
-          timer = setTimeout(resolve, this.options.pollMs);
+      return await Promise.race([
+        ...[...running].map((task) => task.then(() => false)),
+        new Promise<boolean>((resolve) => {
+          this.nudge = () => resolve(true);
+          if (this.nudged) resolve(true);
+          timer = setTimeout(() => resolve(true), this.options.pollMs);
         }),
       ]);
     } finally {
@@ -176,19 +191,20 @@ export class OutboxConsumer<Claim extends OutboxClaim, Batch> {
       outcome = { kind: 'retry', reason: (error as Error).message ?? String(error) };
     }
     if (outcome.kind === 'sent') {
-      if (!(await queue.markDone(claim))) logger.warn(`${what} ${claim.id} was sent after its claim lapsed`);
+      if (!(await queue.markDone(claim, outcome.record)))
+        logger.warn(`${what} ${claim.id} was sent after its claim lapsed`);
       metrics.sent();
       return true;
     }
     if (outcome.kind === 'give-up') {
-      await queue.giveUp(claim, outcome.reason);
+      await queue.giveUp(claim, outcome.reason, outcome.record);
       metrics.givenUp(outcome.label);
       logger.warn(`${what} ${claim.id} given up (${outcome.label}): ${outcome.reason}`);
       return false;
     }
     const { minMs, maxMs } = this.options.retry;
     const delay = backoffDelayMs(claim.attempts + 1, minMs, maxMs);
-    if ((await queue.retryLater(claim, outcome.reason, delay, this.options.retry)) === 'given-up') {
+    if ((await queue.retryLater(claim, outcome.reason, delay, this.options.retry, outcome.record)) === 'given-up') {
       metrics.givenUp('expired');
       logger.warn(`${what} ${claim.id} given up after the retry period: ${outcome.reason}`);
     } else {

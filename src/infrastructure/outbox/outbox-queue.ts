@@ -126,24 +126,28 @@ export class OutboxQueue<Claim extends OutboxClaim = OutboxClaim> {
     );
   }
 
-  /** Records a delivery; false when the claim had lapsed and was taken by another. */
-  async markDone(claim: OutboxClaim): Promise<boolean> {
+  /**
+   * Records a delivery; false when the claim had lapsed and was taken by another. Each outcome may
+   * carry `record`: assignments of the consumer's own columns (e.g. the answer's status), written
+   * in the same statement.
+   */
+  async markDone(claim: OutboxClaim, record?: Sql): Promise<boolean> {
     const { c, spec } = this;
     return (
       (await this.db.execute(
         sql`UPDATE ${this.t} SET ${c.state} = ${spec.states.done}, ${c.finishedAt} = now(), ${c.claimedUntil} = NULL,
-                   ${c.attempts} = ${c.attempts} + 1, ${c.lastError} = NULL
+                   ${c.attempts} = ${c.attempts} + 1, ${c.lastError} = NULL${more(record)}
              WHERE ${this.owns(claim)}`,
       )) > 0
     );
   }
 
   /** Records a permanent failure: the row is never tried again. */
-  async giveUp(claim: OutboxClaim, reason: string): Promise<void> {
+  async giveUp(claim: OutboxClaim, reason: string, record?: Sql): Promise<void> {
     const { c, spec } = this;
     await this.db.execute(
       sql`UPDATE ${this.t} SET ${c.state} = ${spec.states.givenUp}, ${c.finishedAt} = now(), ${c.claimedUntil} = NULL,
-                 ${c.attempts} = ${c.attempts} + 1, ${c.lastError} = ${reason}
+                 ${c.attempts} = ${c.attempts} + 1, ${c.lastError} = ${reason}${more(record)}
            WHERE ${this.owns(claim)}`,
     );
   }
@@ -157,6 +161,7 @@ export class OutboxQueue<Claim extends OutboxClaim = OutboxClaim> {
     reason: string,
     delayMs: number,
     policy: GiveUpPolicy,
+    record?: Sql,
   ): Promise<'retry' | 'given-up' | null> {
     const { c, spec } = this;
     const over = [
@@ -171,7 +176,7 @@ export class OutboxQueue<Claim extends OutboxClaim = OutboxClaim> {
              SET ${c.attempts} = ${c.attempts} + 1, ${c.lastError} = ${reason}, ${c.claimedUntil} = NULL,
                  ${c.dueAt} = now() + make_interval(secs => ${delayMs / 1000}),
                  ${c.state} = CASE WHEN ${giveUp} THEN ${spec.states.givenUp} ELSE ${spec.states.pending} END,
-                 ${c.finishedAt} = CASE WHEN ${giveUp} THEN now() END
+                 ${c.finishedAt} = CASE WHEN ${giveUp} THEN now() END${more(record)}
            WHERE ${this.owns(claim)}
           RETURNING ${c.state} = ${spec.states.givenUp} AS given_up`,
     );
@@ -193,6 +198,11 @@ export class OutboxQueue<Claim extends OutboxClaim = OutboxClaim> {
     const { c } = this;
     return sql`${c.id} = ${claim.id}::${raw(this.spec.idType)} AND ${c.claims} = ${claim.claims}`;
   }
+}
+
+/** The consumer's own assignments (its columns) appended to an outcome's SET list. */
+function more(record: Sql | undefined): Sql {
+  return record ? sql`, ${record}` : empty;
 }
 
 function ident(name: string): Sql {
