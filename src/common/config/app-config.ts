@@ -3,6 +3,8 @@
  * `loadConfig` is pure so tests can build apps with their own settings; every bad
  * variable is reported by name and the process exits non-zero (see main.ts).
  */
+import { webhookConfig, type WebhookConfig } from './webhook-config.js';
+
 type NodeEnv = 'development' | 'test' | 'production';
 type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -75,22 +77,7 @@ export interface AppConfig {
   webhooks: WebhookConfig;
 }
 
-export interface WebhookConfig {
-  /** Refuse targets that are or resolve to loopback, private, link-local or unspecified addresses (production unless WEBHOOK_ALLOW_PRIVATE_TARGETS). */
-  refusePrivateTargets: boolean;
-  /** Only https:// targets (production). */
-  requireHttps: boolean;
-  /** Idle poll period of the delivery worker (new deliveries also wake it through LISTEN/NOTIFY). */
-  pollMs: number;
-  /** First retry delay after a failed attempt; doubles per attempt up to retryMaxMs. */
-  retryMinMs: number;
-  retryMaxMs: number;
-  /** Deliveries in flight at once per instance, and at most this many of them to one webhook. */
-  concurrency: number;
-  perWebhookConcurrency: number;
-  /** Key that encrypts signing secrets at rest (WEBHOOK_SECRET_KEY); unset: derived from JWT_SECRET. */
-  secretKey: string | undefined;
-}
+export type { WebhookConfig } from './webhook-config.js';
 
 export interface MailConfig {
   /** smtp:// or smtps://, optional user:pass@; unset: no e-mail is queued or sent. */
@@ -309,25 +296,4 @@ function mailConfig(r: Reader): MailConfig {
   };
   if (mail.retryMaxMs < mail.retryMinMs) r.problems.push('MAIL_RETRY_MAX_MS must not be below MAIL_RETRY_MIN_MS');
   return mail;
-}
-
-function webhookConfig(r: Reader, nodeEnv: NodeEnv): WebhookConfig {
-  const production = nodeEnv === 'production';
-  const allowPrivateTargets = r.bool('WEBHOOK_ALLOW_PRIVATE_TARGETS', false);
-  const secretKey = r.optional('WEBHOOK_SECRET_KEY');
-  if (secretKey !== undefined && secretKey.length < 32)
-    r.problems.push('WEBHOOK_SECRET_KEY must be at least 32 characters');
-  const webhooks: WebhookConfig = {
-    refusePrivateTargets: production && !allowPrivateTargets,
-    requireHttps: production,
-    pollMs: r.int('WEBHOOK_POLL_MS', 2000, 10, 5000),
-    retryMinMs: r.int('WEBHOOK_RETRY_MIN_MS', 20_000, 10, 30_000),
-    retryMaxMs: r.int('WEBHOOK_RETRY_MAX_MS', 3_600_000, 10, 3_600_000),
-    concurrency: r.int('WEBHOOK_CONCURRENCY', 16, 1, 256),
-    perWebhookConcurrency: r.int('WEBHOOK_PER_WEBHOOK_CONCURRENCY', 4, 1, 256),
-    secretKey,
-  };
-  if (webhooks.retryMaxMs < webhooks.retryMinMs)
-    r.problems.push('WEBHOOK_RETRY_MAX_MS must not be below WEBHOOK_RETRY_MIN_MS');
-  return webhooks;
 }
