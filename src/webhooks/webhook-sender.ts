@@ -16,6 +16,8 @@ export interface SendRequest {
   body: string;
   /** Refuse non-public addresses (checked on the resolved addresses the socket then connects to). */
   refusePrivateTargets: boolean;
+  /** Ends the attempt at once (shutdown): a failed attempt, retried later. */
+  signal?: AbortSignal;
 }
 
 export interface SendResult {
@@ -54,6 +56,7 @@ export function send(request: SendRequest): Promise<SendResult> {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      request.signal?.removeEventListener('abort', stopped);
       req.destroy();
       const ok = error === null && status !== null && status >= 200 && status < 300;
       resolve({ status, timeMs: elapsed(), error: ok ? null : (error ?? answerError(status, excerpt)), refused });
@@ -90,6 +93,9 @@ export function send(request: SendRequest): Promise<SendResult> {
       DELIVERY_TIMEOUT_MS,
     );
     req.on('error', (error) => finish(describe(error), error instanceof RefusedTarget));
+    const stopped = () => finish(status === null ? 'the service stopped before the receiver answered' : null);
+    if (request.signal?.aborted) stopped();
+    request.signal?.addEventListener('abort', stopped, { once: true });
     req.end(request.body);
   });
 }

@@ -33,6 +33,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(WebhookWorker.name);
   private readonly consumer: OutboxConsumer<ClaimedDelivery, undefined>;
   private readonly listener: PgListener;
+  /** Aborted at shutdown: attempts in flight end at once (recorded as failed, retried later). */
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly deliveries: WebhookDeliveriesRepository,
@@ -78,9 +80,13 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     void this.listener.start();
   }
 
-  /** Waits for the attempts in flight (at most DELIVERY_TIMEOUT_MS); the rest stays queued. */
+  /**
+   * Ends the attempts in flight at once (a hanging receiver must not hold the shutdown for 10 s):
+   * each is recorded as failed and retried with the same webhook-id; the rest stays queued.
+   */
   async onModuleDestroy(): Promise<void> {
     await this.listener.stop();
+    this.stopping.abort();
     await this.consumer.stop();
   }
 
@@ -110,6 +116,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       url: webhook.url,
       body,
       refusePrivateTargets: this.config.webhooks.refusePrivateTargets,
+      signal: this.stopping.signal,
       headers: {
         'content-type': 'application/json',
         'user-agent': 'tracker-pipeline-webhooks/1',

@@ -1,4 +1,6 @@
+import pg from 'pg';
 import { closeApps, createTestApp, type TestApp } from '../support/app.js';
+import { createTestDatabase, databaseUrl, dropTestDatabase } from '../support/database.js';
 import { eventually, mailWorld, newTracker, setStatus, type MailWorld } from '../support/mail.js';
 import { createWebhook, deliveriesOf, TestReceiver, webhookEnv, WEBHOOKS } from '../support/webhooks.js';
 
@@ -71,5 +73,30 @@ describe('webhooks: slow and endless receivers', () => {
     );
     expect(endless.streams[0].cutOff).toBe(true);
     expect(endless.streams[0].written).toBeLessThan(20 * 1024 * 1024);
+  });
+
+  it('a shutdown ends the attempts in flight at once: recorded as failed, to be retried with the same webhook-id', async () => {
+    const hang = await TestReceiver.start(() => 'hang');
+    receivers.push(hang);
+    // An app of its own (its own database), so no other instance takes the delivery.
+    const database = await createTestDatabase();
+    try {
+      const own = await createTestApp({ database, env: webhookEnv() });
+      const world = await mailWorld(own);
+      const hook = await createWebhook(own, world.user, { url: hang.url });
+      await setStatus(own, world, (await newTracker(own, world)).id);
+      const [request] = await hang.waitFor(1);
+      await closeApps(own);
+      const client = new pg.Client({ connectionString: databaseUrl(database) });
+      await client.connect();
+      const { rows } = await client
+        .query(`SELECT id::text, status, attempts, error FROM webhook_deliveries WHERE webhook_id = $1`, [hook.id])
+        .finally(() => client.end());
+      expect(rows).toEqual([
+        { id: request.id, status: 'pending', attempts: 1, error: 'the service stopped before the receiver answered' },
+      ]);
+    } finally {
+      await dropTestDatabase(database);
+    }
   });
 });
