@@ -24,6 +24,7 @@ import { ReportBattery1764030000000 } from './1764030000000-ReportBattery.js';
 import { TrackerDeviceIds1764020000000 } from './1764020000000-TrackerDeviceIds.js';
 import { NotificationStreamSlots1763990000000 } from './1763990000000-NotificationStreamSlots.js';
 import { ApiKeys1764000000000 } from './1764000000000-ApiKeys.js';
+import { Webhooks1764010000000 } from './1764010000000-Webhooks.js';
 
 export const MIGRATIONS = [
   InitialSchema1763700000000,
@@ -48,6 +49,7 @@ export const MIGRATIONS = [
 
   NotificationStreamSlots1763990000000,
   ApiKeys1764000000000,
+  Webhooks1764010000000,
   TrackerDeviceIds1764020000000,
   ReportBattery1764030000000,
   RunAlertSilentHours1764040000000,

@@ -10,6 +10,7 @@ import { PLACE_ERRORS } from './places/places.errors.js';
 import { PRODUCTION_RUN_ERRORS } from './production-runs/production-runs.errors.js';
 import { TRACKER_ERRORS } from './tracker-states/trackers.errors.js';
 import { USER_ERRORS } from './users/users.errors.js';
+import { WEBHOOK_ERRORS } from './webhooks/webhooks.errors.js';
 
 /** The error groups: the cross-cutting ones of src/common, then each feature's own `<feature>.errors.ts`. */
 export const ERROR_GROUPS = {
@@ -25,6 +26,7 @@ export const ERROR_GROUPS = {
   notifications: NOTIFICATION_ERRORS,
   analytics: ANALYTICS_ERRORS,
   apiKeys: API_KEY_ERRORS,
+  webhooks: WEBHOOK_ERRORS,
 } as const;
 
 /**
@@ -46,4 +48,5 @@ export const ERROR_CATALOGUE = {
   ...ERROR_GROUPS.notifications,
   ...ERROR_GROUPS.analytics,
   ...ERROR_GROUPS.apiKeys,
+  ...ERROR_GROUPS.webhooks,
 } as const satisfies Record<string, CatalogueError | CatalogueErrorBuilder>;

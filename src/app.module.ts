@@ -24,6 +24,7 @@ import { SeedModule } from './seed/seed.module.js';
 import { PlacesModule } from './places/places.module.js';
 import { TrackersModule } from './trackers/trackers.module.js';
 import { UsersModule } from './users/users.module.js';
+import { WebhooksModule } from './webhooks/webhooks.module.js';
 
 /** Root module, built from an already-validated config (main.ts, the CLI and tests each make one). */
 @Module({})
@@ -53,6 +54,7 @@ export class AppModule {
         SeedModule,
         MetricsModule,
         MailModule,
+        WebhooksModule,
         MaintenanceModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: HttpExceptionFilter }],

@@ -58,6 +58,19 @@ export class MaintenanceRepository {
     );
     return result.affected ?? 0;
   }
+
+  /**
+   * Deletes up to `limit` webhook deliveries created more than `days` days ago, whatever their
+   * status (a delivery still pending then waits on a webhook disabled for longer than that).
+   */
+  async deleteWebhookDeliveriesOlderThan(session: QueryRunner, days: number, limit: number): Promise<number> {
+    const result = await run(
+      session,
+      sql`DELETE FROM webhook_deliveries
+        WHERE id IN (SELECT id FROM webhook_deliveries WHERE created_at < now() - make_interval(days => ${days}) LIMIT ${limit})`,
+    );
+    return result.affected ?? 0;
+  }
 }
 
 function run(session: QueryRunner, statement: Sql) {

@@ -36,6 +36,7 @@ export type MaintenanceRun =
       revokedTokensPurged: number;
       notificationsPurged: number;
       mailPurged: number;
+      webhookDeliveriesPurged: number;
       durationMs: number;
     };
 
@@ -58,7 +59,8 @@ interface RetentionOutcome {
  * - revoked token ids whose token has expired anyway are purged;
  * - in-app notifications (and their events) older than NOTIFICATION_RETENTION_DAYS are deleted,
  *   in bounded batches;
- * - sent and failed e-mails finished more than MAIL_RETENTION_DAYS ago are deleted.
+ * - sent and failed e-mails finished more than MAIL_RETENTION_DAYS ago are deleted;
+ * - webhook deliveries older than NOTIFICATION_RETENTION_DAYS are deleted, in bounded batches.
  * Every instance runs the timer; `pg_try_advisory_lock` on the job's own connection lets exactly
  * one of them do the work, and the lock is released with the session if that instance dies.
  */
@@ -77,7 +79,8 @@ export class MaintenanceService implements OnApplicationBootstrap, OnModuleDestr
           result.partitionsDropped +
           result.revokedTokensPurged +
           result.notificationsPurged +
-          result.mailPurged >
+          result.mailPurged +
+          result.webhookDeliveriesPurged >
           0
       )
         this.logger.log(result);
@@ -146,6 +149,16 @@ export class MaintenanceService implements OnApplicationBootstrap, OnModuleDestr
           deleted = await this.repository.deleteFinishedMailOlderThan(runner, MAIL_RETENTION_DAYS, batchSize);
           mailPurged += deleted;
         }
+        let webhookDeliveriesPurged = 0;
+        for (let round = 0, deleted = batchSize; deleted === batchSize && round < MAX_BATCHES_PER_RUN; round++) {
+          if (this.job.stopped) break;
+          deleted = await this.repository.deleteWebhookDeliveriesOlderThan(
+            runner,
+            this.config.notificationRetentionDays,
+            batchSize,
+          );
+          webhookDeliveriesPurged += deleted;
+        }
         return {
           ran: true,
           ...retention,
@@ -153,6 +166,7 @@ export class MaintenanceService implements OnApplicationBootstrap, OnModuleDestr
           revokedTokensPurged,
           notificationsPurged,
           mailPurged,
+          webhookDeliveriesPurged,
           durationMs: Date.now() - started,
         };
       } finally {

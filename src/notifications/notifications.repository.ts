@@ -1,13 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Db, raw, sql, type PagedRows, type Sql } from '../infrastructure/database/db.js';
-import type { Tables } from '../infrastructure/database/schema.js';
-
-/** A `notification_events` row as the wire carries it (the trigger's xact_id stays in the database). */
-type NotificationEventRow = Omit<Tables['notification_events'], 'type' | 'occurred_at' | 'created_at' | 'xact_id'> & {
-  type: 'tracker.status_changed';
-  occurred_at: string;
-  created_at: string;
-};
+import { notificationEventJson, type NotificationEventRow } from './notification-events.port.js';
 
 /** A notification joined with its event; ids as text (bigint), timestamps as wire text. */
 export interface NotificationRow {
@@ -21,11 +14,8 @@ export interface NotificationRow {
 const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /** Select list of a NotificationRow from `notifications n JOIN notification_events e`. */
-const COLUMNS = raw(`n.id::text AS id, n.user_id, n.read_at IS NOT NULL AS read, ${iso('n.created_at')} AS created_at,
-  jsonb_build_object('id', e.id::text, 'type', e.type, 'tracker_id', e.tracker_id, 'tracker_name', e.tracker_name,
-    'production_run_id', e.production_run_id, 'client_id', e.client_id, 'from_status', e.from_status, 'to_status', e.to_status,
-    'source', e.source, 'status_entry_id', e.status_entry_id::text, 'storage_location_id', e.storage_location_id,
-    'delivery_location_id', e.delivery_location_id, 'occurred_at', ${iso('e.occurred_at')}, 'created_at', ${iso('e.created_at')}) AS event`);
+const COLUMNS = sql`n.id::text AS id, n.user_id, n.read_at IS NOT NULL AS read, ${raw(iso('n.created_at'))} AS created_at,
+  ${notificationEventJson('e')} AS event`;
 const FROM = sql`notifications n JOIN notification_events e ON e.id = n.event_id`;
 
 /** Whose notifications: a user's, narrowed to the events of some clients (an API key's) or not (null). */

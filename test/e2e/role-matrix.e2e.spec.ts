@@ -33,6 +33,7 @@ const EVERYONE = ['admin', 'user', 'ingest'] as const;
 const REPORTERS = ['admin', 'ingest'] as const;
 
 const id = (pick: (fx: MatrixFixtures) => number) => (fx: MatrixFixtures) => ({ id: pick(fx) });
+const NO_WEBHOOK = () => ({ id: 2_147_483_000 });
 const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString();
 
 /** Rows for a reference-data resource: reads for admin/user, writes admin-only. */
@@ -332,6 +333,35 @@ const ROWS: MatrixRow[] = [
     status: 404,
     params: () => ({ id: 2_147_483_000 }),
   },
+  // webhooks: the caller's own (an unknown id is 404 after authorization)
+  {
+    method: 'post',
+    path: '/api/v1/webhooks',
+    allowed: READERS,
+    status: 201,
+    body: () => ({ url: 'http://127.0.0.1:9/matrix', event_types: ['tracker.status_changed'] }),
+  },
+  { method: 'get', path: '/api/v1/webhooks', allowed: READERS, status: 200 },
+  { method: 'get', path: '/api/v1/webhooks/{id}', allowed: READERS, status: 404, params: NO_WEBHOOK },
+  {
+    method: 'patch',
+    path: '/api/v1/webhooks/{id}',
+    allowed: READERS,
+    status: 404,
+    params: NO_WEBHOOK,
+    body: () => ({ is_active: true }),
+  },
+  { method: 'delete', path: '/api/v1/webhooks/{id}', allowed: READERS, status: 404, params: NO_WEBHOOK },
+  { method: 'post', path: '/api/v1/webhooks/{id}/rotate-secret', allowed: READERS, status: 404, params: NO_WEBHOOK },
+  { method: 'post', path: '/api/v1/webhooks/{id}/test', allowed: READERS, status: 404, params: NO_WEBHOOK },
+  { method: 'get', path: '/api/v1/webhooks/{id}/deliveries', allowed: READERS, status: 404, params: NO_WEBHOOK },
+  {
+    method: 'post',
+    path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/retry',
+    allowed: READERS,
+    status: 404,
+    params: () => ({ id: 2_147_483_000, delivery_id: 2_147_483_000 }),
+  },
   // health: admin only, db-pool included
   { method: 'get', path: '/api/v1/health/basic', allowed: ADMIN, status: 200 },
   { method: 'get', path: '/api/v1/health/status', allowed: ADMIN, status: 200 },
@@ -355,6 +385,7 @@ const COVERED_PREFIXES = [
   '/api/v1/locations',
   '/api/v1/images',
   '/api/v1/notifications',
+  '/api/v1/webhooks',
   '/api/v1/health',
   '/api/v1/api-keys',
   '/health/db-pool',

@@ -20,6 +20,7 @@ export const STEP_KEYS = [
   'check_status_consistency',
   'check_geofence_processing',
   'check_notification_delivery',
+  'check_webhook_delivery',
 ];
 
 /** ISO 8601 with a numeric UTC offset. */

@@ -61,7 +61,7 @@ describe('pipeline machinery', () => {
     expect(result.test_steps.check_status_consistency.issues[0]).toMatch(
       /could not run: relation "trackers" does not exist/,
     );
-    expect(result).toMatchObject({ status: 'healthy', success_rate: 88.89, successful_steps: 8, total_steps: 9 });
+    expect(result).toMatchObject({ status: 'healthy', success_rate: 90, successful_steps: 9, total_steps: 10 });
     expect(result.recommendations).toEqual([
       expect.objectContaining({ severity: 'warning', documentation: 'docs/operations.md#check_status_consistency' }),
     ]);
@@ -79,10 +79,10 @@ describe('pipeline machinery', () => {
     } as unknown as PipelineSteps;
     const result = await new PipelineHealthService(steps).check(admin);
     expect(sqlSteps).toBe(0);
-    expect(result).toMatchObject({ status: 'unhealthy', success_rate: 11.11, successful_steps: 1 });
+    expect(result).toMatchObject({ status: 'unhealthy', success_rate: 10, successful_steps: 1 });
     expect(result.test_steps.check_cache_store.success).toBe(true);
     expect(result.test_steps.check_required_tables).toMatchObject({ success: false, details: { skipped: true } });
-    expect(result.recommendations).toHaveLength(8);
+    expect(result.recommendations).toHaveLength(9);
   });
 
   it('recommends exactly one info when every step passed, else one per failed step in step order', () => {
@@ -158,7 +158,7 @@ describe('health machinery failures', () => {
     expect((error as DomainError).getResponse()).toEqual({ detail: 'Health check failed: step catalogue unavailable' });
     const system = await service.system(admin);
     expect(system.status).toBe('unhealthy');
-    expect(system.pipeline).toMatchObject({ status: 'error', success_rate: 0, successful_steps: 0, total_steps: 9 });
+    expect(system.pipeline).toMatchObject({ status: 'error', success_rate: 0, successful_steps: 0, total_steps: 10 });
     expect(system.pipeline.recommendations[0]).toMatchObject({
       severity: 'critical',
       issue: 'Health check failed: step catalogue unavailable',

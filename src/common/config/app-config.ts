@@ -3,6 +3,8 @@
  * `loadConfig` is pure so tests can build apps with their own settings; every bad
  * variable is reported by name and the process exits non-zero (see main.ts).
  */
+import { webhookConfig, type WebhookConfig } from './webhook-config.js';
+
 type NodeEnv = 'development' | 'test' | 'production';
 type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -71,7 +73,11 @@ export interface AppConfig {
   notificationStreamReplayMax: number;
   /** E-mail digests (off without smtpUrl); see src/mail/. */
   mail: MailConfig;
+  /** Outgoing webhooks; see src/webhooks/. */
+  webhooks: WebhookConfig;
 }
+
+export type { WebhookConfig } from './webhook-config.js';
 
 export interface MailConfig {
   /** smtp:// or smtps://, optional user:pass@; unset: no e-mail is queued or sent. */
@@ -261,6 +267,7 @@ export function loadConfig(env: Env): AppConfig {
     notificationStreamsPerUser: r.int('NOTIFICATION_STREAMS_PER_USER', 5, 1, 1000),
     notificationStreamReplayMax: r.int('NOTIFICATION_STREAM_REPLAY_MAX', 500, 1, 100_000),
     mail: mailConfig(r),
+    webhooks: webhookConfig(r, nodeEnv),
   };
   if (config.uploadDir === '') config.uploadDir = `${config.dataDir}/uploads`;
   if (r.problems.length > 0) throw new ConfigValidationError(r.problems);

@@ -5,6 +5,7 @@ import { ERROR_SCHEMAS } from '../errors/error-catalogue.js';
 import { applyDocumentedPaths } from './documented-path.js';
 import { documentErrors } from './error-responses.js';
 import { boundIntegers, everySchema, toJsonSchema2020 } from './openapi-31.js';
+import { applyOutgoingWebhooks } from './outgoing-webhooks.js';
 
 type Json = Record<string, unknown>;
 
@@ -20,6 +21,7 @@ const TAGS: Record<string, string> = {
   locations: 'Location reports and the aggregated location history',
   analytics: 'Journey analytics of a production run',
   images: 'Image upload, metadata and public bytes',
+  webhooks: 'Outgoing webhooks: subscriptions, signing secrets, test and retry, the delivery log',
   health: 'Health checks',
   metrics: 'Prometheus metrics',
   'api-keys': 'API keys of machine clients (managed with a person’s token)',
@@ -86,6 +88,7 @@ function finishDocument(document: Json): void {
     },
   ];
   applyDocumentedPaths(document);
+  applyOutgoingWebhooks(document);
   const components = (document.components ??= {}) as Json;
   const schemas = (components.schemas ??= {}) as Json;
   Object.assign(schemas, structuredClone(ERROR_SCHEMAS));

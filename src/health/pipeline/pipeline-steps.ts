@@ -23,7 +23,8 @@ export type StepKey =
   | 'check_cache_store'
   | 'check_status_consistency'
   | 'check_geofence_processing'
-  | 'check_notification_delivery';
+  | 'check_notification_delivery'
+  | 'check_webhook_delivery';
 
 export interface StepDefinition {
   key: StepKey;
@@ -110,6 +111,14 @@ export const STEP_DEFINITIONS: readonly StepDefinition[] = [
     severity: 'warning',
     action:
       'Check that the SMTP server in SMTP_URL accepts mail from this service, and the logs for failed sends (mail_digests.last_error).',
+    needsDatabase: true,
+  },
+  {
+    key: 'check_webhook_delivery',
+    name: 'Webhook delivery',
+    severity: 'warning',
+    action:
+      'Check that some instance is running and the logs for webhook delivery warnings; a backlog with no failures means the workers are too few or too slow (WEBHOOK_CONCURRENCY).',
     needsDatabase: true,
   },
 ];

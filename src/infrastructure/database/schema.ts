@@ -261,4 +261,38 @@ export interface Tables {
     updated_at: Date;
     tokens_valid_after: Date | null;
   };
+  webhook_deliveries: {
+    id: string;
+    webhook_id: number;
+    event_type: string;
+    event_id: string | null;
+    status: string;
+    attempts: number;
+    last_attempt_at: Date | null;
+    next_attempt_at: Date;
+    claimed_until: Date | null;
+    claims: number;
+    first_attempt_at: Date | null;
+    response_status: number | null;
+    response_time_ms: number | null;
+    error: string | null;
+    finished_at: Date | null;
+    created_at: Date;
+  };
+  webhooks: {
+    id: number;
+    user_id: number;
+    url: string;
+    event_types: string[];
+    client_ids: number[] | null;
+    description: string | null;
+    is_active: boolean;
+    disabled_reason: string | null;
+    secret: string;
+    previous_secret: string | null;
+    previous_secret_until: Date | null;
+    failing_since: Date | null;
+    created_at: Date;
+    updated_at: Date;
+  };
 }

@@ -1,7 +1,8 @@
 import type { Logger } from '@nestjs/common';
+import type { Sql } from '../database/db.js';
 import { PeriodicJob } from '../scheduling/periodic-job.js';
 import type { OutboxMetrics } from './outbox-metrics.js';
-import type { GiveUpPolicy, OutboxClaim, OutboxQueue } from './outbox-queue.js';
+import type { GiveUpPolicy, GroupRoom, OutboxClaim, OutboxQueue } from './outbox-queue.js';
 
 /**
  * The outbox consumer kit: a transactional outbox (rows written in the transaction of the change
@@ -22,12 +23,23 @@ import type { GiveUpPolicy, OutboxClaim, OutboxQueue } from './outbox-queue.js';
  * Outcomes: `sent` is final. `retry` (also any error thrown by `deliver`) counts an attempt and
  * makes the row due again after an exponential backoff with jitter (backoffDelayMs), unless the
  * give-up policy (attempts and/or time since the first attempt) says enough: then it is given up
- * as `expired`. `give-up` is final at once, with the consumer's own reason label. A pass claims
- * until nothing is due; the passes run on a PeriodicJob (one at a time per process), and stop()
- * waits for the delivery in flight while the rest of the batch's leases lapse.
+ * as `expired`. `give-up` is final at once, with the consumer's own reason label.
+ *
+ * Concurrency: at most `concurrency` deliveries are in flight at once (default 1: one after the
+ * other, a batch claimed only when the previous one is done). With more, a free slot is filled by a
+ * new claim at once, so one slow delivery holds one slot and never the others; with the queue's
+ * `groupBy` and `perGroupLimit`, no group (e.g. one receiver) holds more than that many slots, so
+ * a hanging receiver cannot starve the rest. A pass claims until nothing is due and nothing is in
+ * flight; wake() makes a running pass claim again at once (a new row was announced). The passes run
+ * on a PeriodicJob (one at a time per process), and stop() waits for the deliveries in flight while
+ * the leases of claims not yet tried lapse.
  */
-export type DeliveryOutcome =
-  { kind: 'sent' } | { kind: 'retry'; reason: string } | { kind: 'give-up'; reason: string; label: string };
+export type DeliveryOutcome = (
+  { kind: 'sent' } | { kind: 'retry'; reason: string } | { kind: 'give-up'; reason: string; label: string }
+) & {
+  /** Assignments of the consumer's own columns, written with the outcome (same statement). */
+  record?: Sql;
+};
 
 export interface OutboxConsumerOptions<Claim extends OutboxClaim, Batch> {
   queue: OutboxQueue<Claim>;
@@ -41,12 +53,25 @@ export interface OutboxConsumerOptions<Claim extends OutboxClaim, Batch> {
   prepare: (claims: Claim[]) => Promise<Batch>;
   deliver: (claim: Claim, batch: Batch) => Promise<DeliveryOutcome>;
   metrics: OutboxMetrics;
+  /** Deliveries in flight at once (default 1). At most batchSize. */
+  concurrency?: number;
+  /** With the queue's `groupBy`: deliveries of one group in flight at once. */
+  perGroupLimit?: number;
+}
+
+interface Waiting<Claim, Batch> {
+  claim: Claim;
+  batch: Batch;
 }
 
 export class OutboxConsumer<Claim extends OutboxClaim, Batch> {
   private readonly job: PeriodicJob<number>;
+  /** Resolves the wait of a running pass (wake()). */
+  private nudge: (() => void) | null = null;
+  private nudged = false;
 
   constructor(private readonly options: OutboxConsumerOptions<Claim, Batch>) {
+    if ((options.concurrency ?? 1) > options.batchSize) throw new Error('concurrency must not exceed batchSize');
     this.job = new PeriodicJob(() => this.pass(), {
       what: `${options.what} pass`,
       logger: options.logger,
@@ -59,31 +84,102 @@ export class OutboxConsumer<Claim extends OutboxClaim, Batch> {
     this.job.start(0);
   }
 
-  /** One pass now (or the one in progress): delivers until nothing is due; answers how many were sent. */
+  /** One pass now (or the one in progress, told to claim again): delivers until nothing is due; answers how many were sent. */
   drain(): Promise<number> {
+    this.wake();
     return this.job.runNow();
   }
 
-  /** Waits for the delivery in flight; the rest stays claimed until its lease lapses. */
+  /** Something became due: a running pass claims again at once; otherwise a pass starts. */
+  wake(): void {
+    if (this.job.stopped) return;
+    this.nudged = true;
+    if (this.nudge) this.nudge();
+    else void this.job.runNow().catch(() => undefined);
+  }
+
+  /** Waits for the deliveries in flight; claims not yet tried stay claimed until their lease lapses. */
   stop(): Promise<unknown> {
+    this.nudge?.();
     return this.job.stop();
   }
 
   private async pass(): Promise<number> {
-    const { queue, batchSize, leaseSeconds, metrics } = this.options;
+    const { queue, batchSize, leaseSeconds, metrics, logger, what } = this.options;
+    const concurrency = this.options.concurrency ?? 1;
+    const running = new Set<Promise<void>>();
+    const busy = new Map<string, number>();
+    const room: GroupRoom | undefined =
+      this.options.perGroupLimit === undefined ? undefined : { limit: this.options.perGroupLimit, busy };
+    const waiting: Waiting<Claim, Batch>[] = [];
     let sent = 0;
+    // After a delivery ends, claim again only once a quarter of the slots is free (fewer, larger
+    // claims under load); after a wake-up or the poll interval, for any free slot.
+    const claimAt = Math.max(1, Math.floor(concurrency / 4));
+    let woken = true;
+    this.nudged = false;
     while (!this.job.stopped) {
-      const claims = await queue.claim(batchSize, leaseSeconds);
-      if (claims.length === 0) break;
-      metrics.claimed(claims.length);
-      const batch = await this.options.prepare(claims);
-      for (const claim of claims) {
-        // Claimed but not tried (stopping): the lease lapses and any instance delivers it later.
-        if (this.job.stopped) break;
-        if (await this.attempt(claim, batch)) sent++;
+      while (waiting.length > 0 && running.size < concurrency && !this.job.stopped) {
+        const { claim, batch } = waiting.shift()!;
+        const task: Promise<void> = this.attempt(claim, batch)
+          .then((wasSent) => void (wasSent && sent++))
+          .catch((error: unknown) =>
+            logger.warn(`${what} ${claim.id}: outcome not recorded: ${(error as Error).message}`),
+          )
+          .finally(() => {
+            running.delete(task);
+            if (claim.group_key !== undefined) busy.set(claim.group_key, (busy.get(claim.group_key) ?? 1) - 1);
+          });
+        running.add(task);
       }
+      if (this.job.stopped) break;
+      if (waiting.length === 0 && running.size < concurrency && (woken || concurrency - running.size >= claimAt)) {
+        const claims = await queue.claim(batchSize - running.size, leaseSeconds, room);
+        woken = false;
+        if (claims.length > 0) {
+          metrics.claimed(claims.length);
+          for (const { group_key: key } of claims) if (key !== undefined) busy.set(key, (busy.get(key) ?? 0) + 1);
+          const batch = await this.options.prepare(claims);
+          waiting.push(...claims.map((claim) => ({ claim, batch })));
+          continue;
+        }
+      }
+      if (running.size === 0) {
+        if (!this.nudged) break;
+        this.nudged = false;
+        woken = true;
+        continue;
+      }
+      // Every slot busy: wait for one. Otherwise also for a wake-up or the poll interval (retries
+      // coming due), so a slow delivery never holds back what else is due.
+      woken = await this.settleOne(running, running.size < concurrency);
     }
+    // Claimed but not tried (stopping): the lease lapses and any instance delivers it later.
+    await Promise.all(running);
     return sent;
+  }
+
+  /** Waits for a delivery to end or, with `orWake`, for a wake-up or the poll interval; true for the latter. */
+  private async settleOne(running: Set<Promise<void>>, orWake: boolean): Promise<boolean> {
+    if (!orWake) {
+      await Promise.race(running);
+      return false;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([
+        ...[...running].map((task) => task.then(() => false)),
+        new Promise<boolean>((resolve) => {
+          this.nudge = () => resolve(true);
+          if (this.nudged) resolve(true);
+          timer = setTimeout(() => resolve(true), this.options.pollMs);
+        }),
+      ]);
+    } finally {
+      this.nudge = null;
+      this.nudged = false;
+      clearTimeout(timer);
+    }
   }
 
   private async attempt(claim: Claim, batch: Batch): Promise<boolean> {
@@ -95,19 +191,20 @@ export class OutboxConsumer<Claim extends OutboxClaim, Batch> {
       outcome = { kind: 'retry', reason: (error as Error).message ?? String(error) };
     }
     if (outcome.kind === 'sent') {
-      if (!(await queue.markDone(claim))) logger.warn(`${what} ${claim.id} was sent after its claim lapsed`);
+      if (!(await queue.markDone(claim, outcome.record)))
+        logger.warn(`${what} ${claim.id} was sent after its claim lapsed`);
       metrics.sent();
       return true;
     }
     if (outcome.kind === 'give-up') {
-      await queue.giveUp(claim, outcome.reason);
+      await queue.giveUp(claim, outcome.reason, outcome.record);
       metrics.givenUp(outcome.label);
       logger.warn(`${what} ${claim.id} given up (${outcome.label}): ${outcome.reason}`);
       return false;
     }
     const { minMs, maxMs } = this.options.retry;
     const delay = backoffDelayMs(claim.attempts + 1, minMs, maxMs);
-    if ((await queue.retryLater(claim, outcome.reason, delay, this.options.retry)) === 'given-up') {
+    if ((await queue.retryLater(claim, outcome.reason, delay, this.options.retry, outcome.record)) === 'given-up') {
       metrics.givenUp('expired');
       logger.warn(`${what} ${claim.id} given up after the retry period: ${outcome.reason}`);
     } else {
