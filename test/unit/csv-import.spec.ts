@@ -83,6 +83,7 @@ describe('tracker CSV parsing', () => {
         deliveryLocationId: null,
         storageLocationId: null,
         notes: null,
+        deviceId: null,
       },
     ]);
   });

@@ -7,11 +7,13 @@ const COLUMNS: Partial<Record<CsvField, number>> = {
   delivery_location_id: 3,
   storage_location_id: 4,
   notes: 5,
+  device_id: 6,
 };
 
 /** validateRow on one row (line 7) with every column present; cells default to a valid CREATED row. */
 function check(cells: Partial<Record<CsvField, string>>, columns = COLUMNS) {
-  const row = ['name', 'production_run_id', 'status', 'delivery_location_id', 'storage_location_id', 'notes'].map(
+  const fields = ['name', 'production_run_id', 'status', 'delivery_location_id', 'storage_location_id', 'notes'];
+  const row = [...fields, 'device_id'].map(
     (field) => cells[field as CsvField] ?? { name: 'TRK-1', production_run_id: '3' }[field] ?? '',
   );
   const errors: CsvRowError[] = [];
@@ -24,7 +26,13 @@ function check(cells: Partial<Record<CsvField, string>>, columns = COLUMNS) {
 describe('CSV row validation (validateRow)', () => {
   it('turns a valid row into a tracker row, trimming cells and defaulting the status', () => {
     expect(
-      check({ name: '  TRK-1 ', production_run_id: ' 3 ', delivery_location_id: '9', notes: ' fragile ' }),
+      check({
+        name: '  TRK-1 ',
+        production_run_id: ' 3 ',
+        delivery_location_id: '9',
+        notes: ' fragile ',
+        device_id: ' imei:1 ',
+      }),
     ).toEqual({
       result: {
         row: 7,
@@ -34,6 +42,7 @@ describe('CSV row validation (validateRow)', () => {
         deliveryLocationId: 9,
         storageLocationId: null,
         notes: 'fragile',
+        deviceId: 'imei:1',
       },
       errors: [],
     });
