@@ -962,6 +962,120 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's webhooks (an admin: all) */
+        get: operations["webhooksList"];
+        put?: never;
+        /**
+         * Subscribe a URL to events (the signing secret is answered only now)
+         * @description Every event of a subscribed type that the caller may see at the event's time (within `client_ids` when given) is POSTed to the URL, signed per Standard Webhooks; see the document's `webhooks` for the requests.
+         */
+        post: operations["webhooksCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a webhook */
+        get: operations["webhooksGet"];
+        put?: never;
+        post?: never;
+        /** Delete a webhook and its delivery log; answers the deleted webhook */
+        delete: operations["webhooksDelete"];
+        options?: never;
+        head?: never;
+        /**
+         * Change url, event_types, description or is_active (true enables it again and clears disabled_reason)
+         * @description Enabling a disabled webhook resumes its pending deliveries still within their 24 hours; older ones fail.
+         */
+        patch: operations["webhooksUpdate"];
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new signing secret (answered only now); for 24 hours deliveries carry signatures by both */
+        post: operations["webhooksRotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Queue a webhook.test delivery (data: {webhook_id}), sent at once */
+        post: operations["webhooksTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The webhook's deliveries, newest first */
+        get: operations["webhooksDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/deliveries/{delivery_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery again now (a new attempt, same webhook-id), whatever its status
+         * @description Pending again with a new 24-hour retry period; an attempt in flight records nothing.
+         */
+        post: operations["webhooksRetry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/images/{storage_name}.{extension}": {
         parameters: {
             query?: never;
@@ -983,7 +1097,42 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "tracker.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A tracker's current status, storage location or destination changed (sent to webhooks subscribed to tracker.status_changed) */
+        post: operations["webhookTrackerStatusChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A test delivery queued with POST /api/v1/webhooks/{id}/test */
+        post: operations["webhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         LoginFormDto: {
@@ -2366,7 +2515,7 @@ export interface components {
             successful_steps: number;
             /** Format: int32 */
             total_steps: number;
-            /** @description Keys: check_database_connection, check_required_tables, check_views_and_policies, check_aggregation_freshness, check_aggregation_rules, check_cache_store, check_status_consistency, check_geofence_processing, check_notification_delivery */
+            /** @description Keys: check_database_connection, check_required_tables, check_views_and_policies, check_aggregation_freshness, check_aggregation_rules, check_cache_store, check_status_consistency, check_geofence_processing, check_notification_delivery, check_webhook_delivery */
             test_steps: {
                 [key: string]: components["schemas"]["PipelineStepResponse"];
             };
@@ -2438,6 +2587,236 @@ export interface components {
             status: "healthy" | "warning" | "critical";
             pool_stats: components["schemas"]["PoolStatsResponse"];
             configuration: components["schemas"]["PoolConfigurationResponse"];
+        };
+        WebhookStatusChangedPayload: {
+            /**
+             * @example tracker.status_changed
+             * @enum {string}
+             */
+            type: "tracker.status_changed";
+            /**
+             * Format: date-time
+             * @description The event's occurred_at
+             * @example 2026-11-21T10:04:05.123Z
+             */
+            timestamp: string;
+            /** @description The event, as the notification inbox shows it */
+            data: components["schemas"]["NotificationEventResponse"];
+        };
+        WebhookTestData: {
+            /** Format: int32 */
+            webhook_id: number;
+        };
+        WebhookTestPayload: {
+            /**
+             * @example webhook.test
+             * @enum {string}
+             */
+            type: "webhook.test";
+            /**
+             * Format: date-time
+             * @description When the test was queued
+             * @example 2026-11-21T10:04:05.123Z
+             */
+            timestamp: string;
+            data: components["schemas"]["WebhookTestData"];
+        };
+        CreateWebhookDto: {
+            /**
+             * Format: uri
+             * @description Absolute https:// URL (http:// only outside production), without user information; in production its host must not be or resolve to a loopback, private, link-local or unspecified address.
+             * @example https://erp.example.com/hooks/tracker-pipeline
+             */
+            url: string;
+            /**
+             * @description The event types to receive (at least one, no repeats)
+             * @example [
+             *       "tracker.status_changed"
+             *     ]
+             */
+            event_types: ("tracker.status_changed" | "tracker.alert_opened" | "tracker.alert_resolved")[];
+            description?: string | null;
+            /** @description Only events of these clients (each one the owner can see; an API key narrowed to clients must name a subset of its own). Absent: every client the owner can see at the event's time. */
+            client_ids?: number[];
+        };
+        WebhookWithSecretResponse: {
+            /** @example 2026-11-21T10:04:05.123Z */
+            created_at: string;
+            /** @example 2026-11-21T10:04:05.123Z */
+            updated_at: string;
+            /** Format: int32 */
+            id: number;
+            /**
+             * Format: int32
+             * @description The owner: events are those this user may see
+             */
+            user_id: number;
+            /**
+             * Format: uri
+             * @example https://erp.example.com/hooks/tracker-pipeline
+             */
+            url: string;
+            /**
+             * @example [
+             *       "tracker.status_changed"
+             *     ]
+             */
+            event_types: ("tracker.status_changed" | "tracker.alert_opened" | "tracker.alert_resolved")[];
+            /**
+             * @description null: every visible client
+             * @example null
+             */
+            client_ids: number[] | null;
+            /** @example ERP stock bookings */
+            description: string | null;
+            /** @description false: no new deliveries; pending ones wait until it is enabled again */
+            is_active: boolean;
+            /**
+             * @description Why the webhook was disabled (410 Gone, 24 hours without a successful delivery, or through the API)
+             * @example null
+             */
+            disabled_reason: string | null;
+            /**
+             * @description `whsec_` and 32 random bytes in standard base64. Shown only now: store it to verify the `webhook-signature` header.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw2A4xG8xWK+Q=
+             */
+            secret: string;
+        };
+        WebhookResponse: {
+            /** @example 2026-11-21T10:04:05.123Z */
+            created_at: string;
+            /** @example 2026-11-21T10:04:05.123Z */
+            updated_at: string;
+            /** Format: int32 */
+            id: number;
+            /**
+             * Format: int32
+             * @description The owner: events are those this user may see
+             */
+            user_id: number;
+            /**
+             * Format: uri
+             * @example https://erp.example.com/hooks/tracker-pipeline
+             */
+            url: string;
+            /**
+             * @example [
+             *       "tracker.status_changed"
+             *     ]
+             */
+            event_types: ("tracker.status_changed" | "tracker.alert_opened" | "tracker.alert_resolved")[];
+            /**
+             * @description null: every visible client
+             * @example null
+             */
+            client_ids: number[] | null;
+            /** @example ERP stock bookings */
+            description: string | null;
+            /** @description false: no new deliveries; pending ones wait until it is enabled again */
+            is_active: boolean;
+            /**
+             * @description Why the webhook was disabled (410 Gone, 24 hours without a successful delivery, or through the API)
+             * @example null
+             */
+            disabled_reason: string | null;
+        };
+        WebhookPage: {
+            items: components["schemas"]["WebhookResponse"][];
+            /** Format: int32 */
+            total: number;
+            /** Format: int32 */
+            page: number;
+            /** Format: int32 */
+            size: number;
+            /** Format: int32 */
+            pages: number;
+        };
+        UpdateWebhookDto: {
+            /**
+             * Format: uri
+             * @description Absolute https:// URL (http:// only outside production), without user information; in production its host must not be or resolve to a loopback, private, link-local or unspecified address.
+             * @example https://erp.example.com/hooks/tracker-pipeline
+             */
+            url?: string;
+            /**
+             * @description The event types to receive (at least one, no repeats)
+             * @example [
+             *       "tracker.status_changed"
+             *     ]
+             */
+            event_types?: ("tracker.status_changed" | "tracker.alert_opened" | "tracker.alert_resolved")[];
+            description?: string | null;
+            /** @description false disables the webhook (no new deliveries; pending ones wait) */
+            is_active?: boolean;
+        };
+        DeliveryResponse: {
+            /**
+             * Format: int32
+             * @description Also the `webhook-id` header of every attempt
+             * @example 5120
+             */
+            id: number;
+            /** Format: int32 */
+            webhook_id: number;
+            /**
+             * @example tracker.status_changed
+             * @enum {string}
+             */
+            event_type: "tracker.status_changed" | "tracker.alert_opened" | "tracker.alert_resolved" | "webhook.test";
+            /**
+             * Format: int32
+             * @description null for webhook.test
+             * @example 981
+             */
+            event_id: number | null;
+            /**
+             * @example succeeded
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed";
+            /**
+             * Format: int32
+             * @example 1
+             */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:04:05.123Z
+             */
+            last_attempt_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due; null unless pending
+             * @example 2026-11-21T10:04:05.123Z
+             */
+            next_attempt_at: string | null;
+            /**
+             * Format: int32
+             * @description HTTP status of the last attempt
+             * @example 200
+             */
+            response_status: number | null;
+            /**
+             * Format: int32
+             * @example 84
+             */
+            response_time_ms: number | null;
+            /**
+             * @description Why the last attempt failed
+             * @example null
+             */
+            error: string | null;
+        };
+        DeliveryPage: {
+            items: components["schemas"]["DeliveryResponse"][];
+            /** Format: int32 */
+            total: number;
+            /** Format: int32 */
+            page: number;
+            /** Format: int32 */
+            size: number;
+            /** Format: int32 */
+            pages: number;
         };
         Error: {
             /** @description What went wrong, for people. */
@@ -9362,6 +9741,819 @@ export interface operations {
             };
         };
     };
+    webhooksList: {
+        parameters: {
+            query?: {
+                skip?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookPage"];
+                };
+            };
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description skip/limit out of range */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    webhooksCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookWithSecretResponse"];
+                };
+            };
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body over its limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Encoding or charset this service does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Bad url, event_types, description or client_ids; Validation failed: url: must not contain credentials (user@ or user:pass@); Validation failed: client_ids: must be existing clients you can see (not: 7) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    webhooksGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer in plain digits (no sign, leading zero, fraction or exponent); anything else is 422. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookResponse"];
+                };
+            };
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, or another user's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed: id: must be a positive integer */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    webhooksDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer in plain digits (no sign, leading zero, fraction or exponent); anything else is 422. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookResponse"];
+                };
+            };
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, or another user's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed: id: must be a positive integer */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    webhooksUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer in plain digits (no sign, leading zero, fraction or exponent); anything else is 422. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookResponse"];
+                };
+            };
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, or another user's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body over its limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Encoding or charset this service does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Bad id or field; Validation failed: url: must not contain credentials (user@ or user:pass@) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    webhooksRotateSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer in plain digits (no sign, leading zero, fraction or exponent); anything else is 422. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookWithSecretResponse"];
+                };
+            };
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, or another user's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed: id: must be a positive integer */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    webhooksTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer in plain digits (no sign, leading zero, fraction or exponent); anything else is 422. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryResponse"];
+                };
+            };
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, or another user's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The webhook is disabled (is_active false): enable it first */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed: id: must be a positive integer */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    webhooksDeliveries: {
+        parameters: {
+            query?: {
+                skip?: number;
+                limit?: number;
+                /** @description Only deliveries in this status */
+                status?: "pending" | "succeeded" | "failed";
+            };
+            header?: never;
+            path: {
+                /** @description Positive integer in plain digits (no sign, leading zero, fraction or exponent); anything else is 422. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryPage"];
+                };
+            };
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, or another user's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Bad id, status, skip or limit */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    webhooksRetry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer in plain digits (no sign, leading zero, fraction or exponent); anything else is 422. */
+                delivery_id: number;
+                /** @description Positive integer in plain digits (no sign, leading zero, fraction or exponent); anything else is 422. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryResponse"];
+                };
+            };
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, or another user's; Missing, or a delivery of another webhook */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The webhook is disabled (is_active false): enable it first */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed: delivery_id: must be a positive integer */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     imagesServe: {
         parameters: {
             query?: never;
@@ -9430,6 +10622,92 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    webhookTrackerStatusChanged: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id (decimal): the same on every attempt of a delivery. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. Refuse a timestamp far from your clock (e.g. more than 5 minutes). */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the base64-decoded part of the secret after `whsec_` (Standard Webhooks). For 24 hours after a secret rotation two signatures, space-separated: one per secret; accept the delivery when any matches. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookStatusChangedPayload"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answered within 10 s: delivered. The body is not read beyond 64 kB. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails and the webhook is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, a redirect — never followed —, no answer within 10 s): retried after 20 s, then doubling up to 1 hour between attempts, for 24 hours. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id (decimal): the same on every attempt of a delivery. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. Refuse a timestamp far from your clock (e.g. more than 5 minutes). */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the base64-decoded part of the secret after `whsec_` (Standard Webhooks). For 24 hours after a secret rotation two signatures, space-separated: one per secret; accept the delivery when any matches. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTestPayload"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answered within 10 s: delivered. The body is not read beyond 64 kB. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails and the webhook is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, a redirect — never followed —, no answer within 10 s): retried after 20 s, then doubling up to 1 hour between attempts, for 24 hours. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
