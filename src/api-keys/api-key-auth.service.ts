@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
+import { LRUCache } from 'lru-cache';
 import type { ApiKeyAuthenticator } from '../common/auth/api-key.js';
 import type { ApiKeyScope, AuthUser } from '../common/auth/auth-user.js';
 import { DomainError } from '../common/errors/domain-error.js';
@@ -15,6 +16,7 @@ import { ApiKeysRepository } from './api-keys.repository.js';
 /** A key as the in-process tier keeps it (by prefix): what authenticating needs, nothing shown. */
 interface CachedKey {
   id: number;
+  prefix: string;
   userId: number;
   secretHash: Buffer;
   scopes: ApiKeyScope[];
@@ -28,6 +30,8 @@ interface CachedKey {
 const NO_KEY = false;
 /** A key without expiry still fills AuthUser.tokenExpiresAt (nothing reads it for a key). */
 const NEVER = 8.64e15;
+/** Key texts whose secret matched, remembered by their exact text (as verified JWTs are). */
+const VERIFIED_KEYS_MAX = 10_000;
 
 /**
  * Authenticates requests that present an API key, for the global guard (the ApiKeyAuthenticator
@@ -40,6 +44,13 @@ const NEVER = 8.64e15;
  */
 @Injectable()
 export class ApiKeyAuth implements ApiKeyAuthenticator {
+  /**
+   * Exact key text → the in-process key entry its secret was checked against. Valid only while that
+   * very entry is the current one: any change of the key (revocation, deletion) replaces or drops
+   * the entry on every instance, and the text is then checked afresh. Saves the SHA-256 per request.
+   */
+  private readonly verified = new LRUCache<string, CachedKey>({ max: VERIFIED_KEYS_MAX });
+
   constructor(
     private readonly keys: ApiKeysRepository,
     private readonly near: NearCache,
@@ -62,9 +73,8 @@ export class ApiKeyAuth implements ApiKeyAuthenticator {
 
   knownCaller(text: string, request: Request): AuthUser | undefined {
     if (!this.throttle.knownClear(clientIp(request))) return undefined;
-    const parsed = parseKeyText(text);
-    const key = parsed && this.near.get<CachedKey | typeof NO_KEY>(NEAR_KEYS.apiKey(parsed.prefix));
-    if (!parsed || !key || !usable(key, parsed.secret)) return undefined;
+    const key = this.current(text);
+    if (!key) return undefined;
     const owner = this.users.cached(key.userId);
     if (!owner) return undefined;
     this.usage.used(key.id);
@@ -76,9 +86,27 @@ export class ApiKeyAuth implements ApiKeyAuthenticator {
     const parsed = parseKeyText(text);
     if (!parsed) return null;
     const key = await this.keyByPrefix(parsed.prefix);
-    if (!key || !usable(key, parsed.secret)) return null;
+    if (!key || !usable(key) || !this.secretOf(text, key, parsed.secret)) return null;
     const owner = await this.users.get(key.userId);
     return owner ? authUser(key, owner) : null;
+  }
+
+  /** The usable key of `text` from the in-process tier, its secret checked (once per entry); undefined when not known or not accepted. */
+  private current(text: string): CachedKey | undefined {
+    const seen = this.verified.get(text);
+    const prefix = seen?.prefix ?? parseKeyText(text)?.prefix;
+    const key = prefix === undefined ? undefined : this.near.get<CachedKey | typeof NO_KEY>(NEAR_KEYS.apiKey(prefix));
+    if (!key || !usable(key)) return undefined;
+    if (seen === key) return key;
+    const parsed = parseKeyText(text);
+    return parsed && this.secretOf(text, key, parsed.secret) ? key : undefined;
+  }
+
+  /** Whether `secret` is the key's; a match is remembered for `text` and this entry. */
+  private secretOf(text: string, key: CachedKey, secret: string): boolean {
+    if (!secretMatches(secret, key.secretHash)) return false;
+    this.verified.set(text, key);
+    return true;
   }
 
   private async keyByPrefix(prefix: string): Promise<CachedKey | null> {
@@ -88,6 +116,7 @@ export class ApiKeyAuth implements ApiKeyAuthenticator {
     const row = await this.keys.credentialByPrefix(prefix);
     const key: CachedKey | null = row && {
       id: row.id,
+      prefix,
       userId: row.user_id,
       secretHash: row.secret_hash,
       scopes: row.scopes,
@@ -100,11 +129,9 @@ export class ApiKeyAuth implements ApiKeyAuthenticator {
   }
 }
 
-/** Not revoked, not expired (checked per request: expiry needs no invalidation), and the secret is the key's. */
-function usable(key: CachedKey, secret: string): boolean {
-  return (
-    !key.revoked && (key.expiresAt === null || key.expiresAt > Date.now()) && secretMatches(secret, key.secretHash)
-  );
+/** Not revoked and not expired (checked per request: expiry needs no invalidation). */
+function usable(key: CachedKey): boolean {
+  return !key.revoked && (key.expiresAt === null || key.expiresAt > Date.now());
 }
 
 function authUser(key: CachedKey, owner: ActiveUserRow): AuthUser {
