@@ -51,8 +51,10 @@ describeIfBrowser('in a real browser', () => {
     try {
       await page.goto(`${base}/docs`);
       await page.locator('.btn.authorize').click();
-      await page.locator('.modal-ux input').first().fill(login.body.access_token);
-      await page.locator('.modal-ux .auth-btn-wrapper .authorize').click();
+      // The dialog holds one form per scheme (bearer token, API key): fill and apply the bearer one.
+      const bearer = page.locator('.modal-ux form').filter({ hasText: '(http, Bearer)' });
+      await bearer.locator('input').first().fill(login.body.access_token);
+      await bearer.locator('.auth-btn-wrapper .authorize').click();
       await page.locator('.modal-ux .btn-done, .modal-ux .close-modal').first().click();
       const op = page
         .locator('.opblock', { has: page.locator('.opblock-summary-path[data-path="/api/v1/users/me"]') })
