@@ -20,6 +20,7 @@ import { GeofenceMarkTime1763960000000 } from './1763960000000-GeofenceMarkTime.
 import { TrackersFollowLatestEntry1763980000000 } from './1763980000000-TrackersFollowLatestEntry.js';
 
 import { RunAlertSilentHours1764040000000 } from './1764040000000-RunAlertSilentHours.js';
+import { OutboxDueOrder1764050000000 } from './1764050000000-OutboxDueOrder.js';
 import { ReportBattery1764030000000 } from './1764030000000-ReportBattery.js';
 import { TrackerDeviceIds1764020000000 } from './1764020000000-TrackerDeviceIds.js';
 import { NotificationStreamSlots1763990000000 } from './1763990000000-NotificationStreamSlots.js';
@@ -53,4 +54,5 @@ export const MIGRATIONS = [
   TrackerDeviceIds1764020000000,
   ReportBattery1764030000000,
   RunAlertSilentHours1764040000000,
+  OutboxDueOrder1764050000000,
 ];
