@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
@@ -43,6 +44,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     const { webhooks } = config;
+    // Every attempt in flight listens on the shutdown signal: at most `concurrency` at once.
+    setMaxListeners(webhooks.concurrency + 1, this.stopping.signal);
     this.consumer = new OutboxConsumer({
       queue: deliveries.outbox,
       what: 'webhook delivery',

@@ -38,7 +38,8 @@ describe('webhooks: durability (the built service killed mid-delivery)', () => {
       SEED_DEMO_DATA: 'false',
       GEOFENCE_ENABLED: 'false',
       LOG_LEVEL: 'warn',
-      ...webhookEnv(),
+      // More attempts in flight than an event target's default listener limit (10).
+      ...webhookEnv({ WEBHOOK_CONCURRENCY: '16', WEBHOOK_PER_WEBHOOK_CONCURRENCY: '12' }),
     });
     await waitFor(
       async () => (await call(`http://127.0.0.1:${port}`, 'GET', '/openapi.json', { timeoutMs: 1000 })).status === 200,
@@ -74,7 +75,7 @@ describe('webhooks: durability (the built service killed mid-delivery)', () => {
         `WITH c AS (INSERT INTO clients (name) VALUES ('hooks') RETURNING id),
               b AS (INSERT INTO brands (name, client_id) SELECT 'hooks', id FROM c RETURNING id),
               r AS (INSERT INTO production_runs (description, brand_id, start_date) SELECT 'hooks', id, now() FROM b RETURNING id)
-         INSERT INTO trackers (name, production_run_id, status) SELECT 'TRK-hooks-' || n, r.id, 'CREATED' FROM r, generate_series(1, 5) n
+         INSERT INTO trackers (name, production_run_id, status) SELECT 'TRK-hooks-' || n, r.id, 'CREATED' FROM r, generate_series(1, 13) n
          RETURNING id`,
       );
       const hook = await call(base, 'POST', '/api/v1/webhooks', {
@@ -87,11 +88,13 @@ describe('webhooks: durability (the built service killed mid-delivery)', () => {
         expect(
           (await call(base, 'POST', `/api/v1/trackers/${id}/status`, { token, body: { status: 'IN_TRANSIT' } })).status,
         ).toBe(201);
-      // Four attempts in flight (the per-webhook share), the fifth still waiting.
-      await receiver.waitFor(4);
+      // Twelve attempts in flight (the per-webhook share), the thirteenth still waiting.
+      await receiver.waitFor(12);
       await sleep(300);
       const inFlight = new Set(receiver.ids);
-      expect(inFlight.size).toBe(4);
+      expect(inFlight.size).toBe(12);
+      // Each attempt in flight listens for the shutdown: no listener-leak warning.
+      expect(service!.stderr()).not.toContain('MaxListenersExceededWarning');
 
       expect((await service!.stop('SIGKILL', 10_000))?.signal).toBe('SIGKILL');
       answering = true;
@@ -99,10 +102,10 @@ describe('webhooks: durability (the built service killed mid-delivery)', () => {
 
       const delivered = await eventually(
         async () => (await client.query(`SELECT id::text, status, attempts FROM webhook_deliveries ORDER BY id`)).rows,
-        (list) => list.length === 5 && list.every((d) => d.status === 'succeeded'),
+        (list) => list.length === 13 && list.every((d) => d.status === 'succeeded'),
         90_000,
       );
-      const resent = receiver.requests.slice(4);
+      const resent = receiver.requests.slice(12);
       for (const id of inFlight) expect(resent.map((r) => r.id)).toContain(id);
       expect(new Set(receiver.ids)).toEqual(new Set(delivered.map((d: { id: string }) => d.id)));
       for (const request of receiver.requests) expect(verify(secret, request)).toBeTruthy();
