@@ -99,7 +99,10 @@ export async function startReplicationPair(options: { database?: string } = {}):
   const primaryDir = join(root, 'primary');
   const replicaDir = join(root, 'replica');
   const database = options.database ?? 'tps_test_replication';
-  const [primaryPort, replicaPort] = [await freePort(), await freePort()];
+  const primaryPort = await freePort();
+  // A port just released can be handed out again at once: the replica's must differ from the primary's.
+  let replicaPort = await freePort();
+  while (replicaPort === primaryPort) replicaPort = await freePort();
   const urlOf = (port: number) => `postgres://postgres@127.0.0.1:${port}/${database}`;
   const primaryUrl = urlOf(primaryPort);
   const replicaUrl = urlOf(replicaPort);
