@@ -2559,7 +2559,7 @@ export interface components {
             successful_steps: number;
             /** Format: int32 */
             total_steps: number;
-            /** @description Keys: check_database_connection, check_required_tables, check_views_and_policies, check_aggregation_freshness, check_aggregation_rules, check_cache_store, check_status_consistency, check_geofence_processing, check_notification_delivery, check_webhook_delivery */
+            /** @description Keys: check_database_connection, check_required_tables, check_views_and_policies, check_aggregation_freshness, check_aggregation_rules, check_cache_store, check_status_consistency, check_geofence_processing, check_notification_delivery, check_webhook_delivery, check_mqtt_ingest */
             test_steps: {
                 [key: string]: components["schemas"]["PipelineStepResponse"];
             };

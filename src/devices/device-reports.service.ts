@@ -9,11 +9,17 @@ export type DeviceSource = 'mqtt' | 'osmand' | 'owntracks';
 /** Reports from these sources carry this confidence unless the report states its own (MQTT only). */
 export const DEVICE_CONFIDENCE = 3;
 
-/** One report a device sent: its device id and the report in location-report fields, without tracker_id. */
+/**
+ * One report a device sent: its device id and the report in location-report fields, without
+ * tracker_id (the device id names the tracker). `fields` that are not an object are judged like
+ * any malformed report.
+ */
 export interface DeviceReport {
   deviceId: string;
-  fields: Record<string, unknown>;
+  fields: unknown;
 }
+
+const TRACKER_ID_SENT = 'tracker_id: property should not exist (the device id names the tracker)';
 
 /** Why a report was not stored (a duplicate is not a problem: it was stored before). */
 export type ReportProblem = { kind: 'unknown_device' } | { kind: 'invalid'; detail: string };
@@ -44,7 +50,7 @@ export class DeviceReportsService {
   ): Promise<DeviceIngestOutcome> {
     const problems: (ReportProblem | null)[] = new Array<ReportProblem | null>(reports.length).fill(null);
     const trackerIds = await this.devices.trackerIds(scope, [...new Set(reports.map((r) => r.deviceId))]);
-    const items: Record<string, unknown>[] = [];
+    const items: unknown[] = [];
     const reportOfItem: number[] = [];
     reports.forEach((report, i) => {
       const trackerId = trackerIds.get(report.deviceId);
@@ -52,7 +58,16 @@ export class DeviceReportsService {
         problems[i] = { kind: 'unknown_device' };
         return;
       }
-      items.push({ confidence: DEVICE_CONFIDENCE, ...report.fields, tracker_id: trackerId, source });
+      const fields = report.fields;
+      if (typeof fields === 'object' && fields !== null && !Array.isArray(fields) && 'tracker_id' in fields) {
+        problems[i] = { kind: 'invalid', detail: TRACKER_ID_SENT };
+        return;
+      }
+      items.push(
+        typeof fields === 'object' && fields !== null && !Array.isArray(fields)
+          ? { confidence: DEVICE_CONFIDENCE, ...fields, tracker_id: trackerId, source }
+          : fields,
+      );
       reportOfItem.push(i);
     });
     if (items.length === 0) return { problems, result: null };

@@ -4,6 +4,9 @@ import { DeviceIngestController } from './device-ingest.controller.js';
 import { DeviceProtocolsService } from './device-protocols.service.js';
 import { DeviceReportsService } from './device-reports.service.js';
 import { DevicesRepository } from './devices.repository.js';
+import { MqttIngestHealth } from './mqtt-ingest.health.js';
+import { MqttIngestMetrics } from './mqtt-ingest-metrics.js';
+import { MqttIngestService } from './mqtt-ingest.service.js';
 
 /**
  * Device ingest: reports of devices and relays that identify themselves by a tracker's `device_id`
@@ -12,6 +15,13 @@ import { DevicesRepository } from './devices.repository.js';
 @Module({
   imports: [LocationsModule],
   controllers: [DeviceIngestController],
-  providers: [DevicesRepository, DeviceReportsService, DeviceProtocolsService],
+  providers: [
+    DevicesRepository,
+    DeviceReportsService,
+    DeviceProtocolsService,
+    MqttIngestMetrics,
+    MqttIngestService,
+    MqttIngestHealth,
+  ],
 })
 export class DevicesModule {}
