@@ -12,7 +12,7 @@ import { DeviceTopic, parsePayload, type BadMessageReason } from './mqtt-message
 const MAX_QUEUED_BYTES = 64 * 1024 * 1024;
 /** At shutdown: how long the subscriber keeps committing what the broker still sends after the unsubscribe. */
 const DRAIN_QUIET_MS = 200;
-const DRAIN_DEADLINE_MS = 10_000;
+const DRAIN_DEADLINE_MS = 5_000;
 /** Passed to MQTT.js's message callback: go on reading, but send no PUBACK (sent after the commit). */
 const ACK_AFTER_COMMIT = new Error('acknowledged after commit');
 
@@ -186,7 +186,7 @@ export class MqttIngestService implements OnApplicationBootstrap, OnModuleDestro
   }
 
   private disconnected(): void {
-    if (this.subscribed) this.logger.warn('MQTT ingest: connection to the broker lost, reconnecting');
+    if (this.subscribed && !this.stopping) this.logger.warn('MQTT ingest: connection to the broker lost, reconnecting');
     this.subscribed = false;
     this.disconnectedSince ??= new Date();
     this.metrics.setConnected(false);
