@@ -79,12 +79,14 @@ async function startBroker() {
   };
 }
 
-/** The service's count of committed MQTT batches. */
-async function commits(): Promise<number> {
+/** The service's counts of MQTT messages received and of batches committed. */
+async function counters(): Promise<{ received: number; commits: number }> {
   const res = await fetch(`http://127.0.0.1:${PORT}/metrics`, {
     headers: { authorization: `Bearer ${METRICS_TOKEN}` },
   });
-  return Number(/^mqtt_ingest_batches_total (\d+)/m.exec(await res.text())?.[1] ?? NaN);
+  const text = await res.text();
+  const value = (name: string) => Number(new RegExp(`^${name} (\\d+)`, 'm').exec(text)?.[1] ?? NaN);
+  return { received: value('mqtt_ingest_messages_total'), commits: value('mqtt_ingest_batches_total') };
 }
 
 async function storedCount(db: pg.Client): Promise<number> {
@@ -156,7 +158,7 @@ async function main(): Promise<void> {
     // 2. MQTT messages of 1 and of 100 reports.
     const mqtt = async (phase: number, perMessage: number) => {
       const before = await storedCount(db);
-      const batchesBefore = await commits();
+      const countersBefore = await counters();
       const t0 = performance.now();
       const messages = Math.ceil(REPORTS / perMessage);
       for (let from = 0; from < messages; from += 1000) {
@@ -174,7 +176,10 @@ async function main(): Promise<void> {
       return {
         reports_per_second: Math.round(REPORTS / seconds),
         messages,
-        commits: (await commits()) - batchesBefore,
+        ...(await counters().then((after) => ({
+          received: after.received - countersBefore.received,
+          commits: after.commits - countersBefore.commits,
+        }))),
       };
     };
     const single = await mqtt(1, 1);

@@ -10,8 +10,9 @@ export interface PendingMessage {
 }
 
 export interface MessageBatchesOptions {
-  /** Payload bytes queued beyond which the receiver waits (whenRoom) before reading the next message. */
+  /** Payload bytes, or messages, queued beyond which the receiver waits (whenRoom) before reading the next message. */
   maxQueuedBytes: number;
+  maxQueuedMessages: number;
   /** Commits the reports of a batch (one ingest statement); throws when it could not. */
   store(batch: PendingMessage[]): Promise<void>;
   retryMinMs: number;
@@ -54,7 +55,10 @@ export class MessageBatches {
   }
 
   get hasRoom(): boolean {
-    return this.queuedBytes < this.options.maxQueuedBytes || this.abandoned;
+    return (
+      (this.queuedBytes < this.options.maxQueuedBytes && this.pending < this.options.maxQueuedMessages) ||
+      this.abandoned
+    );
   }
 
   /** Resolves once the queued payload is below the bound again (or the batches were abandoned). */

@@ -8,8 +8,13 @@ import { MessageBatches, type PendingMessage } from './mqtt-batches.js';
 import { MqttIngestMetrics } from './mqtt-ingest-metrics.js';
 import { DeviceTopic, parsePayload, type BadMessageReason } from './mqtt-messages.js';
 
-/** Payload bytes received and not yet committed beyond which the subscriber stops reading the socket. */
-const MAX_QUEUED_BYTES = 64 * 1024 * 1024;
+/**
+ * Payload bytes, or messages, received and not yet committed beyond which the subscriber stops
+ * reading the socket (TCP pushes back to the broker). The bound that holds whatever the broker does
+ * with Receive Maximum (Mosquitto 2.0 sends past it once acknowledgements flow).
+ */
+const MAX_QUEUED_BYTES = 16 * 1024 * 1024;
+const MAX_QUEUED_MESSAGES = 20_000;
 /** At shutdown: how long the subscriber keeps committing what the broker still sends after the unsubscribe. */
 const DRAIN_QUIET_MS = 200;
 const DRAIN_DEADLINE_MS = 5_000;
@@ -77,6 +82,7 @@ export class MqttIngestService implements OnApplicationBootstrap, OnModuleDestro
     this.topic = new DeviceTopic(this.settings.topic);
     this.batches = new MessageBatches({
       maxQueuedBytes: MAX_QUEUED_BYTES,
+      maxQueuedMessages: MAX_QUEUED_MESSAGES,
       store: (batch) => this.store(batch),
       retryMinMs: this.settings.reconnectMinMs,
       retryMaxMs: this.settings.reconnectMaxMs,

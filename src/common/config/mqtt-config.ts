@@ -23,7 +23,7 @@ export interface MqttConfig {
   clientId: string;
   /** How long the broker keeps this instance's session (and its unacknowledged messages) while it is away. */
   sessionExpirySeconds: number;
-  /** Messages the broker may have in flight to this instance (MQTT 5 Receive Maximum): bounds memory and the batch. */
+  /** Messages the broker may have in flight to this instance (MQTT 5 Receive Maximum, advertised). */
   receiveMaximum: number;
   /** A message longer than this is counted (too_large) and acknowledged without being parsed. */
   maxMessageBytes: number;
