@@ -45,7 +45,7 @@ export class MqttIngestMetrics {
     });
     this.connected = new Gauge({
       name: 'mqtt_ingest_connected',
-      help: '1 while connected to the MQTT broker and subscribed, else 0 (absent without MQTT_URL)',
+      help: '1 while connected to the MQTT broker and subscribed, else 0 (always 0 without MQTT_URL)',
       registers,
     });
     this.pending = new Gauge({
