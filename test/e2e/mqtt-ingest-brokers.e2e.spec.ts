@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { MqttClient } from 'mqtt';
+import pg from 'pg';
+import { LOCATION_WRITES_LOCK_KEY } from '../../src/location-reports/location-writes-lock.js';
 import { closeApps, createPeerApp, createTestApp, type TestApp } from '../support/app.js';
 import { TestBroker } from '../support/broker.js';
+import { databaseUrl } from '../support/database.js';
 import { deviceTracker } from '../support/devices.js';
 import {
   badMessages,
@@ -77,6 +80,63 @@ describe('MQTT ingest: bursts, a broker that goes away, two instances', () => {
     const commits = (await metricValue(a, 'mqtt_ingest_batches_total')) - batches;
     expect(commits).toBeGreaterThan(0);
     expect(commits).toBeLessThan(1000);
+  });
+
+  it('memory stays bounded while the database stalls: the broker stops at the receive window, the subscriber at 20 000 waiting messages; nothing is lost', async () => {
+    // A second app with the largest window (65 535), in a group of its own, meets its own bound.
+    const widePrefix = uniqueMqttPrefix();
+    const wide = await createPeerApp(a, {
+      env: { ...mqttEnv(widePrefix, 'wide', broker.url), MQTT_RECEIVE_MAXIMUM: '65535' },
+    });
+    const [device, wideDevice] = [await deviceTracker(a, w.runA.id), await deviceTracker(a, w.runA.id)];
+    const [received, wideReceived] = [
+      await metricValue(a, 'mqtt_ingest_messages_total'),
+      await metricValue(wide, 'mqtt_ingest_messages_total'),
+    ];
+    const blocker = new pg.Client({ connectionString: databaseUrl(a.database) });
+    try {
+      await subscribed(wide);
+      await blocker.connect();
+      await blocker.query('SELECT pg_advisory_lock($1)', [LOCATION_WRITES_LOCK_KEY]);
+      await Promise.all(
+        Array.from({ length: 1500 }, (_, i) =>
+          publish(pub, reportTopic(prefix, device.deviceId), reportAt(20_000 + i)),
+        ),
+      );
+      for (let from = 0; from < 25_000; from += 5000)
+        await Promise.all(
+          Array.from({ length: 5000 }, (_, i) =>
+            publish(pub, reportTopic(widePrefix, wideDevice.deviceId), reportAt(30_000 + from + i)),
+          ),
+        );
+      await until(
+        () => metricValue(wide, 'mqtt_ingest_pending_messages'),
+        (n) => n >= 20_000,
+        30_000,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(await metricValue(a, 'mqtt_ingest_pending_messages')).toBe(1000);
+      expect((await metricValue(a, 'mqtt_ingest_messages_total')) - received).toBe(1000);
+      expect(await metricValue(wide, 'mqtt_ingest_pending_messages')).toBe(20_000);
+      expect((await metricValue(wide, 'mqtt_ingest_messages_total')) - wideReceived).toBe(20_000);
+    } finally {
+      await blocker.end();
+    }
+    try {
+      await until(
+        () => storedCount(a, device.id),
+        (n) => n === 1500,
+        30_000,
+      );
+      await until(
+        () => storedCount(a, wideDevice.id),
+        (n) => n === 25_000,
+        30_000,
+      );
+      expect((await metricValue(wide, 'mqtt_ingest_messages_total')) - wideReceived).toBe(25_000);
+    } finally {
+      await wide.close();
+    }
   });
 
   it('reports the lost broker in pipeline health, reconnects when it is back and goes on storing', async () => {
