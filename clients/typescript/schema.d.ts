@@ -594,7 +594,7 @@ export interface paths {
         put?: never;
         /**
          * One report in the OsmAnd / Traccar Client dialect (form or query fields)
-         * @description The fields as an `application/x-www-form-urlencoded` body, in the query, or both (form fields win). Same rules and answers as the GET.
+         * @description The fields as an `application/x-www-form-urlencoded` body, in the query, or both (form fields win); or the JSON body of Traccar Client 9 and later (`device_id`, `location.timestamp`, `location.coords.latitude|longitude|accuracy`, `location.battery.level` 0..1), also when labelled as a form. Same rules and answers as the GET.
          */
         post: operations["deviceIngestOsmandForm"];
         delete?: never;
@@ -8073,7 +8073,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/x-www-form-urlencoded": {
+                "application/x-www-form-urlencoded": ({
                     /** @description The tracker's `device_id` (`deviceid` is taken too). */
                     id?: string;
                     /** @description Latitude in degrees. */
@@ -8088,7 +8088,71 @@ export interface operations {
                     batt?: number;
                 } & {
                     [key: string]: unknown;
-                };
+                }) | ({
+                    /** @description The tracker's `device_id`. */
+                    device_id: string;
+                    location: {
+                        /** Format: date-time */
+                        timestamp?: string;
+                        coords?: {
+                            latitude?: number;
+                            longitude?: number;
+                            accuracy?: number;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        battery?: {
+                            /** @description 0..1 */
+                            level?: number;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                } & {
+                    [key: string]: unknown;
+                });
+                "application/json": ({
+                    /** @description The tracker's `device_id` (`deviceid` is taken too). */
+                    id?: string;
+                    /** @description Latitude in degrees. */
+                    lat?: number;
+                    /** @description Longitude in degrees. */
+                    lon?: number;
+                    /** @description A number below 10^11 is Unix seconds (decimals allowed), a larger one Unix milliseconds; or an ISO 8601 date-time. Absent: the time of receipt. At most 5 minutes ahead. */
+                    timestamp?: string;
+                    /** @description Accuracy in metres (stored as `accuracy_m`). */
+                    accuracy?: number;
+                    /** @description Battery percent; decimals are rounded. */
+                    batt?: number;
+                } & {
+                    [key: string]: unknown;
+                }) | ({
+                    /** @description The tracker's `device_id`. */
+                    device_id: string;
+                    location: {
+                        /** Format: date-time */
+                        timestamp?: string;
+                        coords?: {
+                            latitude?: number;
+                            longitude?: number;
+                            accuracy?: number;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        battery?: {
+                            /** @description 0..1 */
+                            level?: number;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                } & {
+                    [key: string]: unknown;
+                });
             };
         };
         responses: {

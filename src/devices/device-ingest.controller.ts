@@ -10,7 +10,8 @@ import { ERRORS } from '../common/errors/error-catalogue.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { DeviceProtocolsService } from './device-protocols.service.js';
 import { DEVICE_ERRORS } from './devices.errors.js';
-import { OSMAND_FORM_SCHEMA, OsmandQuery, OWNTRACKS_MESSAGE_SCHEMA } from './osmand.docs.js';
+import { OSMAND_FORM_SCHEMA, OsmandQuery, OWNTRACKS_MESSAGE_SCHEMA, TRACCAR_JSON_SCHEMA } from './osmand.docs.js';
+import { traccarJsonFields } from './traccar-json.js';
 
 const FORM = 'application/x-www-form-urlencoded';
 const OSMAND_ERRORS = [DEVICE_ERRORS.osmandUnknownDevice, DEVICE_ERRORS.osmandInvalid()];
@@ -47,10 +48,10 @@ export class DeviceIngestController {
   @ApiOperation({
     summary: 'One report in the OsmAnd / Traccar Client dialect (form or query fields)',
     description:
-      'The fields as an `application/x-www-form-urlencoded` body, in the query, or both (form fields win). Same rules and answers as the GET.',
+      'The fields as an `application/x-www-form-urlencoded` body, in the query, or both (form fields win); or the JSON body of Traccar Client 9 and later (`device_id`, `location.timestamp`, `location.coords.latitude|longitude|accuracy`, `location.battery.level` 0..1), also when labelled as a form. Same rules and answers as the GET.',
   })
-  @ApiConsumes(FORM)
-  @ApiBody({ required: false, schema: OSMAND_FORM_SCHEMA })
+  @ApiConsumes(FORM, 'application/json')
+  @ApiBody({ required: false, schema: { oneOf: [OSMAND_FORM_SCHEMA, TRACCAR_JSON_SCHEMA] } })
   @OsmandQuery(true)
   @ApiOkResponse(OSMAND_STORED)
   @ApiErrors(...OSMAND_ERRORS)
@@ -87,11 +88,19 @@ export class DeviceIngestController {
   }
 }
 
-/** The fields of a form body; a POST with only query fields has none. Any other body is refused (400). */
+/**
+ * The fields of a form body (a POST with only query fields has none), or of the JSON body newer
+ * Traccar Client apps send. Any other body is refused (400).
+ */
 function formFields(body: unknown, contentType: string | undefined): Record<string, unknown> {
   const empty = body === undefined || (typeof body === 'object' && body !== null && Object.keys(body).length === 0);
   if (empty) return {};
-  if (!contentType?.toLowerCase().startsWith(FORM) || typeof body !== 'object' || body === null)
-    throw new DomainError(DEVICE_ERRORS.osmandInvalid(`body: send the fields as a form (${FORM}) or in the query`));
-  return body as Record<string, unknown>;
+  if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
+    const traccar = traccarJsonFields(body as Record<string, unknown>);
+    if (traccar !== null) return traccar;
+    if (contentType?.toLowerCase().startsWith(FORM)) return body as Record<string, unknown>;
+  }
+  throw new DomainError(
+    DEVICE_ERRORS.osmandInvalid(`body: send the fields as a form (${FORM}), in the query, or as Traccar Client's JSON`),
+  );
 }

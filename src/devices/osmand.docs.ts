@@ -55,3 +55,31 @@ export const OWNTRACKS_MESSAGE_SCHEMA = {
   additionalProperties: true,
   example: { _type: 'location', lat: 52.52, lon: 13.405, tst: 1764320000, acc: 12, batt: 81, tid: 'ph' },
 };
+
+export const TRACCAR_JSON_SCHEMA = {
+  type: 'object',
+  required: ['device_id', 'location'],
+  properties: {
+    device_id: { type: 'string', description: "The tracker's `device_id`." },
+    location: {
+      type: 'object',
+      properties: {
+        timestamp: { type: 'string', format: 'date-time' },
+        coords: {
+          type: 'object',
+          properties: { latitude: { type: 'number' }, longitude: { type: 'number' }, accuracy: { type: 'number' } },
+          additionalProperties: true,
+        },
+        battery: {
+          type: 'object',
+          properties: { level: { type: 'number', description: '0..1' } },
+          additionalProperties: true,
+        },
+      },
+      additionalProperties: true,
+    },
+  },
+  additionalProperties: true,
+  description:
+    'The JSON of Traccar Client 9 and later; other fields (speed, heading, odometer, activity, …) are ignored.',
+};
