@@ -4,6 +4,7 @@ import { AUTH_LOGIN_ERRORS } from './auth/auth.errors.js';
 import { BRAND_ERRORS } from './brands/brands.errors.js';
 import { CLIENT_ERRORS } from './clients/clients.errors.js';
 import { ERRORS, type CatalogueError, type CatalogueErrorBuilder } from './common/errors/error-catalogue.js';
+import { DEVICE_ERRORS } from './devices/devices.errors.js';
 import { IMAGE_ERRORS } from './images/images.errors.js';
 import { NOTIFICATION_ERRORS } from './notifications/notifications.errors.js';
 import { PLACE_ERRORS } from './places/places.errors.js';
@@ -22,6 +23,7 @@ export const ERROR_GROUPS = {
   productionRuns: PRODUCTION_RUN_ERRORS,
   places: PLACE_ERRORS,
   trackers: TRACKER_ERRORS,
+  devices: DEVICE_ERRORS,
   images: IMAGE_ERRORS,
   notifications: NOTIFICATION_ERRORS,
   analytics: ANALYTICS_ERRORS,
@@ -44,6 +46,7 @@ export const ERROR_CATALOGUE = {
   ...ERROR_GROUPS.productionRuns,
   ...ERROR_GROUPS.places,
   ...ERROR_GROUPS.trackers,
+  ...ERROR_GROUPS.devices,
   ...ERROR_GROUPS.images,
   ...ERROR_GROUPS.notifications,
   ...ERROR_GROUPS.analytics,

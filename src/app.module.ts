@@ -12,6 +12,7 @@ import { GeofencesModule } from './geofences/geofences.module.js';
 import { HealthModule } from './health/health.module.js';
 import { ImagesModule } from './images/images.module.js';
 import { CacheModule } from './infrastructure/cache/cache.module.js';
+import { DevicesModule } from './devices/devices.module.js';
 import { DatabaseModule } from './infrastructure/database/database.module.js';
 import { LoggingModule } from './infrastructure/logging/logging.module.js';
 import { LocationsModule } from './locations/locations.module.js';
@@ -46,6 +47,7 @@ export class AppModule {
         PlacesModule,
         TrackersModule,
         LocationsModule,
+        DevicesModule,
         GeofencesModule,
         NotificationsModule,
         AnalyticsModule,

@@ -579,6 +579,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/ingest/osmand": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One report in the OsmAnd / Traccar Client dialect (query fields)
+         * @description Stored with confidence 3 and source `osmand`, through the same ingest as POST /locations/reports. Every refusal is a 400 with a `detail`.
+         */
+        get: operations["deviceIngestOsmandQuery"];
+        put?: never;
+        /**
+         * One report in the OsmAnd / Traccar Client dialect (form or query fields)
+         * @description The fields as an `application/x-www-form-urlencoded` body, in the query, or both (form fields win); or the JSON body of Traccar Client 9 and later (`device_id`, `location.timestamp`, `location.coords.latitude|longitude|accuracy`, `location.battery.level` 0..1), also when labelled as a form. Same rules and answers as the GET.
+         */
+        post: operations["deviceIngestOsmandForm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ingest/owntracks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * One OwnTracks message (HTTP mode)
+         * @description The device is named by the `X-Limit-D` header (OwnTracks sends it) or the `d` query parameter. A `location` is stored with confidence 3 and source `owntracks`; any other `_type` is acknowledged and nothing is stored. The answer is always an empty list (no messages for the device).
+         */
+        post: operations["deviceIngestOwntracks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/trackers/{id}/visits": {
         parameters: {
             query?: never;
@@ -2515,7 +2559,7 @@ export interface components {
             successful_steps: number;
             /** Format: int32 */
             total_steps: number;
-            /** @description Keys: check_database_connection, check_required_tables, check_views_and_policies, check_aggregation_freshness, check_aggregation_rules, check_cache_store, check_status_consistency, check_geofence_processing, check_notification_delivery, check_webhook_delivery */
+            /** @description Keys: check_database_connection, check_required_tables, check_views_and_policies, check_aggregation_freshness, check_aggregation_rules, check_cache_store, check_status_consistency, check_geofence_processing, check_notification_delivery, check_webhook_delivery, check_mqtt_ingest */
             test_steps: {
                 [key: string]: components["schemas"]["PipelineStepResponse"];
             };
@@ -7888,6 +7932,410 @@ export interface operations {
                 };
             };
             /** @description A field failed validation; Validation failed: start_date: must not be after end_date */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deviceIngestOsmandQuery: {
+        parameters: {
+            query: {
+                id: string;
+                lat: number;
+                lon: number;
+                timestamp?: string;
+                accuracy?: number;
+                batt?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Stored (or already stored: a resent report changes nothing); empty body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No tracker has the `id`, or it belongs to a client outside the API key's clients; A field is missing or has a bad value (named in `detail`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or body field failed validation */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deviceIngestOsmandForm: {
+        parameters: {
+            query?: {
+                id?: string;
+                lat?: number;
+                lon?: number;
+                timestamp?: string;
+                accuracy?: number;
+                batt?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/x-www-form-urlencoded": ({
+                    /** @description The tracker's `device_id` (`deviceid` is taken too). */
+                    id?: string;
+                    /** @description Latitude in degrees. */
+                    lat?: number;
+                    /** @description Longitude in degrees. */
+                    lon?: number;
+                    /** @description A number below 10^11 is Unix seconds (decimals allowed), a larger one Unix milliseconds; or an ISO 8601 date-time. Absent: the time of receipt. At most 5 minutes ahead. */
+                    timestamp?: string;
+                    /** @description Accuracy in metres (stored as `accuracy_m`). */
+                    accuracy?: number;
+                    /** @description Battery percent; decimals are rounded. */
+                    batt?: number;
+                } & {
+                    [key: string]: unknown;
+                }) | ({
+                    /** @description The tracker's `device_id`. */
+                    device_id: string;
+                    location: {
+                        /** Format: date-time */
+                        timestamp?: string;
+                        coords?: {
+                            latitude?: number;
+                            longitude?: number;
+                            accuracy?: number;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        battery?: {
+                            /** @description 0..1 */
+                            level?: number;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                } & {
+                    [key: string]: unknown;
+                });
+                "application/json": ({
+                    /** @description The tracker's `device_id` (`deviceid` is taken too). */
+                    id?: string;
+                    /** @description Latitude in degrees. */
+                    lat?: number;
+                    /** @description Longitude in degrees. */
+                    lon?: number;
+                    /** @description A number below 10^11 is Unix seconds (decimals allowed), a larger one Unix milliseconds; or an ISO 8601 date-time. Absent: the time of receipt. At most 5 minutes ahead. */
+                    timestamp?: string;
+                    /** @description Accuracy in metres (stored as `accuracy_m`). */
+                    accuracy?: number;
+                    /** @description Battery percent; decimals are rounded. */
+                    batt?: number;
+                } & {
+                    [key: string]: unknown;
+                }) | ({
+                    /** @description The tracker's `device_id`. */
+                    device_id: string;
+                    location: {
+                        /** Format: date-time */
+                        timestamp?: string;
+                        coords?: {
+                            latitude?: number;
+                            longitude?: number;
+                            accuracy?: number;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        battery?: {
+                            /** @description 0..1 */
+                            level?: number;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                } & {
+                    [key: string]: unknown;
+                });
+            };
+        };
+        responses: {
+            /** @description Stored (or already stored: a resent report changes nothing); empty body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No tracker has the `id`, or it belongs to a client outside the API key's clients; A field is missing or has a bad value (named in `detail`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body over its limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Encoding or charset this service does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or body field failed validation */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deviceIngestOwntracks: {
+        parameters: {
+            query?: {
+                /** @description The tracker's `device_id`, when the header is not sent. */
+                d?: unknown;
+            };
+            header?: {
+                /** @description The tracker's `device_id`. */
+                "X-Limit-D"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `location` is stored; any other type (transition, waypoint, …) is acknowledged and dropped. */
+                    _type: string;
+                    lat?: number;
+                    lon?: number;
+                    /**
+                     * Format: int32
+                     * @description Unix seconds; at most 5 minutes ahead.
+                     */
+                    tst?: number;
+                    /** @description Accuracy in metres. */
+                    acc?: number;
+                    /** Format: int32 */
+                    batt?: number;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: `[]`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown[];
+                };
+            };
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No tracker has this device id, or it belongs to a client outside the API key's clients */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body over its limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Encoding or charset this service does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field failed validation */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -42,7 +42,7 @@ function expectPipelineShape(body: Record<string, unknown>): void {
   expect(body.timestamp).toMatch(ISO_WITH_OFFSET);
   expect(typeof body.success_rate).toBe('number');
   expect(Number.isInteger(body.successful_steps)).toBe(true);
-  expect(body.total_steps).toBe(10);
+  expect(body.total_steps).toBe(11);
   expect(typeof body.response_time_ms).toBe('number');
   const steps = body.test_steps as Record<string, Record<string, unknown>>;
   expectKeys(steps, STEP_KEYS);
@@ -135,7 +135,7 @@ describe('Health: access, shapes and the healthy case', () => {
     const res = await t.http().get('/api/v1/health/pipeline').set(admin.auth).expect(200);
     expectPipelineShape(res.body);
     expect(failedSteps(res.body)).toEqual([]);
-    expect(res.body).toMatchObject({ status: 'healthy', success_rate: 100, successful_steps: 10, total_steps: 10 });
+    expect(res.body).toMatchObject({ status: 'healthy', success_rate: 100, successful_steps: 11, total_steps: 11 });
     expect(res.body.recommendations).toHaveLength(1);
     expect(res.body.recommendations[0].severity).toBe('info');
     expect(res.body.recommendations[0].documentation).toMatch(/^docs\/operations\.md#/);
@@ -174,8 +174,8 @@ describe('Health: access, shapes and the healthy case', () => {
     for (const key of METRIC_KEYS) expect(typeof res.body.overall_metrics[key]).toBe('number');
     expect(res.body.overall_metrics).toMatchObject({
       success_rate: 100,
-      components_healthy: 12,
-      components_total: 12,
+      components_healthy: 13,
+      components_total: 13,
       basic_response_time_ms: res.body.basic.response_time_ms,
       pipeline_response_time_ms: res.body.pipeline.response_time_ms,
     });
@@ -237,7 +237,7 @@ describe('Health: forced failures move the right step and the overall status', (
       expect(failedSteps(body)).toEqual(['check_aggregation_rules']);
       expect(body.test_steps.check_aggregation_rules.details.hourly.below_min_confidence).toBe(1);
       expect(body.test_steps.check_aggregation_rules.issues[0]).toMatch(/confidence below 2/);
-      expect(body).toMatchObject({ status: 'healthy', success_rate: 90, successful_steps: 9 });
+      expect(body).toMatchObject({ status: 'healthy', success_rate: 90.91, successful_steps: 10 });
       expect(body.recommendations).toEqual([
         expect.objectContaining({ severity: 'critical', documentation: 'docs/operations.md#check_aggregation_rules' }),
       ]);
@@ -279,7 +279,7 @@ describe('Health: forced failures move the right step and the overall status', (
       expect(body.test_steps.check_aggregation_rules.details.daily.recompute_mismatches).toBe(1);
       expect(body.test_steps.check_aggregation_rules.details.hourly.below_min_confidence).toBe(0);
       // Two of ten steps failed: 80 % is still the healthy band (two critical recommendations say why).
-      expect(body).toMatchObject({ status: 'healthy', success_rate: 80 });
+      expect(body).toMatchObject({ status: 'healthy', success_rate: 81.82 });
     } finally {
       await t.db.query(`DELETE FROM location_reports WHERE id = $1`, [report.id]);
     }
@@ -316,10 +316,10 @@ describe('Health: forced failures move the right step and the overall status', (
     expect(body.pipeline.recommendations).toEqual([
       expect.objectContaining({ severity: 'critical', documentation: 'docs/operations.md#check_views_and_policies' }),
     ]);
-    expect(body.pipeline.status).toBe('healthy'); // 9/10 = 90 %
+    expect(body.pipeline.status).toBe('healthy'); // 10/11 = 90.91 %
     expect(body.status).toBe('healthy');
 
-    // 7/10 = 70 % → pipeline degraded → system degraded. A webhook delivery held by a stuck worker
+    // 8/11 = 72.73 % → pipeline degraded → system degraded. A webhook delivery held by a stuck worker
     // 20 minutes past its due time is the third failure.
     await t.db.query(`UPDATE trackers SET status = 'DELIVERED' WHERE id = $1`, [trackerIds[0]]);
     const [{ id: webhookId }] = await t.db.query(
@@ -332,11 +332,11 @@ describe('Health: forced failures move the right step and the overall status', (
     );
     body = await system();
     expect(body.pipeline.test_steps.check_webhook_delivery).toMatchObject({ success: false });
-    expect(body.pipeline).toMatchObject({ status: 'degraded', success_rate: 70, successful_steps: 7 });
+    expect(body.pipeline).toMatchObject({ status: 'degraded', success_rate: 72.73, successful_steps: 8 });
     expect(body.status).toBe('degraded');
     expect(body.pipeline.recommendations).toHaveLength(3);
 
-    // 5/10 = 50 % → pipeline unhealthy → system unhealthy (basic is still fine). A geofence mark
+    // 6/11 = 54.55 % → pipeline unhealthy → system unhealthy (basic is still fine). A geofence mark
     // held by a stuck worker for two minutes is the fifth failure.
     await t.db.query('DROP TABLE images');
     await t.db.query(
@@ -345,10 +345,10 @@ describe('Health: forced failures move the right step and the overall status', (
     );
     body = await system();
     expect(body.pipeline.test_steps.check_required_tables.details.missing_tables).toEqual(['images']);
-    expect(body.pipeline).toMatchObject({ status: 'unhealthy', success_rate: 50, successful_steps: 5 });
+    expect(body.pipeline).toMatchObject({ status: 'unhealthy', success_rate: 54.55, successful_steps: 6 });
     expect(body.basic.status).toBe('healthy');
     expect(body.status).toBe('unhealthy');
-    expect(body.overall_metrics).toMatchObject({ success_rate: 50, components_healthy: 7, components_total: 12 });
+    expect(body.overall_metrics).toMatchObject({ success_rate: 54.55, components_healthy: 8, components_total: 13 });
   });
 });
 
@@ -380,7 +380,7 @@ describe('Health: a dead cache store', () => {
     expect(res.body.pipeline.recommendations).toEqual([
       expect.objectContaining({ severity: 'warning', documentation: 'docs/operations.md#check_cache_store' }),
     ]);
-    expect(res.body.overall_metrics).toMatchObject({ components_healthy: 10, components_total: 12 });
+    expect(res.body.overall_metrics).toMatchObject({ components_healthy: 11, components_total: 13 });
   });
 });
 

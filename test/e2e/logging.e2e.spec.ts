@@ -130,6 +130,12 @@ describe('Logging of the running service (production)', () => {
     expect(off[0]).toMatchObject({ level: 30 });
   });
 
+  it('says once, at start, that MQTT ingest is off when MQTT_URL is not set', () => {
+    const off = logged.filter((entry) => entry.msg === 'MQTT ingest is off: MQTT_URL is not set');
+    expect(off).toHaveLength(1);
+    expect(off[0]).toMatchObject({ level: 30 });
+  });
+
   it("Nest's route mapping and module lines are not logged at info", () => {
     const chatter = logged.filter((entry) =>
       ['RoutesResolver', 'RouterExplorer', 'InstanceLoader'].includes(String(entry.context)),

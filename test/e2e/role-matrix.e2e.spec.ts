@@ -4,6 +4,7 @@ import type { CreatedUser } from '../support/factories.js';
 import {
   createMatrixFixtures,
   reportOneHourAgo,
+  MATRIX_DEVICE_ID,
   ROLES,
   rowName,
   sendRow,
@@ -254,6 +255,29 @@ const ROWS: MatrixRow[] = [
     params: id((fx) => fx.tracker),
     body: () => reportOneHourAgo(),
   },
+  // device protocols: the tracker's device id, admin and ingest report
+  {
+    method: 'get',
+    path: '/api/v1/ingest/osmand',
+    allowed: REPORTERS,
+    status: 200,
+    query: `id=${MATRIX_DEVICE_ID}&lat=52.52&lon=13.405`,
+  },
+  {
+    method: 'post',
+    path: '/api/v1/ingest/osmand',
+    allowed: REPORTERS,
+    status: 200,
+    query: `id=${MATRIX_DEVICE_ID}&lat=52.52&lon=13.405`,
+  },
+  {
+    method: 'post',
+    path: '/api/v1/ingest/owntracks',
+    allowed: REPORTERS,
+    status: 200,
+    query: `d=${MATRIX_DEVICE_ID}`,
+    body: () => ({ _type: 'location', lat: 52.52, lon: 13.405, tst: Math.floor(Date.now() / 1000) - 3600 }),
+  },
   {
     method: 'get',
     path: '/api/v1/trackers/{id}/location-history',
@@ -383,6 +407,7 @@ const COVERED_PREFIXES = [
   '/api/v1/delivery-locations',
   '/api/v1/trackers',
   '/api/v1/locations',
+  '/api/v1/ingest',
   '/api/v1/images',
   '/api/v1/notifications',
   '/api/v1/webhooks',

@@ -21,6 +21,7 @@ export const STEP_KEYS = [
   'check_geofence_processing',
   'check_notification_delivery',
   'check_webhook_delivery',
+  'check_mqtt_ingest',
 ];
 
 /** ISO 8601 with a numeric UTC offset. */

@@ -87,6 +87,9 @@ export function sendRow(
 export const tinyPng = () => bilevelPng(2, 2);
 
 /** A location report for the fixture tracker, an hour ago (eligible: Berlin, confidence 3). */
+/** The device id of the fixtures' tracker (the device protocol rows report under it). */
+export const MATRIX_DEVICE_ID = 'matrix-device';
+
 export const reportOneHourAgo = () => ({
   timestamp: new Date(Date.now() - 3_600_000).toISOString(),
   latitude: 52.52,
@@ -119,6 +122,7 @@ export async function createMatrixFixtures(
       { status: 'IN_STORAGE', timestamp: day(1), storageLocationId: storage.id },
     ],
   });
+  await t.db.query('UPDATE trackers SET device_id = $1 WHERE id = $2', [MATRIX_DEVICE_ID, tracker.id]);
   await t
     .http()
     .post('/api/v1/locations/reports')

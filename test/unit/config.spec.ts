@@ -69,6 +69,41 @@ describe('loadConfig', () => {
     expect(problems.find((p) => p.startsWith('PORT'))).toContain('"eighty"');
   });
 
+  it('reads the MQTT settings: off by default, a client id of the group, host and port', () => {
+    const off = loadConfig({ PORT: '3100' }).mqtt;
+    expect(off).toMatchObject({
+      url: undefined,
+      topic: 'trackers/+/reports',
+      group: 'tracker-pipeline',
+      clientId: expect.stringMatching(/^tracker-pipeline-.+-3100$/),
+      sessionExpirySeconds: 86_400,
+      receiveMaximum: 1000,
+      maxMessageBytes: 4 * 1024 * 1024,
+    });
+    const on = loadConfig({
+      MQTT_URL: 'mqtts://svc:secret@broker:8883',
+      MQTT_TOPIC: 'fleet/+/up',
+      MQTT_GROUP: 'g1',
+    }).mqtt;
+    expect(on).toMatchObject({
+      url: 'mqtts://svc:secret@broker:8883',
+      topic: 'fleet/+/up',
+      clientId: expect.stringMatching(/^g1-/),
+    });
+  });
+
+  it.each([
+    ['MQTT_URL', { MQTT_URL: 'http://broker' }],
+    ['MQTT_TOPIC', { MQTT_TOPIC: 'trackers/reports' }],
+    ['MQTT_TOPIC', { MQTT_TOPIC: 'trackers/+/+/reports' }],
+    ['MQTT_TOPIC', { MQTT_TOPIC: 'trackers/+/#' }],
+    ['MQTT_TOPIC', { MQTT_TOPIC: '$share/g/trackers/+/reports' }],
+    ['MQTT_GROUP', { MQTT_GROUP: 'a/b' }],
+    ['MQTT_RECONNECT_MAX_MS', { MQTT_RECONNECT_MIN_MS: '5000', MQTT_RECONNECT_MAX_MS: '1000' }],
+  ])('refuses a bad %s', (name, env) => {
+    expect(problemsOf(env).map((p) => p.split(' ')[0])).toEqual([name]);
+  });
+
   it('puts every problem into the error message', () => {
     expect(() => loadConfig({ PORT: '-1', HOURLY_HISTORY_DAYS: 'x' })).toThrow(
       /Invalid configuration:[\s\S]*PORT[\s\S]*HOURLY_HISTORY_DAYS/,

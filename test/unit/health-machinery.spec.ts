@@ -61,26 +61,27 @@ describe('pipeline machinery', () => {
     expect(result.test_steps.check_status_consistency.issues[0]).toMatch(
       /could not run: relation "trackers" does not exist/,
     );
-    expect(result).toMatchObject({ status: 'healthy', success_rate: 90, successful_steps: 9, total_steps: 10 });
+    expect(result).toMatchObject({ status: 'healthy', success_rate: 90.91, successful_steps: 10, total_steps: 11 });
     expect(result.recommendations).toEqual([
       expect.objectContaining({ severity: 'warning', documentation: 'docs/operations.md#check_status_consistency' }),
     ]);
   });
 
-  it('skips the SQL steps when the database connection fails, but still checks the cache', async () => {
+  it('skips the SQL steps when the database connection fails, but still checks the cache and the MQTT subscription', async () => {
     let sqlSteps = 0;
     const steps = {
       run: (key: StepKey) => {
         if (key === 'check_database_connection')
           return Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
-        if (key !== 'check_cache_store') sqlSteps += 1;
+        if (key !== 'check_cache_store' && key !== 'check_mqtt_ingest') sqlSteps += 1;
         return Promise.resolve(passing);
       },
     } as unknown as PipelineSteps;
     const result = await new PipelineHealthService(steps).check(admin);
     expect(sqlSteps).toBe(0);
-    expect(result).toMatchObject({ status: 'unhealthy', success_rate: 10, successful_steps: 1 });
+    expect(result).toMatchObject({ status: 'unhealthy', success_rate: 18.18, successful_steps: 2 });
     expect(result.test_steps.check_cache_store.success).toBe(true);
+    expect(result.test_steps.check_mqtt_ingest.success).toBe(true);
     expect(result.test_steps.check_required_tables).toMatchObject({ success: false, details: { skipped: true } });
     expect(result.recommendations).toHaveLength(9);
   });
@@ -158,7 +159,7 @@ describe('health machinery failures', () => {
     expect((error as DomainError).getResponse()).toEqual({ detail: 'Health check failed: step catalogue unavailable' });
     const system = await service.system(admin);
     expect(system.status).toBe('unhealthy');
-    expect(system.pipeline).toMatchObject({ status: 'error', success_rate: 0, successful_steps: 0, total_steps: 10 });
+    expect(system.pipeline).toMatchObject({ status: 'error', success_rate: 0, successful_steps: 0, total_steps: 11 });
     expect(system.pipeline.recommendations[0]).toMatchObject({
       severity: 'critical',
       issue: 'Health check failed: step catalogue unavailable',

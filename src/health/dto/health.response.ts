@@ -108,7 +108,7 @@ export class PipelineHealthResponse {
     type: 'object',
     additionalProperties: { $ref: '#/components/schemas/PipelineStepResponse' },
     description:
-      'Keys: check_database_connection, check_required_tables, check_views_and_policies, check_aggregation_freshness, check_aggregation_rules, check_cache_store, check_status_consistency, check_geofence_processing, check_notification_delivery, check_webhook_delivery',
+      'Keys: check_database_connection, check_required_tables, check_views_and_policies, check_aggregation_freshness, check_aggregation_rules, check_cache_store, check_status_consistency, check_geofence_processing, check_notification_delivery, check_webhook_delivery, check_mqtt_ingest',
   })
   test_steps: Record<string, PipelineStepResponse>;
   @ApiProperty({ type: [RecommendationResponse] }) recommendations: RecommendationResponse[];

@@ -24,7 +24,8 @@ export type StepKey =
   | 'check_status_consistency'
   | 'check_geofence_processing'
   | 'check_notification_delivery'
-  | 'check_webhook_delivery';
+  | 'check_webhook_delivery'
+  | 'check_mqtt_ingest';
 
 export interface StepDefinition {
   key: StepKey;
@@ -120,6 +121,14 @@ export const STEP_DEFINITIONS: readonly StepDefinition[] = [
     action:
       'Check that some instance is running and the logs for webhook delivery warnings; a backlog with no failures means the workers are too few or too slow (WEBHOOK_CONCURRENCY).',
     needsDatabase: true,
+  },
+  {
+    key: 'check_mqtt_ingest',
+    name: 'MQTT ingest',
+    severity: 'warning',
+    action:
+      'Check that the broker in MQTT_URL is running and reachable, that its ACLs let this client id subscribe to the shared subscription, and the logs for MQTT ingest warnings; devices keep their reports at the broker meanwhile.',
+    needsDatabase: false,
   },
 ];
 
