@@ -23,6 +23,7 @@ import { ProductionRunsModule } from './production-runs/production-runs.module.j
 import { SeedModule } from './seed/seed.module.js';
 import { PlacesModule } from './places/places.module.js';
 import { TrackersModule } from './trackers/trackers.module.js';
+import { TracksModule } from './tracks/tracks.module.js';
 import { UsersModule } from './users/users.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 
@@ -55,6 +56,7 @@ export class AppModule {
         MetricsModule,
         MailModule,
         WebhooksModule,
+        TracksModule,
         MaintenanceModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: HttpExceptionFilter }],

@@ -1076,6 +1076,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/trackers/{id}/track": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A tracker's route as GeoJSON, GPX 1.1 or KML 2.2
+         * @description The tracker's eligible reports in (timestamp, id) order between `start` and `end`, simplified with Douglas–Peucker (`simplify_m`, metres; the first and last report and those that opened or closed a visit are always kept), with status and visit markers. GPX: one trk/trkseg of trkpt with time, and a wpt per located status entry. KML: a Placemark with gx:Track (when + gx:coord), then a Placemark per located status entry and per visit. Read from a cursor: memory does not grow with the track.
+         */
+        get: operations["tracksTrack"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/production-runs/{id}/positions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Latest positions of the visible trackers of a run (GeoJSON points for a map)
+         * @description One Point per visible tracker of the run that has a latest location, by tracker id; `status` filters by state.
+         */
+        get: operations["tracksPositions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/images/{storage_name}.{extension}": {
         parameters: {
             query?: never;
@@ -2817,6 +2857,48 @@ export interface components {
             size: number;
             /** Format: int32 */
             pages: number;
+        };
+        PointGeometry: {
+            /** @enum {string} */
+            type: "Point";
+            /**
+             * @description [longitude, latitude]
+             * @example [
+             *       13.405,
+             *       52.52
+             *     ]
+             */
+            coordinates: number[];
+        };
+        RunPositionProperties: {
+            /** Format: int32 */
+            tracker_id: number;
+            tracker_name: string;
+            /** @enum {string} */
+            status: "CREATED" | "IN_TRANSIT" | "IN_STORAGE" | "DELIVERED";
+            /**
+             * @description The latest location's hourly bucket start (as LocationPoint.timestamp)
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @description The report's own time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            reported_at: string;
+            /** @description The destination; null without one */
+            delivery_location_name: string | null;
+        };
+        RunPositionFeature: {
+            /** @enum {string} */
+            type: "Feature";
+            geometry: components["schemas"]["PointGeometry"];
+            properties: components["schemas"]["RunPositionProperties"];
+        };
+        RunPositionsResponse: {
+            /** @enum {string} */
+            type: "FeatureCollection";
+            features: components["schemas"]["RunPositionFeature"][];
         };
         Error: {
             /** @description What went wrong, for people. */
@@ -10517,6 +10599,196 @@ export interface operations {
                 };
             };
             /** @description Validation failed: delivery_id: must be a positive integer */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    tracksTrack: {
+        parameters: {
+            query?: {
+                format?: "geojson" | "gpx" | "kml";
+                /** @description Inclusive lower bound on the report time (ISO 8601; without an offset UTC). Default: no bound. */
+                start?: string;
+                /** @description Inclusive upper bound on the report time; not before `start`. Default: no bound. */
+                end?: string;
+                /** @description Douglas–Peucker tolerance in metres: no dropped report is farther than this from the simplified line. 0 keeps every report. */
+                simplify_m?: number;
+                /** @description More points than this after simplification → 422 (ask for a narrower window or a larger simplify_m). */
+                max_points?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Positive integer in plain digits (no sign, leading zero, fraction or exponent); anything else is 422. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The track in the requested format */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/geo+json": {
+                        /** @enum {string} */
+                        type: "FeatureCollection";
+                        features: Record<string, never>[];
+                    };
+                    "application/gpx+xml": string;
+                    "application/vnd.google-earth.kml+xml": string;
+                };
+            };
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, or of a client not in the caller's client_list */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Bad format, window or limits; Validation failed: start: must not be after end; Validation failed: max_points: the track has more than 10000 points after simplification with simplify_m=5: ask for a narrower window (start, end), a larger simplify_m, or a larger max_points (at most 50000) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    tracksPositions: {
+        parameters: {
+            query?: {
+                /** @description One state or a comma list of: CREATED, IN_TRANSIT, IN_STORAGE, DELIVERED. Default: every state. */
+                status?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Positive integer in plain digits (no sign, leading zero, fraction or exponent); anything else is 422. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/geo+json": components["schemas"]["RunPositionsResponse"];
+                };
+            };
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, or of a client not in the caller's client_list */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Bad id or status */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -229,6 +229,15 @@ const ROWS: MatrixRow[] = [
     status: 200,
     params: id((fx) => fx.tracker),
   },
+  // maps
+  { method: 'get', path: '/api/v1/trackers/{id}/track', allowed: READERS, status: 200, params: id((fx) => fx.tracker) },
+  {
+    method: 'get',
+    path: '/api/v1/production-runs/{id}/positions',
+    allowed: READERS,
+    status: 200,
+    params: id((fx) => fx.run),
+  },
   // back-dated, so the tracker's current state stays IN_STORAGE for the rows after it
   {
     method: 'post',
