@@ -35,7 +35,7 @@ interface Feature {
 }
 
 function xml(text: string) {
-  return new DOMParser().parseFromString(text, 'text/xml') as unknown as Document;
+  return new DOMParser().parseFromString(text, 'text/xml') as unknown as Parameters<typeof gpx>[0];
 }
 
 describe('Tracks and run positions', () => {
