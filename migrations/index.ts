@@ -25,6 +25,7 @@ import { TrackerDeviceIds1764020000000 } from './1764020000000-TrackerDeviceIds.
 import { NotificationStreamSlots1763990000000 } from './1763990000000-NotificationStreamSlots.js';
 import { ApiKeys1764000000000 } from './1764000000000-ApiKeys.js';
 import { Webhooks1764010000000 } from './1764010000000-Webhooks.js';
+import { ShareLinks1764200000000 } from './1764200000000-ShareLinks.js';
 
 export const MIGRATIONS = [
   InitialSchema1763700000000,
@@ -53,4 +54,5 @@ export const MIGRATIONS = [
   TrackerDeviceIds1764020000000,
   ReportBattery1764030000000,
   RunAlertSilentHours1764040000000,
+  ShareLinks1764200000000,
 ];
