@@ -46,6 +46,7 @@ function shell(title: string, body: string, scripts = ''): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <meta name="robots" content="noindex">
+<link rel="icon" href="data:,">
 <title>${escapeHtml(title)}</title>
 <link rel="stylesheet" href="${TRACK_ASSETS_PATH}/leaflet.css">
 <link rel="stylesheet" href="${TRACK_ASSETS_PATH}/track-page.css">
