@@ -1,8 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { AccessScope } from '../common/auth/access-scope.js';
-import type { AppConfig } from '../common/config/app-config.js';
-import { APP_CONFIG } from '../common/config/config.module.js';
 import { isoUtcSql } from '../common/http/timestamps.js';
 import { Db, raw, sql, type Sql } from '../infrastructure/database/db.js';
 import { openSnapshotRead } from '../infrastructure/database/snapshot-read.js';
@@ -40,6 +38,13 @@ export interface RunPositionRow {
 
 const ts = (expr: string) => raw(isoUtcSql(expr));
 
+/**
+ * Statement timeout of a track read. The cursor's rows are one statement however many batches
+ * they come in, and a million-report track takes seconds to read (docs/performance.md); the read
+ * never waits for the client (the answer is written after it), so this bounds only the database work.
+ */
+const TRACK_READ_TIMEOUT_MS = 5 * 60_000;
+
 /** A location of either kind by the ids of a row (`alias.storage_location_id`, `alias.delivery_location_id`). */
 const LOCATION_JOINS = (alias: string) =>
   raw(`LEFT JOIN storage_locations sl ON sl.id = ${alias}.storage_location_id
@@ -67,12 +72,11 @@ export class TracksRepository {
   constructor(
     private readonly db: Db,
     private readonly dataSource: DataSource,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** Opens the track of a visible tracker; null (nothing left open) when it is missing or invisible. */
   async openTrack(scope: AccessScope, trackerId: number, window: TrackWindow): Promise<TrackRead | null> {
-    const read = await openSnapshotRead(this.dataSource, { settings: '', timeoutMs: this.config.dbStatementTimeoutMs });
+    const read = await openSnapshotRead(this.dataSource, { settings: '', timeoutMs: TRACK_READ_TIMEOUT_MS });
     try {
       const [tracker] = await read.query<{ id: number; name: string }>(
         sql`SELECT t.id, t.name FROM trackers t JOIN production_runs pr ON pr.id = t.production_run_id
