@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { createKey, xApiKey } from '../support/api-keys.js';
 import { closeApps, createPeerApp, type TestApp } from '../support/app.js';
 import { withinBound } from '../support/eventually.js';
 import { createPlace } from '../support/geofences.js';
@@ -53,7 +54,7 @@ describe('Share links', () => {
     return id;
   }
 
-  const create = (body: object = {}, id = trackerId, auth = w.userA.auth) =>
+  const create = (body: object = {}, id = trackerId, auth: Record<string, string> = w.userA.auth) =>
     t.http().post(`${TRACKERS}/${id}/share-links`).set(auth).send(body);
 
   beforeAll(async () => {
@@ -154,6 +155,24 @@ describe('Share links', () => {
       revoked.revoked_at,
     );
     await t.http().get(`${TRACKERS}/${2147483000}/share-links`).set(w.userA.auth).expect(404);
+  });
+
+  it('API keys: creating and revoking need `write`, listing `read`; a key narrowed to clients sees only theirs', async () => {
+    const reader = xApiKey((await createKey(t, w.userA.auth, { name: 'r', scopes: ['read'] })).key);
+    const writer = xApiKey((await createKey(t, w.userA.auth, { name: 'w', scopes: ['write'] })).key);
+    const other = xApiKey(
+      (await createKey(t, w.admin.auth, { name: 'b', scopes: ['read', 'write'], client_ids: [w.clientB.id] })).key,
+    );
+    await create({}, trackerId, reader).expect(403);
+    const link = (await create({}, trackerId, writer).expect(201)).body;
+    expect(link.created_by).toBe(w.userA.id);
+    await t.http().get(`${TRACKERS}/${trackerId}/share-links`).set(reader).expect(200);
+    await t.http().get(`${TRACKERS}/${trackerId}/share-links`).set(writer).expect(403);
+    await t.http().delete(`/api/v1/share-links/${link.id}`).set(reader).expect(403);
+    // An admin's key narrowed to client B: client A's tracker and its links do not exist for it.
+    await create({}, trackerId, other).expect(404);
+    await t.http().delete(`/api/v1/share-links/${link.id}`).set(other).expect(404);
+    await t.http().delete(`/api/v1/share-links/${link.id}`).set(writer).expect(200);
   });
 
   it('the public view at each precision: whitelisted fields only, coordinates exact, rounded or absent', async () => {
