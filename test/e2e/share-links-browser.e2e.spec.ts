@@ -1,15 +1,17 @@
 import { existsSync, mkdirSync } from 'node:fs';
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import type { TestApp } from '../support/app.js';
+import { closeApps, createPeerApp, type TestApp } from '../support/app.js';
 import { at, createGeofenceWorld, FAR, IN_D, north, ORIGIN, sendTimeline, settled } from '../support/geofences.js';
 import type { TrackerWorld } from '../support/trackers.js';
 
 /**
  * The public tracking page in a real browser (Debian's chromium driven by playwright-core) on a
  * phone-sized viewport: the route drawn with every vertex the service kept, the status timeline,
- * nothing loaded from another origin, no CSP violation; a revoked link shows the 404 page. A
+ * nothing loaded from another origin, no CSP violation; tiles only from MAP_TILE_URL's server when
+ * it is set; no map on a `none` link; a revoked link shows the 404 page. A
  * screenshot is kept under test-artifacts/ (its path is printed).
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -62,13 +64,13 @@ describeIfBrowser('the public tracking page in a real browser', () => {
     return { page, requests, complaints };
   }
 
-  const createLink = async () =>
+  const createLink = async (location_precision = 'exact') =>
     (
       await t
         .http()
         .post(`/api/v1/trackers/${tracker.id}/share-links`)
         .set(w.userA.auth)
-        .send({ location_precision: 'exact' })
+        .send({ location_precision })
         .expect(201)
     ).body as { id: number; url_path: string };
 
@@ -117,6 +119,58 @@ describeIfBrowser('the public tracking page in a real browser', () => {
       console.log(`[artifact] public tracking page screenshot: ${screenshot}`);
     } finally {
       await page.close();
+    }
+  });
+
+  it('a `none` link shows the timeline and no map', async () => {
+    const link = await createLink('none');
+    const { page, complaints } = await phonePage();
+    try {
+      expect((await page.goto(`${base}${link.url_path}`))?.status()).toBe(200);
+      expect(await page.locator('#timeline li').count()).toBeGreaterThan(0);
+      await page.locator('#map[hidden]').waitFor({ state: 'attached' });
+      expect(await page.locator('#map.leaflet-container').count()).toBe(0);
+      expect(await page.locator('path').count()).toBe(0);
+      expect(complaints).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('with MAP_TILE_URL the map loads tiles from that server, and from no other', async () => {
+    const tiles: string[] = [];
+    const png = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+      'base64',
+    );
+    const tileServer = http.createServer((req, res) => {
+      tiles.push(req.url ?? '');
+      res.writeHead(200, { 'Content-Type': 'image/png' }).end(png);
+    });
+    await new Promise<void>((resolve) => tileServer.listen(0, '127.0.0.1', resolve));
+    const tileOrigin = `http://127.0.0.1:${(tileServer.address() as AddressInfo).port}`;
+    const withTiles = await createPeerApp(t, { env: { MAP_TILE_URL: `${tileOrigin}/{z}/{x}/{y}.png` } });
+    try {
+      await withTiles.app.listen(0, '127.0.0.1');
+      const tilesBase = `http://127.0.0.1:${(withTiles.app.getHttpServer().address() as AddressInfo).port}`;
+      const link = await createLink();
+      const { page, requests, complaints } = await phonePage();
+      try {
+        const response = await page.goto(`${tilesBase}${link.url_path}`);
+        expect(response?.headers()['content-security-policy']).toContain(`img-src 'self' data: ${tileOrigin};`);
+        await page.locator('img.leaflet-tile-loaded').first().waitFor({ state: 'attached' });
+        expect(tiles.length).toBeGreaterThan(0);
+        expect(tiles.every((url) => /^\/\d+\/\d+\/\d+\.png$/.test(url))).toBe(true);
+        expect(requests.filter((url) => !url.startsWith(`${tilesBase}/`) && !url.startsWith(`${tileOrigin}/`))).toEqual(
+          [],
+        );
+        expect(complaints).toEqual([]);
+      } finally {
+        await page.close();
+      }
+    } finally {
+      await closeApps(withTiles);
+      await new Promise((resolve) => tileServer.close(resolve));
     }
   });
 
