@@ -90,7 +90,7 @@ export class PublicTrackController {
     let html: string;
     try {
       const link = await this.publicTrack.open(token, clientIp(req));
-      const [view, map] = await Promise.all([this.publicTrack.publicView(link), this.publicTrack.mapData(link)]);
+      const { view, map } = await this.publicTrack.page(link);
       html = trackPageHtml(view, map, this.config.sharing);
     } catch (error) {
       if (!(error instanceof DomainError) || error.error.code !== SHARE_LINK_ERRORS.shareLinkNotFound.code) throw error;

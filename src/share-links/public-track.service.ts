@@ -10,10 +10,15 @@ import { TracksService } from '../tracks/tracks.service.js';
 import type { LocationPrecision } from './dto/share-link.dto.js';
 import type { PublicTrackResponse } from './dto/public-track.response.js';
 import { PublicRequestThrottle } from './public-request-throttle.js';
-import { PublicTrackRepository } from './public-track.repository.js';
+import { PublicTrackRepository, type PublicStatusRow, type PublicTrackerRow } from './public-track.repository.js';
 import { hashShareToken, isShareTokenText } from './share-link-token.js';
 import { SHARE_LINK_ERRORS } from './share-links.errors.js';
 import { ShareLinksRepository } from './share-links.repository.js';
+
+interface Loaded {
+  tracker: PublicTrackerRow;
+  history: PublicStatusRow[];
+}
 
 /** A link as the in-process tier keeps it (by token hash): what answering needs. */
 interface CachedLink {
@@ -69,12 +74,27 @@ export class PublicTrackService {
   }
 
   async publicView(link: CachedLink): Promise<PublicTrackResponse> {
+    return this.viewOf(link, await this.load(link));
+  }
+
+  /** The view and the map data of the page, from one read of the tracker. */
+  async page(link: CachedLink): Promise<{ view: PublicTrackResponse; map: PublicMapData }> {
+    const loaded = await this.load(link);
+    const [view, route] = await Promise.all([this.viewOf(link, loaded), this.route(link)]);
+    return { view, map: { route, places: placesOf(link, loaded) } };
+  }
+
+  private async load(link: CachedLink): Promise<Loaded> {
     const [tracker, history] = await Promise.all([
       this.view.tracker(link.trackerId),
       this.view.statusHistory(link.trackerId),
     ]);
     // The tracker went away since the link was read (its deletion takes the link along).
     if (!tracker) throw new DomainError(SHARE_LINK_ERRORS.shareLinkNotFound);
+    return { tracker, history };
+  }
+
+  private async viewOf(link: CachedLink, { tracker, history }: Loaded): Promise<PublicTrackResponse> {
     const eta = await this.arrivals.estimate(AccessScope.admin(), {
       id: link.trackerId,
       status: tracker.status,
@@ -103,32 +123,7 @@ export class PublicTrackService {
     };
   }
 
-  /** The route and places the page draws; nothing for a `none` link. */
-  async mapData(link: CachedLink): Promise<PublicMapData> {
-    if (link.precision === 'none') return { route: [], places: [] };
-    const [tracker, history] = await Promise.all([
-      this.view.tracker(link.trackerId),
-      this.view.statusHistory(link.trackerId),
-    ]);
-    const named = new Map<string, { name: string; latitude: number; longitude: number }>();
-    const located = [
-      ...history.map((e) => ({ name: e.location_name, latitude: e.latitude, longitude: e.longitude })),
-      {
-        name: tracker?.destination_name ?? null,
-        latitude: tracker?.destination_latitude,
-        longitude: tracker?.destination_longitude,
-      },
-    ];
-    for (const place of located)
-      if (place.name !== null && place.latitude != null && place.longitude != null)
-        named.set(place.name, {
-          name: place.name,
-          latitude: atPrecision(Number(place.latitude), link.precision),
-          longitude: atPrecision(Number(place.longitude), link.precision),
-        });
-    return { route: await this.route(link), places: [...named.values()] };
-  }
-
+  /** The page's route at the link's precision; none for a `none` link. */
   private async route(link: CachedLink): Promise<[number, number][]> {
     for (const simplifyM of ROUTE_TOLERANCES[link.precision]) {
       try {
@@ -171,6 +166,28 @@ export class PublicTrackService {
     this.near.fill(key, link ?? NO_LINK, ticket);
     return link;
   }
+}
+
+/** The located places of the page (status locations and destination) at the link's precision; none for a `none` link. */
+function placesOf(link: CachedLink, { tracker, history }: Loaded): PublicMapData['places'] {
+  if (link.precision === 'none') return [];
+  const named = new Map<string, { name: string; latitude: number; longitude: number }>();
+  const located = [
+    ...history.map((e) => ({ name: e.location_name, latitude: e.latitude, longitude: e.longitude })),
+    {
+      name: tracker.destination_name,
+      latitude: tracker.destination_latitude,
+      longitude: tracker.destination_longitude,
+    },
+  ];
+  for (const place of located)
+    if (place.name !== null && place.latitude !== null && place.longitude !== null)
+      named.set(place.name, {
+        name: place.name,
+        latitude: atPrecision(Number(place.latitude), link.precision),
+        longitude: atPrecision(Number(place.longitude), link.precision),
+      });
+  return [...named.values()];
 }
 
 /** A coordinate at the link's precision: `approximate` rounds to 2 decimals (about 1 km). */
