@@ -231,7 +231,7 @@ describe('Share links', () => {
     }
   });
 
-  it('a link revoked on one instance answers 404 on another within 1 s', async () => {
+  it('a link revoked on one instance (or by hand in the database) answers 404 on every instance within 1 s', async () => {
     const b = await createPeerApp(t, { env: ENV });
     try {
       const link = (await create().expect(201)).body;
@@ -244,6 +244,19 @@ describe('Share links', () => {
         (res) => res.status === 404,
       );
       expect(onB.status).toBe(404);
+
+      // Revoked by hand in the database, after both instances cached it: the trigger tells both.
+      const byHand = (await create().expect(201)).body;
+      await t.http().get(`${PUBLIC}/${byHand.token}`).expect(200);
+      await b.http().get(`${PUBLIC}/${byHand.token}`).expect(200);
+      await t.db.query('UPDATE share_links SET revoked_at = now() WHERE id = $1', [byHand.id]);
+      for (const app of [t, b]) {
+        const res = await withinBound(
+          () => app.http().get(`${PUBLIC}/${byHand.token}`),
+          (r) => r.status === 404,
+        );
+        expect(res.status).toBe(404);
+      }
     } finally {
       await closeApps(b);
     }
