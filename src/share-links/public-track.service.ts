@@ -4,6 +4,7 @@ import { AccessScope } from '../common/auth/access-scope.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { RequestValidationException } from '../common/errors/validation.exception.js';
 import { NEAR_KEYS } from '../infrastructure/cache/cache-invalidation.js';
+import { CacheService } from '../infrastructure/cache/cache.service.js';
 import { NearCache } from '../infrastructure/cache/near-cache.js';
 import type { TrackerStatus } from '../tracker-states/tracker-status.js';
 import { TracksService } from '../tracks/tracks.service.js';
@@ -45,6 +46,12 @@ const ROUTE_TOLERANCES: Record<LocationPrecision, number[]> = {
   none: [],
 };
 export const PAGE_ROUTE_MAX_POINTS = 2000;
+/**
+ * How long a page's route is reused. Drawing it reads the tracker's whole track; a link opened by
+ * many people (or reloaded 60 times a minute) reads it once a minute, and the newest report shows
+ * as the latest location (read per request) meanwhile.
+ */
+export const PAGE_ROUTE_TTL_SECONDS = 60;
 
 /**
  * The public view of a share link: the link is the permission, so nothing of the caller counts but
@@ -62,6 +69,7 @@ export class PublicTrackService {
     private readonly throttle: PublicRequestThrottle,
     private readonly arrivals: ArrivalEstimatesService,
     private readonly tracks: TracksService,
+    private readonly cache: CacheService,
   ) {}
 
   /** Counts the request against the IP, then resolves the token; throws 429 or 404. */
@@ -123,8 +131,18 @@ export class PublicTrackService {
     };
   }
 
-  /** The page's route at the link's precision; none for a `none` link. */
+  /** The page's route at the link's precision (kept PAGE_ROUTE_TTL_SECONDS); none for a `none` link. */
   private async route(link: CachedLink): Promise<[number, number][]> {
+    if (link.precision === 'none') return [];
+    const key = `share-route:${link.trackerId}:${link.precision}`;
+    const cached = await this.cache.get<[number, number][]>(key);
+    if (cached !== undefined) return cached;
+    const route = await this.simplifiedRoute(link);
+    await this.cache.set(key, route, PAGE_ROUTE_TTL_SECONDS);
+    return route;
+  }
+
+  private async simplifiedRoute(link: CachedLink): Promise<[number, number][]> {
     for (const simplifyM of ROUTE_TOLERANCES[link.precision]) {
       try {
         const doc = await this.tracks.track(
