@@ -26,6 +26,7 @@ import { TrackerDeviceIds1764020000000 } from './1764020000000-TrackerDeviceIds.
 import { NotificationStreamSlots1763990000000 } from './1763990000000-NotificationStreamSlots.js';
 import { ApiKeys1764000000000 } from './1764000000000-ApiKeys.js';
 import { Webhooks1764010000000 } from './1764010000000-Webhooks.js';
+import { ShareLinks1764200000000 } from './1764200000000-ShareLinks.js';
 
 export const MIGRATIONS = [
   InitialSchema1763700000000,
@@ -55,4 +56,5 @@ export const MIGRATIONS = [
   ReportBattery1764030000000,
   RunAlertSilentHours1764040000000,
   OutboxDueOrder1764050000000,
+  ShareLinks1764200000000,
 ];

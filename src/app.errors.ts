@@ -9,6 +9,7 @@ import { IMAGE_ERRORS } from './images/images.errors.js';
 import { NOTIFICATION_ERRORS } from './notifications/notifications.errors.js';
 import { PLACE_ERRORS } from './places/places.errors.js';
 import { PRODUCTION_RUN_ERRORS } from './production-runs/production-runs.errors.js';
+import { SHARE_LINK_ERRORS } from './share-links/share-links.errors.js';
 import { TRACKER_ERRORS } from './tracker-states/trackers.errors.js';
 import { USER_ERRORS } from './users/users.errors.js';
 import { WEBHOOK_ERRORS } from './webhooks/webhooks.errors.js';
@@ -29,6 +30,7 @@ export const ERROR_GROUPS = {
   analytics: ANALYTICS_ERRORS,
   apiKeys: API_KEY_ERRORS,
   webhooks: WEBHOOK_ERRORS,
+  shareLinks: SHARE_LINK_ERRORS,
 } as const;
 
 /**
@@ -52,4 +54,5 @@ export const ERROR_CATALOGUE = {
   ...ERROR_GROUPS.analytics,
   ...ERROR_GROUPS.apiKeys,
   ...ERROR_GROUPS.webhooks,
+  ...ERROR_GROUPS.shareLinks,
 } as const satisfies Record<string, CatalogueError | CatalogueErrorBuilder>;

@@ -24,6 +24,8 @@ import { ProductionRunsModule } from './production-runs/production-runs.module.j
 import { SeedModule } from './seed/seed.module.js';
 import { PlacesModule } from './places/places.module.js';
 import { TrackersModule } from './trackers/trackers.module.js';
+import { TracksModule } from './tracks/tracks.module.js';
+import { ShareLinksModule } from './share-links/share-links.module.js';
 import { UsersModule } from './users/users.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 
@@ -57,6 +59,8 @@ export class AppModule {
         MetricsModule,
         MailModule,
         WebhooksModule,
+        TracksModule,
+        ShareLinksModule,
         MaintenanceModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: HttpExceptionFilter }],

@@ -84,13 +84,16 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
   });
 }
 
-/** `/api/v1` before every route but the two whose paths are conventions of their scrapers. */
+/** `/api/v1` before every route but the two whose paths are conventions of their scrapers and the public tracking page's. */
 export function setGlobalPrefix(app: INestApplication): void {
   app.setGlobalPrefix(API_PREFIX, {
     exclude: [
       { path: 'health/db-pool', method: RequestMethod.GET },
       // Prometheus scrapes /metrics by convention.
       { path: 'metrics', method: RequestMethod.GET },
+      // A share link's page and its assets: short public URLs outside the API.
+      { path: 'track/:token', method: RequestMethod.GET },
+      { path: 'track-assets/:name', method: RequestMethod.GET },
     ],
   });
 }

@@ -1120,6 +1120,130 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/trackers/{id}/track": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A tracker's route as GeoJSON, GPX 1.1 or KML 2.2
+         * @description The tracker's eligible reports in (timestamp, id) order between `start` and `end`, simplified with Douglas–Peucker (`simplify_m`, metres; the first and last report and those that opened or closed a visit are always kept), with status and visit markers. GPX: one trk/trkseg of trkpt with time, and a wpt per located status entry. KML: a Placemark with gx:Track (when + gx:coord), then a Placemark per located status entry and per visit. Read from a cursor: memory does not grow with the track.
+         */
+        get: operations["tracksTrack"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/production-runs/{id}/positions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Latest positions of the visible trackers of a run (GeoJSON points for a map)
+         * @description One Point per visible tracker of the run that has a latest location, by tracker id; `status` filters by state.
+         */
+        get: operations["tracksPositions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/trackers/{id}/share-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's share links of a tracker (an admin: all), revoked and expired ones included
+         * @description `token` and `url_path` are null here: they are shown only when a link is created.
+         */
+        get: operations["shareLinksList"];
+        put?: never;
+        /**
+         * Create a share link; the answer carries its token and url_path, shown this once
+         * @description Anyone with the link sees the public view and page of the tracker until it expires or is revoked, at the chosen location precision.
+         */
+        post: operations["shareLinksCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/share-links/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a share link (idempotent: a second call keeps the first `revoked_at`)
+         * @description The link answers 404 at once on this instance and within a second on every other.
+         */
+        delete: operations["shareLinksRevoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/public/track/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The public view of a share link (no authentication)
+         * @description Name, status, destination, status history, latest location (at the link’s precision) and arrival estimate of the tracker; never ids, client, brand, run, notes, users or raw reports. More than 60 requests a minute from one IP to this route and the page together → 429.
+         */
+        get: operations["publicTrackView"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/track/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The public tracking page of a share link (HTML, no authentication)
+         * @description A self-contained page (scripts and styles from this service only) with the name, status, arrival estimate, status timeline and a map of the route. Unknown, expired or revoked links → a plain 404 page. Counts against the same per-IP limit as the JSON view.
+         */
+        get: operations["publicTrackPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/images/{storage_name}.{extension}": {
         parameters: {
             query?: never;
@@ -2861,6 +2985,127 @@ export interface components {
             size: number;
             /** Format: int32 */
             pages: number;
+        };
+        PointGeometry: {
+            /** @enum {string} */
+            type: "Point";
+            /**
+             * @description [longitude, latitude]
+             * @example [
+             *       13.405,
+             *       52.52
+             *     ]
+             */
+            coordinates: number[];
+        };
+        RunPositionProperties: {
+            /** Format: int32 */
+            tracker_id: number;
+            tracker_name: string;
+            /** @enum {string} */
+            status: "CREATED" | "IN_TRANSIT" | "IN_STORAGE" | "DELIVERED";
+            /**
+             * @description The latest location's hourly bucket start (as LocationPoint.timestamp)
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @description The report's own time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            reported_at: string;
+            /** @description The destination; null without one */
+            delivery_location_name: string | null;
+        };
+        RunPositionFeature: {
+            /** @enum {string} */
+            type: "Feature";
+            geometry: components["schemas"]["PointGeometry"];
+            properties: components["schemas"]["RunPositionProperties"];
+        };
+        RunPositionsResponse: {
+            /** @enum {string} */
+            type: "FeatureCollection";
+            features: components["schemas"]["RunPositionFeature"][];
+        };
+        CreateShareLinkDto: {
+            /**
+             * Format: date-time
+             * @description When the link stops working: in the future, at most 90 days ahead. Default: 7 days ahead.
+             */
+            expires_at?: string;
+            /**
+             * @description `exact`: coordinates as reported; `approximate`: rounded to 2 decimals (about 1 km); `none`: no location at all. Default: `"approximate"`.
+             * @enum {string}
+             */
+            location_precision?: "exact" | "approximate" | "none";
+        };
+        ShareLinkResponse: {
+            /** Format: int32 */
+            id: number;
+            /** Format: int32 */
+            tracker_id: number;
+            /**
+             * @description `/track/<token>`, the public page. Only in the answer to the creation.
+             * @example /track/q3Vb0mZrX8sKf2LhT6wNc1PbD4eUaG7iR9oS5tYzQxA
+             */
+            url_path: string | null;
+            /** @description The link’s secret (256 bits). Shown only in the answer to the creation; only its hash is stored. */
+            token: string | null;
+            /** @example 2026-11-21T10:04:05.123Z */
+            expires_at: string;
+            /** @enum {string} */
+            location_precision: "exact" | "approximate" | "none";
+            /**
+             * Format: int32
+             * @description The user who created it (null once deleted).
+             */
+            created_by: number | null;
+            /** @example 2026-11-21T10:04:05.123Z */
+            created_at: string;
+            /** @example 2026-11-21T10:04:05.123Z */
+            revoked_at: string | null;
+        };
+        ShareLinkPage: {
+            items: components["schemas"]["ShareLinkResponse"][];
+            /** Format: int32 */
+            total: number;
+            /** Format: int32 */
+            page: number;
+            /** Format: int32 */
+            size: number;
+            /** Format: int32 */
+            pages: number;
+        };
+        PublicStatusEntry: {
+            /** @enum {string} */
+            status: "CREATED" | "IN_TRANSIT" | "IN_STORAGE" | "DELIVERED";
+            /** @example 2026-11-21T10:04:05.123Z */
+            timestamp: string;
+            /** @description The storage or delivery location; null without one */
+            location_name: string | null;
+        };
+        PublicLocation: {
+            latitude: number;
+            longitude: number;
+            /**
+             * @description The report's own time
+             * @example 2026-11-21T10:04:05.123Z
+             */
+            timestamp: string;
+        };
+        PublicTrackResponse: {
+            tracker_name: string;
+            /** @enum {string} */
+            status: "CREATED" | "IN_TRANSIT" | "IN_STORAGE" | "DELIVERED";
+            destination_name: string | null;
+            /** @description Ascending */
+            status_history: components["schemas"]["PublicStatusEntry"][];
+            /** @description `approximate` links round to 2 decimals; `none` links: always null */
+            latest_location: components["schemas"]["PublicLocation"] | null;
+            eta: components["schemas"]["ArrivalEstimateResponse"] | null;
+            /** @example 2026-11-21T10:04:05.123Z */
+            expires_at: string;
         };
         Error: {
             /** @description What went wrong, for people. */
@@ -10974,6 +11219,619 @@ export interface operations {
                 };
             };
             /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    tracksTrack: {
+        parameters: {
+            query?: {
+                format?: "geojson" | "gpx" | "kml";
+                /** @description Inclusive lower bound on the report time (ISO 8601; without an offset UTC). Default: no bound. */
+                start?: string;
+                /** @description Inclusive upper bound on the report time; not before `start`. Default: no bound. */
+                end?: string;
+                /** @description Douglas–Peucker tolerance in metres: no dropped report is farther than this from the simplified line. 0 keeps every report. */
+                simplify_m?: number;
+                /** @description More points than this after simplification → 422 (ask for a narrower window or a larger simplify_m). */
+                max_points?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Positive integer in plain digits (no sign, leading zero, fraction or exponent); anything else is 422. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The track in the requested format */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/geo+json": {
+                        /** @enum {string} */
+                        type: "FeatureCollection";
+                        features: Record<string, never>[];
+                    };
+                    "application/gpx+xml": string;
+                    "application/vnd.google-earth.kml+xml": string;
+                };
+            };
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, or of a client not in the caller's client_list */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Bad format, window or limits; Validation failed: start: must not be after end; Validation failed: max_points: the track has more than 10000 points after simplification with simplify_m=5: ask for a narrower window (start, end), a larger simplify_m, or a larger max_points (at most 50000) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    tracksPositions: {
+        parameters: {
+            query?: {
+                /** @description One state or a comma list of: CREATED, IN_TRANSIT, IN_STORAGE, DELIVERED. Default: every state. */
+                status?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Positive integer in plain digits (no sign, leading zero, fraction or exponent); anything else is 422. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/geo+json": components["schemas"]["RunPositionsResponse"];
+                };
+            };
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, or of a client not in the caller's client_list */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Bad id or status */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    shareLinksList: {
+        parameters: {
+            query?: {
+                skip?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Positive integer in plain digits (no sign, leading zero, fraction or exponent); anything else is 422. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareLinkPage"];
+                };
+            };
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, or of a client not in the caller's client_list */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or body field failed validation */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    shareLinksCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer in plain digits (no sign, leading zero, fraction or exponent); anything else is 422. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateShareLinkDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareLinkResponse"];
+                };
+            };
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, or of a client not in the caller's client_list */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body over its limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Encoding or charset this service does not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description expires_at past or beyond 90 days; Validation failed: expires_at: must be at most 90 days ahead; Validation failed: location_precision: must be one of exact, approximate, none */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    shareLinksRevoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer in plain digits (no sign, leading zero, fraction or exponent); anything else is 422. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareLinkResponse"];
+                };
+            };
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown, expired or revoked link; for management: missing, or another user's link (for a non-admin) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or body field failed validation */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    publicTrackView: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The share link’s token (the last part of its `url_path`) */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Always `no-store` */
+                    "Cache-Control"?: "no-store";
+                    /** @description Always `no-referrer` */
+                    "Referrer-Policy"?: "no-referrer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicTrackResponse"];
+                };
+            };
+            /** @description Unknown, expired or revoked link; for management: missing, or another user's link (for a non-admin) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or body field failed validation */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description More than PUBLIC_TRACK_REQUESTS_PER_MINUTE (60) requests a minute from one client IP (sent with Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    publicTrackPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The share link’s token (the last part of its `url_path`) */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    /** @description Always `no-store` */
+                    "Cache-Control"?: "no-store";
+                    /** @description Always `no-referrer` */
+                    "Referrer-Policy"?: "no-referrer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Unknown, expired or revoked link: the answer is a plain HTML page (text/html) saying so */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or body field failed validation */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description More than PUBLIC_TRACK_REQUESTS_PER_MINUTE (60) requests a minute from one client IP (sent with Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;

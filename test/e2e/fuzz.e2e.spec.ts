@@ -12,6 +12,8 @@ interface Operation {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   path: string;
   queryNames: string[];
+  /** A page for people (text/html): its 404 is an HTML page, not a JSON detail. */
+  html: boolean;
 }
 
 const STACK_OR_SQL = /\bat \S+ \(|node_modules|\/work\/|QueryFailedError|SELECT .* FROM|syntax error at/i;
@@ -144,6 +146,7 @@ function operations(doc: { paths: Record<string, Record<string, DocumentedOperat
         method: method as Operation['method'],
         path,
         queryNames: (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name),
+        html: Boolean(op.responses?.['200']?.content?.['text/html']),
       });
     }
   }
@@ -199,10 +202,13 @@ describe('fuzzing every documented route', () => {
               if (op.method !== 'get' && op.method !== 'delete')
                 req = req.set('Content-Type', 'application/json').send(body);
               const res = await req;
+              const htmlPage = op.html && res.status === 404 && res.type === 'text/html';
               const problem =
                 res.status >= 500 || STACK_OR_SQL.test(res.text)
                   ? 'server error or leak'
-                  : res.status >= 400 && typeof (res.body as { detail?: unknown } | undefined)?.detail !== 'string'
+                  : res.status >= 400 &&
+                      !htmlPage &&
+                      typeof (res.body as { detail?: unknown } | undefined)?.detail !== 'string'
                     ? 'error without a detail'
                     : null;
               if (problem) {

@@ -24,6 +24,7 @@ const QUERY_SECRETS = {
   'X-Amz-Signature': 'signature-e41b',
   Client_Secret: 'clientsecret-e41b',
 };
+const SHARE_TOKEN = 'sharelinktoken0sharelinktoken0sharelink7b3x';
 const BANNER = /^(Tracker Pipeline Service ready in \d+ ms| {2}\S.*|SIGTERM received: .*)$/;
 
 describe('Logging of the running service (production)', () => {
@@ -78,6 +79,9 @@ describe('Logging of the running service (production)', () => {
       .map(([name, value]) => `${name}=${value}`)
       .join('&');
     await call(base, 'GET', `/api/v1/clients?${query}&limit=5`, { token });
+    // A share link's token is the path of its page and public view.
+    await call(base, 'GET', `/track/${SHARE_TOKEN}`);
+    await call(base, 'GET', `/api/v1/public/track/${SHARE_TOKEN}`);
     await service.stop('SIGTERM');
     lines = service.stdout().split('\n').filter(Boolean);
     logged = lines.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -159,10 +163,12 @@ describe('Logging of the running service (production)', () => {
       expect(output).not.toContain(secret);
   });
 
-  it('credentials in query strings are redacted in every line; the rest of the URL stays', () => {
+  it('credentials in query strings and share-link tokens in paths are redacted in every line; the rest of the URL stays', () => {
     const output = service.stdout() + service.stderr();
-    for (const secret of [ticket, ...Object.values(QUERY_SECRETS)]) expect(output).not.toContain(secret);
+    for (const secret of [ticket, SHARE_TOKEN, ...Object.values(QUERY_SECRETS)]) expect(output).not.toContain(secret);
     const urls = logged.map((entry) => (entry.req as { url?: string } | undefined)?.url);
+    expect(urls).toContain('/track/[redacted]');
+    expect(urls).toContain('/api/v1/public/track/[redacted]');
     expect(urls).toContain('/api/v1/notifications/stream?ticket=[redacted]');
     expect(urls).toContain(
       `/api/v1/clients?${Object.keys(QUERY_SECRETS)

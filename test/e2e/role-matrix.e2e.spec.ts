@@ -35,6 +35,7 @@ const REPORTERS = ['admin', 'ingest'] as const;
 
 const id = (pick: (fx: MatrixFixtures) => number) => (fx: MatrixFixtures) => ({ id: pick(fx) });
 const NO_WEBHOOK = () => ({ id: 2_147_483_000 });
+const NO_TOKEN = () => ({ token: 'A'.repeat(43) });
 const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString();
 
 /** Rows for a reference-data resource: reads for admin/user, writes admin-only. */
@@ -230,6 +231,34 @@ const ROWS: MatrixRow[] = [
     status: 200,
     params: id((fx) => fx.tracker),
   },
+  // maps
+  { method: 'get', path: '/api/v1/trackers/{id}/track', allowed: READERS, status: 200, params: id((fx) => fx.tracker) },
+  {
+    method: 'get',
+    path: '/api/v1/production-runs/{id}/positions',
+    allowed: READERS,
+    status: 200,
+    params: id((fx) => fx.run),
+  },
+  // share links: created and listed by whoever sees the tracker; the public view and page need no token
+  {
+    method: 'post',
+    path: '/api/v1/trackers/{id}/share-links',
+    allowed: READERS,
+    status: 201,
+    params: id((fx) => fx.tracker),
+    body: () => ({}),
+  },
+  {
+    method: 'get',
+    path: '/api/v1/trackers/{id}/share-links',
+    allowed: READERS,
+    status: 200,
+    params: id((fx) => fx.tracker),
+  },
+  { method: 'delete', path: '/api/v1/share-links/{id}', allowed: READERS, status: 404, params: NO_WEBHOOK },
+  { method: 'get', path: '/api/v1/public/track/{token}', allowed: 'public', status: 404, params: NO_TOKEN },
+  { method: 'get', path: '/track/{token}', allowed: 'public', status: 404, params: NO_TOKEN },
   // back-dated, so the tracker's current state stays IN_STORAGE for the rows after it
   {
     method: 'post',
@@ -413,6 +442,9 @@ const COVERED_PREFIXES = [
   '/api/v1/webhooks',
   '/api/v1/health',
   '/api/v1/api-keys',
+  '/api/v1/share-links',
+  '/api/v1/public',
+  '/track',
   '/health/db-pool',
   '/metrics',
 ];

@@ -15,4 +15,15 @@ describe('redactUrl', () => {
     for (const url of ['/api/v1/clients', '/x?skip=0&limit=50', '/x?', '/x?%zz=1&monkey=1&tokens_left=3'])
       expect(redactUrl(url)).toBe(url);
   });
+
+  it("replaces a share link's token in the path of its page and its public view", () => {
+    const token = 'q3Vb0mZrX8sKf2LhT6wNc1PbD4eUaG7iR9oS5tYzQxA';
+    expect(redactUrl(`/track/${token}`)).toBe('/track/[redacted]');
+    expect(redactUrl(`/api/v1/public/track/${token}?ticket=x&limit=5`)).toBe(
+      '/api/v1/public/track/[redacted]?ticket=[redacted]&limit=5',
+    );
+    expect(redactUrl(`/track/${token}/more`)).toBe('/track/[redacted]/more');
+    for (const url of ['/track/', '/track-assets/leaflet.js', '/api/v1/trackers/7/track?format=gpx'])
+      expect(redactUrl(url)).toBe(url);
+  });
 });

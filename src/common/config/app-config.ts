@@ -5,6 +5,7 @@
  */
 import { mailConfig, type MailConfig } from './mail-config.js';
 import { mqttConfig, type MqttConfig } from './mqtt-config.js';
+import { sharingConfig, type SharingConfig } from './sharing-config.js';
 import { webhookConfig, type WebhookConfig } from './webhook-config.js';
 
 type NodeEnv = 'development' | 'test' | 'production';
@@ -79,10 +80,13 @@ export interface AppConfig {
   webhooks: WebhookConfig;
   /** Device reports over MQTT (off without its url); see src/devices/. */
   mqtt: MqttConfig;
+  /** Share links' public routes and page; see src/share-links/. */
+  sharing: SharingConfig;
 }
 
-export type { WebhookConfig } from './webhook-config.js';
 export type { MailConfig } from './mail-config.js';
+export type { SharingConfig } from './sharing-config.js';
+export type { WebhookConfig } from './webhook-config.js';
 export type { MqttConfig } from './mqtt-config.js';
 
 export class ConfigValidationError extends Error {
@@ -256,6 +260,7 @@ export function loadConfig(env: Env): AppConfig {
     mail: mailConfig(r),
     webhooks: webhookConfig(r, nodeEnv),
     mqtt: mqttConfig(r, port),
+    sharing: sharingConfig(r),
   };
   if (config.uploadDir === '') config.uploadDir = `${config.dataDir}/uploads`;
   if (r.problems.length > 0) throw new ConfigValidationError(r.problems);

@@ -34,6 +34,8 @@ export const NEAR_KEYS = {
    * limit sends it on the bus, so every other one reads the shared count again).
    */
   apiKeyIpClear: (ip: string) => `api-key-ip:${ip}`,
+  /** A share link by the hex of its token's hash (a trigger sends it when the link is created, revoked, changed or deleted). */
+  shareLink: (tokenHashHex: string) => `share-link:${tokenHashHex}`,
 } as const;
 
 /**
@@ -114,5 +116,10 @@ export class CacheInvalidation implements OnModuleDestroy {
   /** An API key was revoked (or changed): as userChanged, this instance drops its copy at once. */
   apiKeyChanged(prefix: string): void {
     this.near.invalidate([NEAR_KEYS.apiKey(prefix)]);
+  }
+
+  /** A share link was revoked: as userChanged, this instance drops its copy at once. */
+  shareLinkChanged(tokenHashHex: string): void {
+    this.near.invalidate([NEAR_KEYS.shareLink(tokenHashHex)]);
   }
 }

@@ -192,6 +192,16 @@ export interface Tables {
     expires_at: Date;
     revoked_at: Date;
   };
+  share_links: {
+    id: number;
+    tracker_id: number;
+    token_hash: string;
+    location_precision: string;
+    expires_at: Date;
+    created_by: number | null;
+    created_at: Date;
+    revoked_at: Date | null;
+  };
   storage_locations: {
     id: number;
     name: string;

@@ -11,6 +11,7 @@ import {
 import { DomainError } from '../../common/errors/domain-error.js';
 import { ERRORS, errorExampleBody, type CatalogueError } from '../../common/errors/error-catalogue.js';
 import { describeRequestError } from '../../common/errors/request-errors.js';
+import { redactUrl } from '../logging/redact-url.js';
 
 /**
  * The one exception filter: every error leaves as `{"detail": string}` (plus `errors` for 422).
@@ -36,7 +37,10 @@ export class HttpExceptionFilter implements ExceptionFilter {
     }
     const { status, body, headers } = this.describe(exception);
     if (status >= 500) {
-      this.logger.error({ err: exception, reqId: request.id, path: request.path }, `request failed with ${status}`);
+      this.logger.error(
+        { err: exception, reqId: request.id, path: redactUrl(request.path) },
+        `request failed with ${status}`,
+      );
     }
     for (const [name, value] of Object.entries(headers ?? {})) response.setHeader(name, value);
     response.status(status).json(body);

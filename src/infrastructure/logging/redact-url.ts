@@ -25,13 +25,20 @@ export const CREDENTIAL_QUERY_NAMES: ReadonlySet<string> = new Set([
 export const REDACTED = '[redacted]';
 
 /**
- * A URL as it may be logged: the value of every credential parameter of its query replaced by
- * `[redacted]`; path, other parameters and their order unchanged. Every URL written to a log line
- * goes through it.
+ * Paths whose next segment is itself a credential: share links' tokens (the public tracking page
+ * and its JSON view). Whoever reads a log line must not be able to open the link.
+ */
+export const CREDENTIAL_PATH_PREFIXES: readonly string[] = ['/track/', '/api/v1/public/track/'];
+
+/**
+ * A URL as it may be logged: the credential segment of a CREDENTIAL_PATH_PREFIXES path and the value
+ * of every credential parameter of its query replaced by `[redacted]`; the rest of the path, other
+ * parameters and their order unchanged. Every URL written to a log line goes through it.
  */
 export function redactUrl(url: string): string {
   const start = url.indexOf('?');
-  if (start < 0) return url;
+  const path = redactPath(start < 0 ? url : url.slice(0, start));
+  if (start < 0) return path;
   const query = url
     .slice(start + 1)
     .split('&')
@@ -40,7 +47,14 @@ export function redactUrl(url: string): string {
       const name = equals < 0 ? pair : pair.slice(0, equals);
       return isCredential(name) ? `${name}=${REDACTED}` : pair;
     });
-  return `${url.slice(0, start)}?${query.join('&')}`;
+  return `${path}?${query.join('&')}`;
+}
+
+function redactPath(path: string): string {
+  const prefix = CREDENTIAL_PATH_PREFIXES.find((p) => path.startsWith(p));
+  if (prefix === undefined || path.length === prefix.length) return path;
+  const end = path.indexOf('/', prefix.length);
+  return `${prefix}${REDACTED}${end < 0 ? '' : path.slice(end)}`;
 }
 
 function isCredential(rawName: string): boolean {
