@@ -19,6 +19,7 @@ import { JourneyFactsByRun1763940000000 } from './1763940000000-JourneyFactsByRu
 import { GeofenceMarkTime1763960000000 } from './1763960000000-GeofenceMarkTime.js';
 import { TrackersFollowLatestEntry1763980000000 } from './1763980000000-TrackersFollowLatestEntry.js';
 
+import { Alerts1764100000000 } from './1764100000000-Alerts.js';
 import { RunAlertSilentHours1764040000000 } from './1764040000000-RunAlertSilentHours.js';
 import { ReportBattery1764030000000 } from './1764030000000-ReportBattery.js';
 import { TrackerDeviceIds1764020000000 } from './1764020000000-TrackerDeviceIds.js';
@@ -53,4 +54,5 @@ export const MIGRATIONS = [
   TrackerDeviceIds1764020000000,
   ReportBattery1764030000000,
   RunAlertSilentHours1764040000000,
+  Alerts1764100000000,
 ];

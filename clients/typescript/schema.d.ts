@@ -1076,6 +1076,77 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Alerts, newest opened first
+         * @description An invisible tracker or production run in a filter gives an empty page, as for trackers.
+         */
+        get: operations["alertsList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One alert */
+        get: operations["alertsGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/trackers/{id}/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A tracker's alerts, newest opened first */
+        get: operations["alertsListForTracker"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/production-runs/{id}/alerts/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Open alerts of a production run's trackers, per kind */
+        get: operations["alertsSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/images/{storage_name}.{extension}": {
         parameters: {
             query?: never;
@@ -2817,6 +2888,124 @@ export interface components {
             size: number;
             /** Format: int32 */
             pages: number;
+        };
+        SilentAlertDetails: {
+            /**
+             * Format: date-time
+             * @description The newest report's timestamp (null: none yet)
+             * @example 2026-11-21T10:04:05.123Z
+             */
+            last_report_at: string | null;
+            /**
+             * Format: int32
+             * @description The threshold in force
+             * @example 24
+             */
+            threshold_hours: number;
+        };
+        OverdueAlertDetails: {
+            /**
+             * Format: date-time
+             * @description The journey's start
+             * @example 2026-11-21T10:04:05.123Z
+             */
+            start: string;
+            /**
+             * @description p90 of the comparable journeys, in days (unrounded)
+             * @example 6.25
+             */
+            p90_days: number;
+            /** @enum {string} */
+            basis: "destination" | "all";
+            /**
+             * Format: int32
+             * @description Comparable journeys of the basis
+             */
+            sample_size: number;
+        };
+        BatteryLowAlertDetails: {
+            /**
+             * Format: int32
+             * @example 9
+             */
+            battery: number;
+            /**
+             * Format: date-time
+             * @description Timestamp of the report that carried it
+             * @example 2026-11-21T10:04:05.123Z
+             */
+            reported_at: string;
+        };
+        AlertResponse: {
+            /**
+             * Format: int32
+             * @example 311
+             */
+            id: number;
+            /**
+             * @example silent
+             * @enum {string}
+             */
+            kind: "silent" | "overdue" | "battery_low";
+            /**
+             * Format: int32
+             * @example 42
+             */
+            tracker_id: number;
+            /** @example TRK-0042 */
+            tracker_name: string;
+            /**
+             * Format: int32
+             * @example 7
+             */
+            production_run_id: number;
+            /**
+             * Format: int32
+             * @example 3
+             */
+            client_id: number;
+            /**
+             * Format: date-time
+             * @description When the service opened it
+             * @example 2026-11-21T10:04:05.123Z
+             */
+            opened_at: string;
+            /**
+             * Format: date-time
+             * @description When the service resolved it; null while open
+             * @example 2026-11-21T10:04:05.123Z
+             */
+            resolved_at: string | null;
+            /** @description Snapshot taken when the alert opened; its shape depends on `kind` */
+            details: components["schemas"]["SilentAlertDetails"] | components["schemas"]["OverdueAlertDetails"] | components["schemas"]["BatteryLowAlertDetails"];
+        };
+        AlertPage: {
+            items: components["schemas"]["AlertResponse"][];
+            /** Format: int32 */
+            total: number;
+            /** Format: int32 */
+            page: number;
+            /** Format: int32 */
+            size: number;
+            /** Format: int32 */
+            pages: number;
+        };
+        AlertSummaryResponse: {
+            /**
+             * Format: int32
+             * @example 2
+             */
+            silent: number;
+            /**
+             * Format: int32
+             * @example 0
+             */
+            overdue: number;
+            /**
+             * Format: int32
+             * @example 1
+             */
+            battery_low: number;
         };
         Error: {
             /** @description What went wrong, for people. */
@@ -10517,6 +10706,352 @@ export interface operations {
                 };
             };
             /** @description Validation failed: delivery_id: must be a positive integer */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alertsList: {
+        parameters: {
+            query?: {
+                skip?: number;
+                limit?: number;
+                /** @description `true`: only open alerts; `false`: only resolved ones. Default: both. */
+                open?: boolean;
+                /** @description One kind or a comma list of: silent, overdue, battery_low, e.g. `silent,overdue`. Default: every kind. */
+                kind?: string;
+                /** @description Only alerts of this tracker */
+                tracker_id?: number;
+                /** @description Only alerts of this production run's trackers */
+                production_run_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertPage"];
+                };
+            };
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Bad open, kind, id filter or pagination value */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alertsGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer in plain digits (no sign, leading zero, fraction or exponent); anything else is 422. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertResponse"];
+                };
+            };
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, or of a tracker you cannot see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or body field failed validation */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alertsListForTracker: {
+        parameters: {
+            query?: {
+                skip?: number;
+                limit?: number;
+                /** @description `true`: only open alerts; `false`: only resolved ones. Default: both. */
+                open?: boolean;
+                /** @description One kind or a comma list of: silent, overdue, battery_low, e.g. `silent,overdue`. Default: every kind. */
+                kind?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Positive integer in plain digits (no sign, leading zero, fraction or exponent); anything else is 422. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertPage"];
+                };
+            };
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, or of a client not in the caller's client_list */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Bad open, kind, id filter or pagination value */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alertsSummary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer in plain digits (no sign, leading zero, fraction or exponent); anything else is 422. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertSummaryResponse"];
+                };
+            };
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, or of a client not in the caller's client_list */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or body field failed validation */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -3,10 +3,12 @@
  * `loadConfig` is pure so tests can build apps with their own settings; every bad
  * variable is reported by name and the process exits non-zero (see main.ts).
  */
+import { alertConfig, type AlertConfig } from './alert-config.js';
 import { webhookConfig, type WebhookConfig } from './webhook-config.js';
 
 type NodeEnv = 'development' | 'test' | 'production';
-type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+type LogLevel = (typeof LOG_LEVELS)[number];
 
 export interface AppConfig {
   port: number;
@@ -75,8 +77,11 @@ export interface AppConfig {
   mail: MailConfig;
   /** Outgoing webhooks; see src/webhooks/. */
   webhooks: WebhookConfig;
+  /** Silent, overdue and low-battery alerts; see src/alerts/. */
+  alerts: AlertConfig;
 }
 
+export type { AlertConfig } from './alert-config.js';
 export type { WebhookConfig } from './webhook-config.js';
 
 export interface MailConfig {
@@ -197,15 +202,13 @@ export function loadConfig(env: Env): AppConfig {
   const r = new Reader(env);
   const nodeEnv = r.oneOf<NodeEnv>('NODE_ENV', ['development', 'test', 'production'], 'development');
   const jwtSecret = r.optional('JWT_SECRET');
-  if (nodeEnv === 'production' && (jwtSecret === undefined || jwtSecret.length < 32)) {
+  if (nodeEnv === 'production' && (jwtSecret === undefined || jwtSecret.length < 32))
     r.problems.push('JWT_SECRET must be set to at least 32 characters when NODE_ENV=production');
-  }
   const adminEmail = r.string('ADMIN_EMAIL', 'admin@example.com');
   if (!/^[^@\s]+@[^@\s]+$/.test(adminEmail)) r.problems.push('ADMIN_EMAIL must be an e-mail address');
   const adminPassword = r.optional('ADMIN_PASSWORD');
-  if (adminPassword !== undefined && adminPassword.length < 8) {
+  if (adminPassword !== undefined && adminPassword.length < 8)
     r.problems.push('ADMIN_PASSWORD must be at least 8 characters');
-  }
   const corsOrigins = (r.optional('CORS_ORIGINS') ?? '')
     .split(',')
     .map((origin) => origin.trim())
@@ -242,11 +245,7 @@ export function loadConfig(env: Env): AppConfig {
     dbStatementTimeoutMs: r.int('DB_STATEMENT_TIMEOUT_MS', 30000, 100, 3600000),
     usingPgbouncer: r.bool('USING_PGBOUNCER', false),
     corsOrigins,
-    logLevel: r.oneOf<LogLevel>(
-      'LOG_LEVEL',
-      ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
-      nodeEnv === 'test' ? 'silent' : 'info',
-    ),
+    logLevel: r.oneOf<LogLevel>('LOG_LEVEL', LOG_LEVELS, nodeEnv === 'test' ? 'silent' : 'info'),
     adminEmail: adminEmail.toLowerCase(),
     adminPassword,
     seedDemoData: r.bool('SEED_DEMO_DATA', true),
@@ -268,6 +267,7 @@ export function loadConfig(env: Env): AppConfig {
     notificationStreamReplayMax: r.int('NOTIFICATION_STREAM_REPLAY_MAX', 500, 1, 100_000),
     mail: mailConfig(r),
     webhooks: webhookConfig(r, nodeEnv),
+    alerts: alertConfig(r),
   };
   if (config.uploadDir === '') config.uploadDir = `${config.dataDir}/uploads`;
   if (r.problems.length > 0) throw new ConfigValidationError(r.problems);
