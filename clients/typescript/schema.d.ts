@@ -1186,6 +1186,40 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "tracker.alert_opened": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A tracker became silent, overdue or low on battery (sent to webhooks subscribed to tracker.alert_opened) */
+        post: operations["webhookTrackerAlertOpened"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "tracker.alert_resolved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A tracker's alert ended: its condition no longer holds (sent to webhooks subscribed to tracker.alert_resolved) */
+        post: operations["webhookTrackerAlertResolved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -2180,7 +2214,7 @@ export interface components {
              */
             id: number;
             /**
-             * @example tracker.status_changed
+             * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "tracker.status_changed";
@@ -2252,6 +2286,96 @@ export interface components {
              */
             created_at: string;
         };
+        AlertResponse: {
+            /**
+             * Format: int32
+             * @example 311
+             */
+            id: number;
+            /**
+             * @example silent
+             * @enum {string}
+             */
+            kind: "silent" | "overdue" | "battery_low";
+            /**
+             * Format: int32
+             * @example 42
+             */
+            tracker_id: number;
+            /** @example TRK-0042 */
+            tracker_name: string;
+            /**
+             * Format: int32
+             * @example 7
+             */
+            production_run_id: number;
+            /**
+             * Format: int32
+             * @example 3
+             */
+            client_id: number;
+            /**
+             * Format: date-time
+             * @description When the service opened it
+             * @example 2026-11-21T10:04:05.123Z
+             */
+            opened_at: string;
+            /**
+             * Format: date-time
+             * @description When the service resolved it; null while open
+             * @example 2026-11-21T10:04:05.123Z
+             */
+            resolved_at: string | null;
+            /** @description Snapshot taken when the alert opened; its shape depends on `kind` */
+            details: components["schemas"]["SilentAlertDetails"] | components["schemas"]["OverdueAlertDetails"] | components["schemas"]["BatteryLowAlertDetails"];
+        };
+        AlertEventResponse: {
+            /**
+             * Format: int32
+             * @example 982
+             */
+            id: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tracker.alert_opened" | "tracker.alert_resolved";
+            /**
+             * Format: int32
+             * @description The tracker (it may have been deleted since)
+             * @example 42
+             */
+            tracker_id: number;
+            /**
+             * @description Its name at the time of the event
+             * @example TRK-0042
+             */
+            tracker_name: string;
+            /**
+             * Format: int32
+             * @example 7
+             */
+            production_run_id: number;
+            /**
+             * Format: int32
+             * @example 3
+             */
+            client_id: number;
+            /** @description The alert as it was at the event (resolved_at set once resolved) */
+            alert: components["schemas"]["AlertResponse"];
+            /**
+             * Format: date-time
+             * @description The alert's opened_at, or resolved_at for a resolution
+             * @example 2026-11-21T10:04:05.123Z
+             */
+            occurred_at: string;
+            /**
+             * Format: date-time
+             * @description When the event was written
+             * @example 2026-11-21T10:04:05.123Z
+             */
+            created_at: string;
+        };
         NotificationResponse: {
             /**
              * Format: int32
@@ -2259,7 +2383,7 @@ export interface components {
              * @example 20431
              */
             id: number;
-            event: components["schemas"]["NotificationEventResponse"];
+            event: components["schemas"]["NotificationEventResponse"] | components["schemas"]["AlertEventResponse"];
             /** @example false */
             read: boolean;
             /**
@@ -2674,6 +2798,21 @@ export interface components {
             /** @description The event, as the notification inbox shows it */
             data: components["schemas"]["NotificationEventResponse"];
         };
+        WebhookAlertPayload: {
+            /**
+             * @example tracker.alert_opened
+             * @enum {string}
+             */
+            type: "tracker.alert_opened" | "tracker.alert_resolved";
+            /**
+             * Format: date-time
+             * @description The event's occurred_at: when the alert opened, or resolved
+             * @example 2026-11-21T10:04:05.123Z
+             */
+            timestamp: string;
+            /** @description The event, as the notification inbox shows it */
+            data: components["schemas"]["AlertEventResponse"];
+        };
         WebhookTestData: {
             /** Format: int32 */
             webhook_id: number;
@@ -2935,49 +3074,6 @@ export interface components {
              * @example 2026-11-21T10:04:05.123Z
              */
             reported_at: string;
-        };
-        AlertResponse: {
-            /**
-             * Format: int32
-             * @example 311
-             */
-            id: number;
-            /**
-             * @example silent
-             * @enum {string}
-             */
-            kind: "silent" | "overdue" | "battery_low";
-            /**
-             * Format: int32
-             * @example 42
-             */
-            tracker_id: number;
-            /** @example TRK-0042 */
-            tracker_name: string;
-            /**
-             * Format: int32
-             * @example 7
-             */
-            production_run_id: number;
-            /**
-             * Format: int32
-             * @example 3
-             */
-            client_id: number;
-            /**
-             * Format: date-time
-             * @description When the service opened it
-             * @example 2026-11-21T10:04:05.123Z
-             */
-            opened_at: string;
-            /**
-             * Format: date-time
-             * @description When the service resolved it; null while open
-             * @example 2026-11-21T10:04:05.123Z
-             */
-            resolved_at: string | null;
-            /** @description Snapshot taken when the alert opened; its shape depends on `kind` */
-            details: components["schemas"]["SilentAlertDetails"] | components["schemas"]["OverdueAlertDetails"] | components["schemas"]["BatteryLowAlertDetails"];
         };
         AlertPage: {
             items: components["schemas"]["AlertResponse"][];
@@ -11177,6 +11273,92 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["WebhookStatusChangedPayload"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answered within 10 s: delivered. The body is not read beyond 64 kB. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails and the webhook is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, a redirect — never followed —, no answer within 10 s): retried after 20 s, then doubling up to 1 hour between attempts, for 24 hours. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTrackerAlertOpened: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id (decimal): the same on every attempt of a delivery. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. Refuse a timestamp far from your clock (e.g. more than 5 minutes). */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the base64-decoded part of the secret after `whsec_` (Standard Webhooks). For 24 hours after a secret rotation two signatures, space-separated: one per secret; accept the delivery when any matches. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookAlertPayload"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answered within 10 s: delivered. The body is not read beyond 64 kB. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails and the webhook is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, a redirect — never followed —, no answer within 10 s): retried after 20 s, then doubling up to 1 hour between attempts, for 24 hours. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTrackerAlertResolved: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id (decimal): the same on every attempt of a delivery. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. Refuse a timestamp far from your clock (e.g. more than 5 minutes). */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the base64-decoded part of the secret after `whsec_` (Standard Webhooks). For 24 hours after a secret rotation two signatures, space-separated: one per secret; accept the delivery when any matches. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookAlertPayload"];
             };
         };
         responses: {
