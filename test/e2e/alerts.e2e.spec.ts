@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { AlertCheckService } from '../../src/alerts/alert-check.service.js';
 import type { TestApp } from '../support/app.js';
+import { createKey, xApiKey } from '../support/api-keys.js';
 import { postReports, report } from '../support/locations.js';
 import { createTrackerWorld, TRACKERS, type TrackerWorld } from '../support/trackers.js';
 
@@ -119,6 +120,32 @@ describe('Alerts', () => {
     });
   });
 
+  describe('lifecycle', () => {
+    it('resolves when a changed setting ends the condition, and opens a new alert when it returns', async () => {
+      const run = await t.factories.run({ clientId: w.clientA.id });
+      const id = await inTransitSince(run.id, 30);
+      await check();
+      expect(await alertsOf(id)).toMatchObject([{ kind: 'silent', resolved_at: null }]);
+      await t.db.query('UPDATE production_runs SET alert_silent_hours = 72 WHERE id = $1', [run.id]);
+      await check();
+      expect((await alertsOf(id))[0].resolved_at).not.toBeNull();
+      await t.db.query('UPDATE production_runs SET alert_silent_hours = 12 WHERE id = $1', [run.id]);
+      await check();
+      const [newest, first] = await alertsOf(id);
+      expect(newest).toMatchObject({ resolved_at: null, details: { threshold_hours: 12 } });
+      expect(first.resolved_at).not.toBeNull();
+    });
+
+    it("a deleted tracker's alerts go with it; their events stay", async () => {
+      const id = await inTransitSince(w.runA.id, 30);
+      await check();
+      const [alert] = await alertsOf(id);
+      await t.http().delete(`${TRACKERS}/${id}`).set(w.admin.auth).expect(200);
+      await t.http().get(`${ALERTS}/${alert.id}`).set(w.admin.auth).expect(404);
+      expect(await eventsOf(id)).toEqual([{ type: 'tracker.alert_opened', kind: 'silent', alert_id: alert.id }]);
+    });
+  });
+
   describe('overdue', () => {
     /** Delivered journeys to `destination`: in transit `startAgo` hours ago, each lasting `hours`. */
     async function journeys(runId: number, destination: number, hours: number[]) {
@@ -213,6 +240,16 @@ describe('Alerts', () => {
         .set(w.userA.auth)
         .expect(404, { detail: 'Production run not found' });
       expect((await alertsOf(a, w.userA.auth)).map((x) => x.kind)).toContain('silent');
+    });
+
+    it("reads with an API key's read scope, narrowed to the key's clients", async () => {
+      const narrowed = await createKey(t, w.admin.auth, { scopes: ['read'], client_ids: [w.clientB.id] });
+      const page = (await t.http().get(ALERTS).query({ limit: 1000 }).set(xApiKey(narrowed.key)).expect(200)).body;
+      expect(page.items.map((x: Alert) => x.tracker_id)).toContain(b);
+      for (const alert of page.items as Alert[]) expect(alert.client_id).toBe(w.clientB.id);
+      await t.http().get(`${TRACKERS}/${a}/alerts`).set(xApiKey(narrowed.key)).expect(404);
+      const writer = await createKey(t, w.admin.auth, { scopes: ['write', 'ingest'] });
+      await t.http().get(ALERTS).set(xApiKey(writer.key)).expect(403, { detail: 'Not enough permissions' });
     });
 
     it('filters by open, kind, tracker and run, newest opened first', async () => {
