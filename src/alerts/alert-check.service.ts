@@ -35,6 +35,10 @@ export class AlertCheckService implements OnApplicationBootstrap, OnModuleDestro
   }
 
   onApplicationBootstrap(): void {
+    if (!this.config.alerts.enabled) {
+      this.logger.log('Alerts are off (ALERTS_ENABLED=false): no check runs');
+      return;
+    }
     // Spread over the first interval, so instances started together do not all try at once.
     this.job.start(Math.floor(Math.random() * this.config.alerts.checkSeconds * 1000));
   }

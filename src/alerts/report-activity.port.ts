@@ -43,6 +43,7 @@ export class ReportActivityRecorder {
    * are left out. Duplicates of stored reports count as what they repeat: a report at that time exists.
    */
   async record(reports: ReportActivityColumns, stored: ReadonlySet<number>): Promise<void> {
+    if (!this.config.alerts.enabled) return;
     const byTracker = new Map<number, TrackerActivity>();
     for (let i = 0; i < reports.trackerId.length; i++) {
       const trackerId = reports.trackerId[i];

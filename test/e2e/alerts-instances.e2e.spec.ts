@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ALERT_CHECK_LOCK_KEY } from '../../src/alerts/alert-check.repository.js';
 import { AlertCheckService } from '../../src/alerts/alert-check.service.js';
 import { closeApps, createPeerApp, type TestApp } from '../support/app.js';
+import { postReports, report } from '../support/locations.js';
 import { createTwoInstances, type TrackerWorld } from '../support/trackers.js';
 
 const HOUR = 3_600_000;
@@ -82,5 +83,19 @@ describe('Alerts with several instances', () => {
     expect(await state(id)).toEqual({ alerts: 1, open: 1, opened_events: 1 });
     const res = await b.http().get(`/api/v1/trackers/${id}/alerts`).query({ open: true }).set(w.admin.auth).expect(200);
     expect(res.body.total).toBe(1);
+  });
+
+  it('with ALERTS_ENABLED=false an instance keeps no report activity and resolves nothing on reports', async () => {
+    const id = await silentTracker();
+    await a.app.get(AlertCheckService).runOnce();
+    const off = await createPeerApp(a, { env: { ALERTS_ENABLED: 'false', ALERT_CHECK_SECONDS: '86400' } });
+    try {
+      await postReports(off, w.ingest, [report(id, new Date().toISOString(), { battery: 2 } as object)]).expect(200);
+      const activity = await a.db.query('SELECT 1 FROM tracker_report_activity WHERE tracker_id = $1', [id]);
+      expect(activity).toHaveLength(0);
+      expect(await state(id)).toEqual({ alerts: 1, open: 1, opened_events: 1 });
+    } finally {
+      await off.close();
+    }
   });
 });
