@@ -84,15 +84,24 @@ export class ReportActivityRecorder {
                 OR (cur.battery_at IS NULL AND EXCLUDED.battery_at IS NOT NULL)
             RETURNING cur.tracker_id, cur.last_report_at, cur.battery
           ),
-          resolved AS (
-            UPDATE alerts a SET resolved_at = now()
+          ended AS MATERIALIZED (
+            -- A probe of the open-alert index per tracker (a LATERAL kept apart by OFFSET 0), never a join
+            -- over all open alerts: the planner cannot know how few trackers the batch holds.
+            SELECT o.id
               FROM activity ra
               JOIN trackers t ON t.id = ra.tracker_id
               JOIN production_runs pr ON pr.id = t.production_run_id
-             WHERE a.tracker_id = ra.tracker_id AND a.resolved_at IS NULL
-               AND ((a.kind = 'silent'
-                     AND ra.last_report_at >= now() - make_interval(hours => coalesce(pr.alert_silent_hours, ${silentHours}::int)))
-                 OR (a.kind = 'battery_low' AND ra.battery > ${batteryPercent}::int))
+              CROSS JOIN LATERAL (
+                SELECT x.id, x.kind FROM alerts x
+                 WHERE x.tracker_id = ra.tracker_id AND x.kind IN ('silent', 'battery_low') AND x.resolved_at IS NULL
+                OFFSET 0
+              ) o
+             WHERE (o.kind = 'silent'
+                    AND ra.last_report_at >= now() - make_interval(hours => coalesce(pr.alert_silent_hours, ${silentHours}::int)))
+                OR (o.kind = 'battery_low' AND ra.battery > ${batteryPercent}::int)
+          ),
+          resolved AS (
+            UPDATE alerts a SET resolved_at = now() FROM ended WHERE a.id = ended.id AND a.resolved_at IS NULL
             RETURNING a.id
           )
           SELECT coalesce((SELECT array_agg(id::text ORDER BY id) FROM resolved), '{}') AS resolved`,
