@@ -7,7 +7,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * - tracker_report_activity: per tracker, the newest report's timestamp (any report, eligible or
  *   not) and the newest report that carried a battery level, kept by ingest in the batch's
  *   transaction, so the periodic check reads one row per tracker instead of raw reports. Filled
- *   here from the reports already stored. Nearly every batch updates its trackers' rows: half of
+ *   here from the reports already stored. No foreign key (its check would lock the tracker row in
+ *   every batch): trackers_delete_report_activity() deletes a deleted tracker's row, after
+ *   in-flight batches, like the location rows. Nearly every batch updates its trackers' rows: half of
  *   each page is left free so those updates stay on their page (HOT, no new index entry).
  * - alerts: one row per alert; at most one open (resolved_at null) per (tracker, kind), enforced by
  *   a partial unique index. `details` is the snapshot taken when it opened, in wire form. A
@@ -24,7 +26,7 @@ export class Alerts1764100000000 implements MigrationInterface {
   async up(q: QueryRunner): Promise<void> {
     await q.query(`
       CREATE TABLE tracker_report_activity (
-        tracker_id      integer PRIMARY KEY REFERENCES trackers(id) ON DELETE CASCADE,
+        tracker_id      integer PRIMARY KEY,
         last_report_at  timestamptz NOT NULL,
         battery         smallint,
         battery_at      timestamptz
@@ -79,6 +81,16 @@ export class Alerts1764100000000 implements MigrationInterface {
         )
         SELECT count(*)::int FROM written
       $$;
+      CREATE OR REPLACE FUNCTION trackers_delete_report_activity() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM pg_advisory_xact_lock(727276);
+        DELETE FROM tracker_report_activity a USING deleted_trackers d WHERE a.tracker_id = d.id;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER trackers_delete_report_activity AFTER DELETE ON trackers
+        REFERENCING OLD TABLE AS deleted_trackers
+        FOR EACH STATEMENT EXECUTE FUNCTION trackers_delete_report_activity();
+
       CREATE OR REPLACE FUNCTION notification_events_resolve_alerts() RETURNS trigger LANGUAGE plpgsql AS $$
       DECLARE
         ids bigint[];
@@ -140,6 +152,8 @@ export class Alerts1764100000000 implements MigrationInterface {
 
   async down(q: QueryRunner): Promise<void> {
     await q.query(`
+      DROP TRIGGER trackers_delete_report_activity ON trackers;
+      DROP FUNCTION trackers_delete_report_activity();
       DROP TRIGGER notification_events_resolve_alerts ON notification_events;
       DROP FUNCTION notification_events_resolve_alerts();
       DROP FUNCTION alert_events(bigint[], text);

@@ -62,8 +62,32 @@ export const ALERT_EVENT_RULES: DatabaseRules = {
         RETURN NULL;
       END $$`,
     },
+    /**
+     * Deleting trackers deletes their report activity. Not a foreign key: its check would lock the tracker row
+     * (FOR KEY SHARE) in every ingest batch, and ingest must not wait for a status entry holding the tracker. Takes
+     * the location-writes lock (727276) exclusively first, as the location rows' delete does, so in-flight batches
+     * finish before and later ones no longer see the tracker.
+     */
+    {
+      name: 'trackers_delete_report_activity',
+      sql: `
+      CREATE OR REPLACE FUNCTION trackers_delete_report_activity() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM pg_advisory_xact_lock(727276);
+        DELETE FROM tracker_report_activity a USING deleted_trackers d WHERE a.tracker_id = d.id;
+        RETURN NULL;
+      END $$`,
+    },
   ],
   triggers: [
+    {
+      name: 'trackers_delete_report_activity',
+      table: 'trackers',
+      sql: `
+      CREATE TRIGGER trackers_delete_report_activity AFTER DELETE ON trackers
+        REFERENCING OLD TABLE AS deleted_trackers
+        FOR EACH STATEMENT EXECUTE FUNCTION trackers_delete_report_activity()`,
+    },
     {
       name: 'notification_events_resolve_alerts',
       table: 'notification_events',

@@ -136,11 +136,15 @@ describe('Alerts', () => {
       expect(first.resolved_at).not.toBeNull();
     });
 
-    it("a deleted tracker's alerts go with it; their events stay", async () => {
+    it("a deleted tracker's alerts and report activity go with it; their events stay", async () => {
       const id = await inTransitSince(w.runA.id, 30);
       await check();
       const [alert] = await alertsOf(id);
+      await postReports(t, w.ingest, [report(id, new Date(Date.now() - 26 * HOUR).toISOString())]).expect(200);
+      const activity = 'SELECT 1 FROM tracker_report_activity WHERE tracker_id = $1';
+      expect(await t.db.query(activity, [id])).toHaveLength(1);
       await t.http().delete(`${TRACKERS}/${id}`).set(w.admin.auth).expect(200);
+      expect(await t.db.query(activity, [id])).toHaveLength(0);
       await t.http().get(`${ALERTS}/${alert.id}`).set(w.admin.auth).expect(404);
       expect(await eventsOf(id)).toEqual([{ type: 'tracker.alert_opened', kind: 'silent', alert_id: alert.id }]);
     });
