@@ -1,24 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { AlertCheckService } from '../../src/alerts/alert-check.service.js';
 import type { TestApp } from '../support/app.js';
+import { ALERTS, backdatedTracker, HOUR, type Alert } from '../support/alerts.js';
 import { createKey, xApiKey } from '../support/api-keys.js';
 import { postReports, report } from '../support/locations.js';
 import { createTrackerWorld, TRACKERS, type TrackerWorld } from '../support/trackers.js';
-
-const HOUR = 3_600_000;
-const ALERTS = '/api/v1/alerts';
-
-interface Alert {
-  id: number;
-  kind: string;
-  tracker_id: number;
-  tracker_name: string;
-  production_run_id: number;
-  client_id: number;
-  opened_at: string;
-  resolved_at: string | null;
-  details: Record<string, unknown>;
-}
 
 /**
  * Alerts end to end, made deterministic with back-dated status entries and reports: the periodic
@@ -27,25 +13,11 @@ interface Alert {
 describe('Alerts', () => {
   let t: TestApp;
   let w: TrackerWorld;
-  let seq = 0;
   /** Entries are back-dated from one instant, so journey durations are exact. */
   const now = Date.now();
 
-  /** A tracker of `runId` with back-dated entries `[status, ms ago, delivery location?]`, following its latest entry. */
-  async function tracker(runId: number, entries: [string, number, number?][], destination?: number): Promise<number> {
-    const [{ id }] = (await t.db.query(
-      `INSERT INTO trackers (name, production_run_id, delivery_location_id) VALUES ($1, $2, $3) RETURNING id`,
-      [`alert-${++seq}`, runId, destination ?? null],
-    )) as { id: number }[];
-    for (const [status, ago, delivery] of entries) {
-      await t.db.query(
-        `INSERT INTO tracker_status_history (tracker_id, status, timestamp, delivery_location_id) VALUES ($1, $2, $3, $4)`,
-        [id, status, new Date(now - ago), delivery ?? null],
-      );
-    }
-    await t.db.query('SELECT trackers_follow_latest_entry(ARRAY[$1]::int[])', [id]);
-    return id;
-  }
+  const tracker = (runId: number, entries: [string, number, number?][], destination?: number) =>
+    backdatedTracker(t, runId, entries, { destination, now });
 
   const inTransitSince = (runId: number, hoursAgo: number, destination?: number) =>
     tracker(
