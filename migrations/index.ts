@@ -19,6 +19,7 @@ import { JourneyFactsByRun1763940000000 } from './1763940000000-JourneyFactsByRu
 import { GeofenceMarkTime1763960000000 } from './1763960000000-GeofenceMarkTime.js';
 import { TrackersFollowLatestEntry1763980000000 } from './1763980000000-TrackersFollowLatestEntry.js';
 
+import { Alerts1764100000000 } from './1764100000000-Alerts.js';
 import { RunAlertSilentHours1764040000000 } from './1764040000000-RunAlertSilentHours.js';
 import { OutboxDueOrder1764050000000 } from './1764050000000-OutboxDueOrder.js';
 import { ReportBattery1764030000000 } from './1764030000000-ReportBattery.js';
@@ -56,5 +57,6 @@ export const MIGRATIONS = [
   ReportBattery1764030000000,
   RunAlertSilentHours1764040000000,
   OutboxDueOrder1764050000000,
+  Alerts1764100000000,
   ShareLinks1764200000000,
 ];

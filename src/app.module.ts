@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
+import { AlertsModule } from './alerts/alerts.module.js';
 import { AnalyticsModule } from './analytics/analytics.module.js';
 import { ApiKeysModule } from './api-keys/api-keys.module.js';
 import { AuthModule } from './auth/auth.module.js';
@@ -61,6 +62,7 @@ export class AppModule {
         WebhooksModule,
         TracksModule,
         ShareLinksModule,
+        AlertsModule,
         MaintenanceModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: HttpExceptionFilter }],

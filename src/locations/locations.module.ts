@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AlertsModule } from '../alerts/alerts.module.js';
 import { GeofencesModule } from '../geofences/geofences.module.js';
 import { LocationAggregatesHealth } from './location-aggregates.health.js';
 import { LocationHistoryHealth } from './location-history.health.js';
@@ -14,7 +15,7 @@ import { LocationsRepository } from './locations.repository.js';
  * location history, latest locations, rebuild from raw, and demo reports.
  */
 @Module({
-  imports: [GeofencesModule],
+  imports: [GeofencesModule, AlertsModule],
   controllers: [LocationsController],
   providers: [
     LocationsRepository,

@@ -1,4 +1,4 @@
-/** One status change as an e-mail lists it. */
+/** One status change, or one opened alert (`alert_kind` set; `occurred_at` is when it opened), as an e-mail lists it. */
 export interface DigestLine {
   tracker_name: string;
   run_description: string;
@@ -6,6 +6,7 @@ export interface DigestLine {
   to_status: string;
   occurred_at: Date;
   location_name: string | null;
+  alert_kind?: string | null;
 }
 
 export interface RenderedDigest {
@@ -27,22 +28,35 @@ export function escapeHtml(value: string): string {
 
 /**
  * The digest e-mail of a user: one line (text) or table row (HTML) per status change, in event
- * order. Every value from the database is escaped in the HTML part; names may hold any text.
+ * order, then the opened alerts in a section of their own. Every value from the database is escaped
+ * in the HTML part; names may hold any text.
  */
 export function renderDigest(lines: readonly DigestLine[]): RenderedDigest {
+  const changes = lines.filter((line) => !line.alert_kind);
+  const alerts = lines.filter((line) => line.alert_kind);
   // The subject's form is fixed (mail filters match it), one change included.
-  const subject = `Tracker updates: ${lines.length} status changes`;
-  const fields = lines.map((line) => ({
+  const subject =
+    `Tracker updates: ${changes.length} status changes` + (alerts.length > 0 ? `, ${alerts.length} alerts` : '');
+  const fields = changes.map((line) => ({
     tracker: line.tracker_name,
     run: line.run_description || '—',
     change: `${line.from_status} → ${line.to_status}`,
     time: utcTime(line.occurred_at),
     location: line.location_name ?? '—',
   }));
+  const alertFields = alerts.map((line) => ({
+    tracker: line.tracker_name,
+    run: line.run_description || '—',
+    kind: line.alert_kind as string,
+    time: utcTime(line.occurred_at),
+  }));
   const text = [
     `${subject}`,
     '',
     ...fields.map((f) => `- ${f.tracker} (run: ${f.run}): ${f.change} at ${f.time}, location: ${f.location}`),
+    ...(alertFields.length > 0
+      ? ['', 'Alerts:', ...alertFields.map((f) => `- ${f.tracker} (run: ${f.run}): ${f.kind} opened at ${f.time}`)]
+      : []),
     '',
   ].join('\n');
   const rows = fields
@@ -51,6 +65,22 @@ export function renderDigest(lines: readonly DigestLine[]): RenderedDigest {
         `<tr><td>${escapeHtml(f.tracker)}</td><td>${escapeHtml(f.run)}</td><td>${escapeHtml(f.change)}</td><td>${escapeHtml(f.time)}</td><td>${escapeHtml(f.location)}</td></tr>`,
     )
     .join('\n');
+  const alertSection =
+    alertFields.length === 0
+      ? ''
+      : `<h2>Alerts</h2>
+<table>
+<thead><tr><th>Tracker</th><th>Production run</th><th>Alert</th><th>Opened at (UTC)</th></tr></thead>
+<tbody>
+${alertFields
+  .map(
+    (f) =>
+      `<tr><td>${escapeHtml(f.tracker)}</td><td>${escapeHtml(f.run)}</td><td>${escapeHtml(f.kind)}</td><td>${escapeHtml(f.time)}</td></tr>`,
+  )
+  .join('\n')}
+</tbody>
+</table>
+`;
   const html = `<!doctype html>
 <html><body>
 <h1>${escapeHtml(subject)}</h1>
@@ -60,7 +90,7 @@ export function renderDigest(lines: readonly DigestLine[]): RenderedDigest {
 ${rows}
 </tbody>
 </table>
-</body></html>
+${alertSection}</body></html>
 `;
   return { subject, text, html };
 }

@@ -2,7 +2,8 @@ import type { DatabaseRules } from '../infrastructure/database/database-rules.js
 
 /**
  * E-mail digests queued at commit of the events' transaction (a deferred constraint trigger, like the in-app
- * fan-out), by the rules in mail_settings, which the service writes at start. A per-user advisory lock keeps two
+ * fan-out), by the rules in mail_settings, which the service writes at start: status changes to the listed statuses
+ * and opened alerts of the listed kinds. A per-user advisory lock keeps two
  * committing transactions from opening two windows for one user; the open digest's row lock keeps an event from
  * joining a digest a worker has just claimed.
  */
@@ -19,7 +20,7 @@ export const MAIL_DIGEST_RULES: DatabaseRules = {
       BEGIN
         IF current_setting('tracker_pipeline.mail_queued', true) = 'on' THEN RETURN NULL; END IF;
         PERFORM set_config('tracker_pipeline.mail_queued', 'on', true);
-        SELECT enabled, statuses, digest_seconds INTO s FROM mail_settings;
+        SELECT enabled, statuses, alert_kinds, digest_seconds INTO s FROM mail_settings;
         IF NOT FOUND OR NOT s.enabled THEN RETURN NULL; END IF;
         -- One e-mail per user (per event when the window is 0), users in id order (lock order).
         FOR r IN
@@ -27,7 +28,10 @@ export const MAIL_DIGEST_RULES: DatabaseRules = {
             FROM notification_events e
             JOIN users u ON u.is_active AND u.notify_email
                         AND ('admin' = ANY(u.roles) OR ('user' = ANY(u.roles) AND e.client_id = ANY(u.client_list)))
-           WHERE e.id >= NEW.id AND e.xact_id = pg_current_xact_id() AND e.to_status = ANY(s.statuses)
+           WHERE e.id >= NEW.id AND e.xact_id = pg_current_xact_id()
+             AND CASE e.type WHEN 'tracker.status_changed' THEN e.to_status = ANY(s.statuses)
+                             WHEN 'tracker.alert_opened' THEN e.alert->>'kind' = ANY(s.alert_kinds)
+                             ELSE false END
            GROUP BY u.id, CASE WHEN s.digest_seconds = 0 THEN e.id END
            ORDER BY u.id, min(e.id)
         LOOP

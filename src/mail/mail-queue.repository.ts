@@ -6,6 +6,8 @@ import type { DigestLine } from './mail-digest.renderer.js';
 export interface MailRules {
   enabled: boolean;
   statuses: readonly string[];
+  /** Kinds of alerts whose openings queue an e-mail. */
+  alertKinds: readonly string[];
   digestSeconds: number;
 }
 
@@ -54,10 +56,11 @@ export class MailQueueRepository {
 
   async writeRules(rules: MailRules): Promise<void> {
     await this.db.execute(
-      sql`INSERT INTO mail_settings AS s (singleton, enabled, statuses, digest_seconds, updated_at)
-          VALUES (true, ${rules.enabled}, ${[...rules.statuses]}::text[], ${rules.digestSeconds}, now())
+      sql`INSERT INTO mail_settings AS s (singleton, enabled, statuses, alert_kinds, digest_seconds, updated_at)
+          VALUES (true, ${rules.enabled}, ${[...rules.statuses]}::text[], ${[...rules.alertKinds]}::text[], ${rules.digestSeconds}, now())
           ON CONFLICT (singleton) DO UPDATE
-            SET enabled = EXCLUDED.enabled, statuses = EXCLUDED.statuses, digest_seconds = EXCLUDED.digest_seconds, updated_at = now()`,
+            SET enabled = EXCLUDED.enabled, statuses = EXCLUDED.statuses, alert_kinds = EXCLUDED.alert_kinds,
+                digest_seconds = EXCLUDED.digest_seconds, updated_at = now()`,
     );
   }
 
@@ -66,11 +69,11 @@ export class MailQueueRepository {
     await this.db.execute(sql`UPDATE mail_settings SET enabled = false, updated_at = now()`);
   }
 
-  /** The status changes each digest lists, in event order, with names as they are now. */
+  /** The status changes and opened alerts each digest lists, in event order, with names as they are now. */
   lines(digestIds: readonly string[]): Promise<DigestLineRow[]> {
     return this.db.rows<DigestLineRow>(
       sql`SELECT de.digest_id::text AS digest_id, e.tracker_name, coalesce(pr.description, '') AS run_description,
-                 e.from_status, e.to_status, e.occurred_at,
+                 e.from_status, e.to_status, e.occurred_at, e.alert->>'kind' AS alert_kind,
                  CASE WHEN e.to_status = 'IN_STORAGE' THEN sl.name ELSE dl.name END AS location_name
             FROM mail_digest_events de
             JOIN notification_events e ON e.id = de.event_id

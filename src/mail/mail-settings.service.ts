@@ -27,8 +27,16 @@ export class MailSettingsService implements OnModuleInit {
       this.logger.log('E-mail notifications are off: SMTP_URL is not set');
       return;
     }
-    await this.queue.writeRules({ enabled, statuses: mail.statuses, digestSeconds: mail.digestMinutes * 60 });
-    this.logger.log(`E-mail notifications on: ${mail.statuses.join(', ')}, digest window ${mail.digestMinutes} min`);
+    const alertKinds = this.config.alerts.emailKinds;
+    await this.queue.writeRules({
+      enabled,
+      statuses: mail.statuses,
+      alertKinds,
+      digestSeconds: mail.digestMinutes * 60,
+    });
+    this.logger.log(
+      `E-mail notifications on: ${mail.statuses.join(', ')}; alerts: ${alertKinds.join(', ') || 'none'}; digest window ${mail.digestMinutes} min`,
+    );
   }
 
   /** Stops queueing e-mails for every instance (`npm run cli -- mail:off`); what is queued stays queued. */

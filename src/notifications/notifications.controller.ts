@@ -18,6 +18,7 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiProduces,
+  ApiExtraModels,
   ApiTags,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
@@ -32,6 +33,8 @@ import { PageOf, type Page } from '../common/http/pagination.js';
 import { IdParam } from '../common/http/parse-id.pipe.js';
 import { ListNotificationsQuery } from './dto/list-notifications.query.js';
 import {
+  AlertEventResponse,
+  NotificationEventResponse,
   NotificationResponse,
   ReadAllResponse,
   StreamTicketResponse,
@@ -50,6 +53,7 @@ const InboxRoute = (summary: string, type: Type) =>
   applyDecorators(Access('admin', 'user'), ApiOperation({ summary }), ApiOkResponse({ type }));
 
 @ApiTags('notifications')
+@ApiExtraModels(NotificationEventResponse, AlertEventResponse)
 @Controller('notifications')
 export class NotificationsController {
   constructor(

@@ -60,6 +60,16 @@ export const WEBHOOK_PAYLOAD_DOCS: Record<string, Json> = {
     "A tracker's current status, storage location or destination changed (sent to webhooks subscribed to tracker.status_changed)",
     'WebhookStatusChangedPayload',
   ),
+  'tracker.alert_opened': operation(
+    'TrackerAlertOpened',
+    'A tracker became silent, overdue or low on battery (sent to webhooks subscribed to tracker.alert_opened)',
+    'WebhookAlertPayload',
+  ),
+  'tracker.alert_resolved': operation(
+    'TrackerAlertResolved',
+    "A tracker's alert ended: its condition no longer holds (sent to webhooks subscribed to tracker.alert_resolved)",
+    'WebhookAlertPayload',
+  ),
   [WEBHOOK_TEST_TYPE]: operation(
     'Test',
     'A test delivery queued with POST /api/v1/webhooks/{id}/test',

@@ -17,7 +17,11 @@ import { IdParam } from '../common/http/parse-id.pipe.js';
 import { OutgoingWebhooks } from '../common/openapi/outgoing-webhooks.js';
 import { ListDeliveriesQuery } from './dto/list-deliveries.query.js';
 import { CreateWebhookDto, UpdateWebhookDto } from './dto/webhook.dto.js';
-import { WebhookStatusChangedPayload, WebhookTestPayload } from './dto/webhook-payload.response.js';
+import {
+  WebhookAlertPayload,
+  WebhookStatusChangedPayload,
+  WebhookTestPayload,
+} from './dto/webhook-payload.response.js';
 import { DeliveryResponse, WebhookResponse, WebhookWithSecretResponse } from './dto/webhook.response.js';
 import { WEBHOOK_PAYLOAD_DOCS } from './webhook-payload.docs.js';
 import { WEBHOOK_ERRORS } from './webhooks.errors.js';
@@ -29,7 +33,7 @@ const BAD_CLIENTS = ERRORS.invalidField('client_ids', 'must be existing clients 
 
 /** Outgoing webhooks of the caller (an admin: everyone's). API keys need the `webhooks` scope. */
 @ApiTags('webhooks')
-@ApiExtraModels(WebhookStatusChangedPayload, WebhookTestPayload)
+@ApiExtraModels(WebhookStatusChangedPayload, WebhookAlertPayload, WebhookTestPayload)
 @Controller('webhooks')
 export class WebhooksController {
   constructor(private readonly webhooks: WebhooksService) {}

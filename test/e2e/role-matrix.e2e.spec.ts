@@ -349,6 +349,23 @@ const ROWS: MatrixRow[] = [
       image_id: caller === 'admin' || caller === 'user' ? fx.deletableImage[caller] : fx.image.id,
     }),
   },
+  // alerts: scoped like trackers (a missing one is 404 after authorization)
+  { method: 'get', path: '/api/v1/alerts', allowed: READERS, status: 200 },
+  { method: 'get', path: '/api/v1/alerts/{id}', allowed: READERS, status: 404, params: () => ({ id: 2_147_483_000 }) },
+  {
+    method: 'get',
+    path: '/api/v1/trackers/{id}/alerts',
+    allowed: READERS,
+    status: 200,
+    params: id((fx) => fx.tracker),
+  },
+  {
+    method: 'get',
+    path: '/api/v1/production-runs/{id}/alerts/summary',
+    allowed: READERS,
+    status: 200,
+    params: id((fx) => fx.run),
+  },
   // notifications: the caller's own (a missing one is 404 after authorization); the stream is
   // authorized before its query is validated, so an allowed caller's bad Last-Event-ID is 422
   { method: 'get', path: '/api/v1/notifications', allowed: READERS, status: 200 },
@@ -439,6 +456,7 @@ const COVERED_PREFIXES = [
   '/api/v1/ingest',
   '/api/v1/images',
   '/api/v1/notifications',
+  '/api/v1/alerts',
   '/api/v1/webhooks',
   '/api/v1/health',
   '/api/v1/api-keys',

@@ -28,6 +28,36 @@ describe('mail digest rendering', () => {
   });
 });
 
+describe('mail digest rendering with alerts', () => {
+  const change = {
+    tracker_name: 'TRK-1',
+    run_description: 'Run A',
+    from_status: 'IN_TRANSIT',
+    to_status: 'DELIVERED',
+    occurred_at: new Date('2026-03-02T08:05:09.123Z'),
+    location_name: 'Dock',
+    alert_kind: null,
+  };
+  const alert = {
+    ...change,
+    tracker_name: 'TRK-<2>',
+    alert_kind: 'silent',
+    occurred_at: new Date('2026-03-02T09:00:00Z'),
+  };
+
+  it('lists opened alerts in their own section and counts them in the subject', () => {
+    const digest = renderDigest([change, alert]);
+    expect(digest.subject).toBe('Tracker updates: 1 status changes, 1 alerts');
+    expect(digest.text).toContain('\nAlerts:\n- TRK-<2> (run: Run A): silent opened at 2026-03-02 09:00:00 UTC\n');
+    expect(digest.text).not.toContain('TRK-<2> (run: Run A): IN_TRANSIT');
+    expect(digest.html).toContain('<h2>Alerts</h2>');
+    expect(digest.html).toContain(
+      '<td>TRK-&lt;2&gt;</td><td>Run A</td><td>silent</td><td>2026-03-02 09:00:00 UTC</td>',
+    );
+    expect(renderDigest([change]).html).not.toContain('Alerts');
+  });
+});
+
 describe('SMTP outcomes', () => {
   it('treats 5xx replies as permanent, and 4xx, network errors and auth refusals as temporary', () => {
     expect(classifySmtpError({ responseCode: 550, response: '550 No such mailbox' })).toEqual({

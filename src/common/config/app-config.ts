@@ -3,13 +3,15 @@
  * `loadConfig` is pure so tests can build apps with their own settings; every bad
  * variable is reported by name and the process exits non-zero (see main.ts).
  */
+import { alertConfig, type AlertConfig } from './alert-config.js';
 import { mailConfig, type MailConfig } from './mail-config.js';
 import { mqttConfig, type MqttConfig } from './mqtt-config.js';
 import { sharingConfig, type SharingConfig } from './sharing-config.js';
 import { webhookConfig, type WebhookConfig } from './webhook-config.js';
 
 type NodeEnv = 'development' | 'test' | 'production';
-type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+type LogLevel = (typeof LOG_LEVELS)[number];
 
 export interface AppConfig {
   port: number;
@@ -82,12 +84,15 @@ export interface AppConfig {
   mqtt: MqttConfig;
   /** Share links' public routes and page; see src/share-links/. */
   sharing: SharingConfig;
+  /** Silent, overdue and low-battery alerts; see src/alerts/. */
+  alerts: AlertConfig;
 }
 
+export type { AlertConfig } from './alert-config.js';
 export type { MailConfig } from './mail-config.js';
+export type { MqttConfig } from './mqtt-config.js';
 export type { SharingConfig } from './sharing-config.js';
 export type { WebhookConfig } from './webhook-config.js';
-export type { MqttConfig } from './mqtt-config.js';
 
 export class ConfigValidationError extends Error {
   constructor(readonly problems: string[]) {
@@ -187,15 +192,13 @@ export function loadConfig(env: Env): AppConfig {
   const r = new Reader(env);
   const nodeEnv = r.oneOf<NodeEnv>('NODE_ENV', ['development', 'test', 'production'], 'development');
   const jwtSecret = r.optional('JWT_SECRET');
-  if (nodeEnv === 'production' && (jwtSecret === undefined || jwtSecret.length < 32)) {
+  if (nodeEnv === 'production' && (jwtSecret === undefined || jwtSecret.length < 32))
     r.problems.push('JWT_SECRET must be set to at least 32 characters when NODE_ENV=production');
-  }
   const adminEmail = r.string('ADMIN_EMAIL', 'admin@example.com');
   if (!/^[^@\s]+@[^@\s]+$/.test(adminEmail)) r.problems.push('ADMIN_EMAIL must be an e-mail address');
   const adminPassword = r.optional('ADMIN_PASSWORD');
-  if (adminPassword !== undefined && adminPassword.length < 8) {
+  if (adminPassword !== undefined && adminPassword.length < 8)
     r.problems.push('ADMIN_PASSWORD must be at least 8 characters');
-  }
   const corsOrigins = (r.optional('CORS_ORIGINS') ?? '')
     .split(',')
     .map((origin) => origin.trim())
@@ -233,11 +236,7 @@ export function loadConfig(env: Env): AppConfig {
     dbStatementTimeoutMs: r.int('DB_STATEMENT_TIMEOUT_MS', 30000, 100, 3600000),
     usingPgbouncer: r.bool('USING_PGBOUNCER', false),
     corsOrigins,
-    logLevel: r.oneOf<LogLevel>(
-      'LOG_LEVEL',
-      ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
-      nodeEnv === 'test' ? 'silent' : 'info',
-    ),
+    logLevel: r.oneOf<LogLevel>('LOG_LEVEL', LOG_LEVELS, nodeEnv === 'test' ? 'silent' : 'info'),
     adminEmail: adminEmail.toLowerCase(),
     adminPassword,
     seedDemoData: r.bool('SEED_DEMO_DATA', true),
@@ -261,6 +260,7 @@ export function loadConfig(env: Env): AppConfig {
     webhooks: webhookConfig(r, nodeEnv),
     mqtt: mqttConfig(r, port),
     sharing: sharingConfig(r),
+    alerts: alertConfig(r),
   };
   if (config.uploadDir === '') config.uploadDir = `${config.dataDir}/uploads`;
   if (r.problems.length > 0) throw new ConfigValidationError(r.problems);

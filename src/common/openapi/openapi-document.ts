@@ -21,6 +21,7 @@ const TAGS: Record<string, string> = {
   locations: 'Location reports and the aggregated location history',
   analytics: 'Journey analytics of a production run',
   images: 'Image upload, metadata and public bytes',
+  alerts: 'Silent, overdue and low-battery trackers: open and resolved alerts',
   webhooks: 'Outgoing webhooks: subscriptions, signing secrets, test and retry, the delivery log',
   health: 'Health checks',
   metrics: 'Prometheus metrics',

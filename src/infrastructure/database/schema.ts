@@ -3,6 +3,14 @@
 
 /** Every table and view of the database, column by column, as node-postgres returns them. */
 export interface Tables {
+  alerts: {
+    id: string;
+    kind: string;
+    tracker_id: number;
+    opened_at: Date;
+    resolved_at: Date | null;
+    details: unknown;
+  };
   api_keys: {
     id: number;
     user_id: number;
@@ -144,6 +152,7 @@ export interface Tables {
     statuses: string[];
     digest_seconds: number;
     updated_at: Date;
+    alert_kinds: string[];
   };
   notification_events: {
     id: string;
@@ -161,6 +170,7 @@ export interface Tables {
     occurred_at: Date;
     created_at: Date;
     xact_id: string;
+    alert: unknown | null;
   };
   notification_stream_slots: {
     id: string;
@@ -230,6 +240,12 @@ export interface Tables {
     visits_json: string;
     last_id: string;
     production_run_id: number;
+  };
+  tracker_report_activity: {
+    tracker_id: number;
+    last_report_at: Date;
+    battery: number | null;
+    battery_at: Date | null;
   };
   tracker_status_history: {
     id: string;

@@ -1,4 +1,5 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, getSchemaPath } from '@nestjs/swagger';
+import { AlertResponse } from '../../alerts/dto/alert.response.js';
 import { TRACKER_STATES, STATUS_ENTRY_SOURCES } from '../../tracker-states/tracker-status.js';
 import { ID_SCHEMA } from '../../common/openapi/schema-types.js';
 
@@ -33,11 +34,39 @@ export class NotificationEventResponse {
   @ApiProperty({ ...TIMESTAMP, description: 'When the change was written' }) created_at: string;
 }
 
+/** An alert of a tracker opened or resolved, as recorded when it happened. */
+export class AlertEventResponse {
+  @ApiProperty({ ...BIG_ID_SCHEMA, example: 982 }) id: number;
+  @ApiProperty({ enum: ['tracker.alert_opened', 'tracker.alert_resolved'], example: 'tracker.alert_opened' })
+  type: 'tracker.alert_opened' | 'tracker.alert_resolved';
+  @ApiProperty({ ...ID_SCHEMA, example: 42, description: 'The tracker (it may have been deleted since)' })
+  tracker_id: number;
+  @ApiProperty({ example: 'TRK-0042', description: 'Its name at the time of the event' }) tracker_name: string;
+  @ApiProperty({ ...ID_SCHEMA, example: 7 }) production_run_id: number;
+  @ApiProperty({ ...ID_SCHEMA, example: 3 }) client_id: number;
+  @ApiProperty({ type: AlertResponse, description: 'The alert as it was at the event (resolved_at set once resolved)' })
+  alert: AlertResponse;
+  @ApiProperty({ ...TIMESTAMP, description: "The alert's opened_at, or resolved_at for a resolution" })
+  occurred_at: string;
+  @ApiProperty({ ...TIMESTAMP, description: 'When the event was written' }) created_at: string;
+}
+
 /** One event as delivered to one user. */
 export class NotificationResponse {
   @ApiProperty({ ...BIG_ID_SCHEMA, example: 20431, description: 'Also the `id:` of the event on the stream' })
   id: number;
-  @ApiProperty({ type: NotificationEventResponse }) event: NotificationEventResponse;
+  @ApiProperty({
+    oneOf: [{ $ref: getSchemaPath(NotificationEventResponse) }, { $ref: getSchemaPath(AlertEventResponse) }],
+    discriminator: {
+      propertyName: 'type',
+      mapping: {
+        'tracker.status_changed': getSchemaPath(NotificationEventResponse),
+        'tracker.alert_opened': getSchemaPath(AlertEventResponse),
+        'tracker.alert_resolved': getSchemaPath(AlertEventResponse),
+      },
+    },
+  })
+  event: NotificationEventResponse | AlertEventResponse;
   @ApiProperty({ example: false }) read: boolean;
   @ApiProperty(TIMESTAMP) created_at: string;
 }

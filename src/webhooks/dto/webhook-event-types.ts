@@ -1,4 +1,4 @@
-/** The event types a webhook may subscribe to (the alert types are sent once alerts exist). */
+/** The event types a webhook may subscribe to. */
 export const WEBHOOK_EVENT_TYPES = [
   'tracker.status_changed',
   'tracker.alert_opened',

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { NotificationEventResponse } from '../../notifications/dto/notification.response.js';
+import { AlertEventResponse, NotificationEventResponse } from '../../notifications/dto/notification.response.js';
 import { ID_SCHEMA } from '../../common/openapi/schema-types.js';
 
 /** The body of a `tracker.status_changed` delivery (documented under the document's `webhooks`). */
@@ -14,6 +14,21 @@ export class WebhookStatusChangedPayload {
   timestamp: string;
   @ApiProperty({ type: NotificationEventResponse, description: 'The event, as the notification inbox shows it' })
   data: NotificationEventResponse;
+}
+
+/** The body of a `tracker.alert_opened` or `tracker.alert_resolved` delivery. */
+export class WebhookAlertPayload {
+  @ApiProperty({ enum: ['tracker.alert_opened', 'tracker.alert_resolved'], example: 'tracker.alert_opened' })
+  type: 'tracker.alert_opened' | 'tracker.alert_resolved';
+  @ApiProperty({
+    type: 'string',
+    format: 'date-time',
+    example: '2026-11-21T10:04:05.123Z',
+    description: "The event's occurred_at: when the alert opened, or resolved",
+  })
+  timestamp: string;
+  @ApiProperty({ type: AlertEventResponse, description: 'The event, as the notification inbox shows it' })
+  data: AlertEventResponse;
 }
 
 export class WebhookTestData {
