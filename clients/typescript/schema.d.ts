@@ -1244,6 +1244,77 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Alerts, newest opened first
+         * @description An invisible tracker or production run in a filter gives an empty page, as for trackers.
+         */
+        get: operations["alertsList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One alert */
+        get: operations["alertsGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/trackers/{id}/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A tracker's alerts, newest opened first */
+        get: operations["alertsListForTracker"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/production-runs/{id}/alerts/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Open alerts of a production run's trackers, per kind */
+        get: operations["alertsSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/images/{storage_name}.{extension}": {
         parameters: {
             query?: never;
@@ -1277,6 +1348,40 @@ export interface webhooks {
         put?: never;
         /** A tracker's current status, storage location or destination changed (sent to webhooks subscribed to tracker.status_changed) */
         post: operations["webhookTrackerStatusChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "tracker.alert_opened": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A tracker became silent, overdue or low on battery (sent to webhooks subscribed to tracker.alert_opened) */
+        post: operations["webhookTrackerAlertOpened"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "tracker.alert_resolved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A tracker's alert ended: its condition no longer holds (sent to webhooks subscribed to tracker.alert_resolved) */
+        post: operations["webhookTrackerAlertResolved"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2277,7 +2382,7 @@ export interface components {
              */
             id: number;
             /**
-             * @example tracker.status_changed
+             * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "tracker.status_changed";
@@ -2349,6 +2454,96 @@ export interface components {
              */
             created_at: string;
         };
+        AlertResponse: {
+            /**
+             * Format: int32
+             * @example 311
+             */
+            id: number;
+            /**
+             * @example silent
+             * @enum {string}
+             */
+            kind: "silent" | "overdue" | "battery_low";
+            /**
+             * Format: int32
+             * @example 42
+             */
+            tracker_id: number;
+            /** @example TRK-0042 */
+            tracker_name: string;
+            /**
+             * Format: int32
+             * @example 7
+             */
+            production_run_id: number;
+            /**
+             * Format: int32
+             * @example 3
+             */
+            client_id: number;
+            /**
+             * Format: date-time
+             * @description When the service opened it
+             * @example 2026-11-21T10:04:05.123Z
+             */
+            opened_at: string;
+            /**
+             * Format: date-time
+             * @description When the service resolved it; null while open
+             * @example 2026-11-21T10:04:05.123Z
+             */
+            resolved_at: string | null;
+            /** @description Snapshot taken when the alert opened; its shape depends on `kind` */
+            details: components["schemas"]["SilentAlertDetails"] | components["schemas"]["OverdueAlertDetails"] | components["schemas"]["BatteryLowAlertDetails"];
+        };
+        AlertEventResponse: {
+            /**
+             * Format: int32
+             * @example 982
+             */
+            id: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tracker.alert_opened" | "tracker.alert_resolved";
+            /**
+             * Format: int32
+             * @description The tracker (it may have been deleted since)
+             * @example 42
+             */
+            tracker_id: number;
+            /**
+             * @description Its name at the time of the event
+             * @example TRK-0042
+             */
+            tracker_name: string;
+            /**
+             * Format: int32
+             * @example 7
+             */
+            production_run_id: number;
+            /**
+             * Format: int32
+             * @example 3
+             */
+            client_id: number;
+            /** @description The alert as it was at the event (resolved_at set once resolved) */
+            alert: components["schemas"]["AlertResponse"];
+            /**
+             * Format: date-time
+             * @description The alert's opened_at, or resolved_at for a resolution
+             * @example 2026-11-21T10:04:05.123Z
+             */
+            occurred_at: string;
+            /**
+             * Format: date-time
+             * @description When the event was written
+             * @example 2026-11-21T10:04:05.123Z
+             */
+            created_at: string;
+        };
         NotificationResponse: {
             /**
              * Format: int32
@@ -2356,7 +2551,7 @@ export interface components {
              * @example 20431
              */
             id: number;
-            event: components["schemas"]["NotificationEventResponse"];
+            event: components["schemas"]["NotificationEventResponse"] | components["schemas"]["AlertEventResponse"];
             /** @example false */
             read: boolean;
             /**
@@ -2771,6 +2966,21 @@ export interface components {
             /** @description The event, as the notification inbox shows it */
             data: components["schemas"]["NotificationEventResponse"];
         };
+        WebhookAlertPayload: {
+            /**
+             * @example tracker.alert_opened
+             * @enum {string}
+             */
+            type: "tracker.alert_opened" | "tracker.alert_resolved";
+            /**
+             * Format: date-time
+             * @description The event's occurred_at: when the alert opened, or resolved
+             * @example 2026-11-21T10:04:05.123Z
+             */
+            timestamp: string;
+            /** @description The event, as the notification inbox shows it */
+            data: components["schemas"]["AlertEventResponse"];
+        };
         WebhookTestData: {
             /** Format: int32 */
             webhook_id: number;
@@ -3106,6 +3316,81 @@ export interface components {
             eta: components["schemas"]["ArrivalEstimateResponse"] | null;
             /** @example 2026-11-21T10:04:05.123Z */
             expires_at: string;
+        };
+        SilentAlertDetails: {
+            /**
+             * Format: date-time
+             * @description The newest report's timestamp (null: none yet)
+             * @example 2026-11-21T10:04:05.123Z
+             */
+            last_report_at: string | null;
+            /**
+             * Format: int32
+             * @description The threshold in force
+             * @example 24
+             */
+            threshold_hours: number;
+        };
+        OverdueAlertDetails: {
+            /**
+             * Format: date-time
+             * @description The journey's start
+             * @example 2026-11-21T10:04:05.123Z
+             */
+            start: string;
+            /**
+             * @description p90 of the comparable journeys, in days (unrounded)
+             * @example 6.25
+             */
+            p90_days: number;
+            /** @enum {string} */
+            basis: "destination" | "all";
+            /**
+             * Format: int32
+             * @description Comparable journeys of the basis
+             */
+            sample_size: number;
+        };
+        BatteryLowAlertDetails: {
+            /**
+             * Format: int32
+             * @example 9
+             */
+            battery: number;
+            /**
+             * Format: date-time
+             * @description Timestamp of the report that carried it
+             * @example 2026-11-21T10:04:05.123Z
+             */
+            reported_at: string;
+        };
+        AlertPage: {
+            items: components["schemas"]["AlertResponse"][];
+            /** Format: int32 */
+            total: number;
+            /** Format: int32 */
+            page: number;
+            /** Format: int32 */
+            size: number;
+            /** Format: int32 */
+            pages: number;
+        };
+        AlertSummaryResponse: {
+            /**
+             * Format: int32
+             * @example 2
+             */
+            silent: number;
+            /**
+             * Format: int32
+             * @example 0
+             */
+            overdue: number;
+            /**
+             * Format: int32
+             * @example 1
+             */
+            battery_low: number;
         };
         Error: {
             /** @description What went wrong, for people. */
@@ -11860,6 +12145,352 @@ export interface operations {
             };
         };
     };
+    alertsList: {
+        parameters: {
+            query?: {
+                skip?: number;
+                limit?: number;
+                /** @description `true`: only open alerts; `false`: only resolved ones. Default: both. */
+                open?: boolean;
+                /** @description One kind or a comma list of: silent, overdue, battery_low, e.g. `silent,overdue`. Default: every kind. */
+                kind?: string;
+                /** @description Only alerts of this tracker */
+                tracker_id?: number;
+                /** @description Only alerts of this production run's trackers */
+                production_run_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertPage"];
+                };
+            };
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Bad open, kind, id filter or pagination value */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alertsGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer in plain digits (no sign, leading zero, fraction or exponent); anything else is 422. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertResponse"];
+                };
+            };
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, or of a tracker you cannot see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or body field failed validation */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alertsListForTracker: {
+        parameters: {
+            query?: {
+                skip?: number;
+                limit?: number;
+                /** @description `true`: only open alerts; `false`: only resolved ones. Default: both. */
+                open?: boolean;
+                /** @description One kind or a comma list of: silent, overdue, battery_low, e.g. `silent,overdue`. Default: every kind. */
+                kind?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Positive integer in plain digits (no sign, leading zero, fraction or exponent); anything else is 422. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertPage"];
+                };
+            };
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, or of a client not in the caller's client_list */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Bad open, kind, id filter or pagination value */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alertsSummary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer in plain digits (no sign, leading zero, fraction or exponent); anything else is 422. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertSummaryResponse"];
+                };
+            };
+            /** @description No bearer token or API key; Token invalid, expired or revoked; API key unknown, malformed, revoked or expired, or its owner inactive */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed, or an API key whose scope does not cover the route */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, or of a client not in the caller's client_list */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A parameter or body field failed validation */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server fault (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or a query timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     imagesServe: {
         parameters: {
             query?: never;
@@ -11948,6 +12579,92 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["WebhookStatusChangedPayload"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answered within 10 s: delivered. The body is not read beyond 64 kB. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails and the webhook is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, a redirect — never followed —, no answer within 10 s): retried after 20 s, then doubling up to 1 hour between attempts, for 24 hours. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTrackerAlertOpened: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id (decimal): the same on every attempt of a delivery. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. Refuse a timestamp far from your clock (e.g. more than 5 minutes). */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the base64-decoded part of the secret after `whsec_` (Standard Webhooks). For 24 hours after a secret rotation two signatures, space-separated: one per secret; accept the delivery when any matches. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookAlertPayload"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answered within 10 s: delivered. The body is not read beyond 64 kB. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails and the webhook is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, a redirect — never followed —, no answer within 10 s): retried after 20 s, then doubling up to 1 hour between attempts, for 24 hours. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTrackerAlertResolved: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id (decimal): the same on every attempt of a delivery. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. Refuse a timestamp far from your clock (e.g. more than 5 minutes). */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the base64-decoded part of the secret after `whsec_` (Standard Webhooks). For 24 hours after a secret rotation two signatures, space-separated: one per secret; accept the delivery when any matches. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookAlertPayload"];
             };
         };
         responses: {
