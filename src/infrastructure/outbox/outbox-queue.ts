@@ -92,21 +92,14 @@ export class OutboxQueue<Claim extends OutboxClaim = OutboxClaim> {
     const where = spec.claimWhere ? sql` AND (${spec.claimWhere})` : empty;
     const due = sql`${c.state} = ${spec.states.pending} AND ${c.dueAt} <= now()
                AND (${c.claimedUntil} IS NULL OR ${c.claimedUntil} < now())${where}`;
-    // The due rows are read in the order of the table's (dueAt, id) index whatever its statistics
-    // say: right after a burst, before the table is analyzed again, the planner takes the pending
-    // rows for a handful and would sort all of them on every claim. Disabling sorts inflates the
-    // plan's cost estimate past the JIT thresholds; compiling would cost more than the claim.
     const claimed = (picked: Sql, groupKey: Sql) =>
-      this.db.transaction(async () => {
-        await this.db.execute(raw('SET LOCAL enable_sort = off; SET LOCAL jit = off'));
-        return this.db.rows<Claim>(
-          sql`WITH ${picked}
-            UPDATE ${t} o SET ${c.claimedUntil} = now() + make_interval(secs => ${leaseSeconds}),
-                   ${c.claims} = o.${c.claims} + 1, ${c.firstAttemptAt} = coalesce(o.${c.firstAttemptAt}, now())
-              FROM due WHERE o.${c.id} = due.id
-            RETURNING o.${c.id}::text AS id, o.${c.claims} AS claims, o.${c.attempts} AS attempts${groupKey}${extra}`,
-        );
-      });
+      this.db.rows<Claim>(
+        sql`WITH ${picked}
+          UPDATE ${t} o SET ${c.claimedUntil} = now() + make_interval(secs => ${leaseSeconds}),
+                 ${c.claims} = o.${c.claims} + 1, ${c.firstAttemptAt} = coalesce(o.${c.firstAttemptAt}, now())
+            FROM due WHERE o.${c.id} = due.id
+          RETURNING o.${c.id}::text AS id, o.${c.claims} AS claims, o.${c.attempts} AS attempts${groupKey}${extra}`,
+      );
     if (!spec.groupBy || !room)
       return claimed(
         sql`due AS (SELECT ${c.id} AS id FROM ${t} q WHERE ${due}
