@@ -7,10 +7,11 @@ export const TRACK_ASSETS_PATH = '/track-assets';
 
 /**
  * The page's Content-Security-Policy: everything from its own origin only, no inline script or
- * style, images also from `data:` and the tile server's origin when MAP_TILE_URL is set.
+ * style, images also from `data:` and the tile server's origins when MAP_TILE_URL is set (one per
+ * subdomain its `{s}` stands for: the same list the page's tile layer is given).
  */
 export function trackPagePolicy(config: SharingConfig): string {
-  const images = ["'self'", 'data:', ...(config.mapTileOrigin ? [config.mapTileOrigin] : [])].join(' ');
+  const images = ["'self'", 'data:', ...config.mapTileOrigins].join(' ');
   return [
     "default-src 'self'",
     "script-src 'self'",
@@ -65,7 +66,11 @@ export function trackPageHtml(view: PublicTrackResponse, map: PublicMapData, con
     route: map.route,
     places: map.places,
     tiles: config.mapTileUrl
-      ? { url: config.mapTileUrl, attribution: escapeHtml(config.mapTileAttribution ?? '') }
+      ? {
+          url: config.mapTileUrl,
+          subdomains: config.mapTileSubdomains,
+          attribution: escapeHtml(config.mapTileAttribution ?? ''),
+        }
       : null,
   };
   // In a data block `<` is written as \u003c, so no text in it can close the element.

@@ -16,7 +16,12 @@ export const TRACK_PAGE_SCRIPT = `(function () {
     return;
   }
   var map = L.map(element, { attributionControl: Boolean(data.tiles) });
-  if (data.tiles) L.tileLayer(data.tiles.url, { attribution: data.tiles.attribution, maxZoom: 19 }).addTo(map);
+  if (data.tiles)
+    L.tileLayer(data.tiles.url, {
+      attribution: data.tiles.attribution,
+      subdomains: data.tiles.subdomains,
+      maxZoom: 19,
+    }).addTo(map);
   L.control.scale().addTo(map);
   var bounds = L.latLngBounds([]);
   if (data.route.length > 1) {

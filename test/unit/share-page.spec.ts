@@ -24,7 +24,7 @@ function dataOf(html: string): { tiles: unknown; view: PublicTrackResponse } {
 describe('the public tracking page', () => {
   it('without MAP_TILE_URL: no tiles, images from itself and data: only', () => {
     const { sharing } = loadConfig({});
-    expect(sharing).toMatchObject({ mapTileUrl: undefined, mapTileOrigin: undefined, publicRequestsPerMinute: 60 });
+    expect(sharing).toMatchObject({ mapTileUrl: undefined, mapTileOrigins: [], publicRequestsPerMinute: 60 });
     const policy = trackPagePolicy(sharing);
     expect(policy).toContain("default-src 'self'");
     expect(policy).toContain("script-src 'self';");
@@ -41,8 +41,38 @@ describe('the public tracking page', () => {
     expect(trackPagePolicy(sharing)).toContain("img-src 'self' data: https://tile.example.org;");
     expect(dataOf(trackPageHtml(VIEW, MAP, sharing)).tiles).toEqual({
       url: 'https://tile.example.org/{z}/{x}/{y}.png',
+      subdomains: [],
       attribution: '© &lt;Example&gt; contributors',
     });
+  });
+
+  it('with `{s}` in MAP_TILE_URL: every subdomain the tile layer uses is admitted, from the same list', () => {
+    const csp = (sharing: ReturnType<typeof loadConfig>['sharing']) =>
+      /img-src ([^;]*);/.exec(trackPagePolicy(sharing))![1].split(' ');
+    const byDefault = loadConfig({ MAP_TILE_URL: 'https://{s}.tile.example.org/{z}/{x}/{y}{r}.png' }).sharing;
+    const tiles = dataOf(trackPageHtml(VIEW, MAP, byDefault)).tiles as { subdomains: string[] };
+    expect(tiles.subdomains).toEqual(['a', 'b', 'c']);
+    expect(csp(byDefault)).toEqual([
+      "'self'",
+      'data:',
+      ...tiles.subdomains.map((s) => `https://${s}.tile.example.org`),
+    ]);
+
+    const own = loadConfig({
+      MAP_TILE_URL: 'https://tiles-{s}.example.org:8443/{z}/{x}/{y}.png',
+      MAP_TILE_SUBDOMAINS: '1, 2,3,4',
+    }).sharing;
+    expect((dataOf(trackPageHtml(VIEW, MAP, own)).tiles as { subdomains: string[] }).subdomains).toEqual([
+      '1',
+      '2',
+      '3',
+      '4',
+    ]);
+    expect(csp(own).slice(2)).toEqual([1, 2, 3, 4].map((n) => `https://tiles-${n}.example.org:8443`));
+    expect(() =>
+      loadConfig({ MAP_TILE_URL: 'https://{s}.t.example.org/{z}/{x}/{y}.png', MAP_TILE_SUBDOMAINS: 'a b' }),
+    ).toThrow(ConfigValidationError);
+    expect(() => loadConfig({ MAP_TILE_SUBDOMAINS: ',' })).toThrow(ConfigValidationError);
   });
 
   it('refuses a MAP_TILE_URL that is not an http(s) URL', () => {
