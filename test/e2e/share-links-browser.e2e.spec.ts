@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { backdatedTracker, HOUR } from '../support/alerts.js';
 import { closeApps, createPeerApp, type TestApp } from '../support/app.js';
 import { at, createGeofenceWorld, FAR, IN_D, north, ORIGIN, sendTimeline, settled } from '../support/geofences.js';
 import type { TrackerWorld } from '../support/trackers.js';
@@ -10,9 +11,9 @@ import type { TrackerWorld } from '../support/trackers.js';
 /**
  * The public tracking page in a real browser (Debian's chromium driven by playwright-core) on a
  * phone-sized viewport: the route drawn with every vertex the service kept, the status timeline,
- * nothing loaded from another origin, no CSP violation; tiles only from MAP_TILE_URL's server (each
- * of its `{s}` subdomains) when it is set; no map on a `none` link; a revoked link shows the 404
- * page. A screenshot is kept under test-artifacts/ (its path is printed).
+ * nothing loaded from another origin, no CSP violation; the arrival estimate; tiles only from
+ * MAP_TILE_URL's server (each of its `{s}` subdomains) when it is set; no map on a `none` link; a
+ * revoked link shows the 404 page. A screenshot is kept under test-artifacts/ (its path is printed).
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const describeIfBrowser = existsSync(CHROMIUM) ? describe : describe.skip;
@@ -64,11 +65,11 @@ describeIfBrowser('the public tracking page in a real browser', () => {
     return { page, requests, complaints };
   }
 
-  const createLink = async (location_precision = 'exact') =>
+  const createLink = async (location_precision = 'exact', trackerId = tracker.id) =>
     (
       await t
         .http()
-        .post(`/api/v1/trackers/${tracker.id}/share-links`)
+        .post(`/api/v1/trackers/${trackerId}/share-links`)
         .set(w.userA.auth)
         .send({ location_precision })
         .expect(201)
@@ -117,6 +118,55 @@ describeIfBrowser('the public tracking page in a real browser', () => {
       const screenshot = join(ARTIFACTS, 'share-link-page-phone.png');
       await page.screenshot({ path: screenshot, fullPage: true });
       console.log(`[artifact] public tracking page screenshot: ${screenshot}`);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('shows the arrival estimate of a tracker on its way, from the client’s delivered journeys', async () => {
+    const now = Date.now();
+    const DAY = 24 * HOUR;
+    // Five journeys to the destination, delivered 30..70 h after they left, all longer than this one's 10 h.
+    for (const [i, hours] of [30, 40, 50, 60, 70].entries())
+      await backdatedTracker(
+        t,
+        w.runA.id,
+        [
+          ['CREATED', (20 + i) * DAY + HOUR],
+          ['IN_TRANSIT', (20 + i) * DAY],
+          ['DELIVERED', (20 + i) * DAY - hours * HOUR, w.delivery.id],
+        ],
+        { now },
+      );
+    const onItsWay = await backdatedTracker(
+      t,
+      w.runA.id,
+      [
+        ['CREATED', 11 * HOUR],
+        ['IN_TRANSIT', 10 * HOUR],
+      ],
+      { destination: w.delivery.id, now },
+    );
+    const { eta } = (await t.http().get(`/api/v1/trackers/${onItsWay}`).set(w.admin.auth).expect(200)).body;
+    expect(eta).toMatchObject({ basis: 'destination', sample_size: 5 });
+    expect(eta.expected_at).toBe(new Date(now - 10 * HOUR + 50 * HOUR).toISOString());
+
+    const link = await createLink('exact', onItsWay);
+    const { page, complaints } = await phonePage();
+    try {
+      expect((await page.goto(`${base}${link.url_path}`))?.status()).toBe(200);
+      const line = page.locator('p.eta');
+      expect(await line.isVisible()).toBe(true);
+      const shown = (await line.textContent()) ?? '';
+      expect(shown).toContain(`Expected arrival: ${eta.expected_at.slice(0, 16).replace('T', ' ')} UTC`);
+      expect(shown).toContain(`at the latest ${eta.latest_at.slice(0, 16).replace('T', ' ')} UTC`);
+      const times = line.locator('time');
+      expect([await times.nth(0).getAttribute('datetime'), await times.nth(1).getAttribute('datetime')]).toEqual([
+        eta.expected_at,
+        eta.latest_at,
+      ]);
+      expect(await page.locator('#timeline li').count()).toBe(2);
+      expect(complaints).toEqual([]);
     } finally {
       await page.close();
     }

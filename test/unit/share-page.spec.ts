@@ -80,6 +80,23 @@ describe('the public tracking page', () => {
     expect(() => loadConfig({ MAP_TILE_URL: 'not a url' })).toThrow(ConfigValidationError);
   });
 
+  it('shows the arrival estimate when the view has one, and no estimate line without', () => {
+    const sharing = loadConfig({}).sharing;
+    const eta = {
+      expected_at: '2026-06-03T12:34:56.789Z',
+      latest_at: '2026-06-04T08:00:00.000Z',
+      basis: 'destination' as const,
+      sample_size: 5,
+    };
+    const html = trackPageHtml({ ...VIEW, eta }, MAP, sharing);
+    expect(html).toContain(
+      '<p class="eta">Expected arrival: <time datetime="2026-06-03T12:34:56.789Z">2026-06-03 12:34 UTC</time> ' +
+        '(at the latest <time datetime="2026-06-04T08:00:00.000Z">2026-06-04 08:00 UTC</time>)</p>',
+    );
+    expect(dataOf(html).view.eta).toEqual(eta);
+    expect(trackPageHtml(VIEW, MAP, sharing)).not.toContain('class="eta"');
+  });
+
   it('escapes every text: names cannot close the data block or add markup', () => {
     const html = trackPageHtml(VIEW, MAP, loadConfig({}).sharing);
     expect(html.match(/<script/g)).toHaveLength(3); // the data block, Leaflet, the page script
