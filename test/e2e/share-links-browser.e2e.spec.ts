@@ -11,9 +11,10 @@ import type { TrackerWorld } from '../support/trackers.js';
 /**
  * The public tracking page in a real browser (Debian's chromium driven by playwright-core) on a
  * phone-sized viewport: the route drawn with every vertex the service kept, the status timeline,
- * nothing loaded from another origin, no CSP violation; the arrival estimate; tiles only from
- * MAP_TILE_URL's server (each of its `{s}` subdomains) when it is set; no map on a `none` link; a
- * revoked link shows the 404 page. A screenshot is kept under test-artifacts/ (its path is printed).
+ * nothing loaded from another origin, no CSP violation, no sideways scrolling, map and timeline shown
+ * (phone layout); the arrival estimate; tiles only from MAP_TILE_URL's server (each of its `{s}`
+ * subdomains) when it is set; no map on a `none` link; a revoked link shows the 404 page. A
+ * screenshot is kept under test-artifacts/ (its path is printed).
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const describeIfBrowser = existsSync(CHROMIUM) ? describe : describe.skip;
@@ -65,6 +66,17 @@ describeIfBrowser('the public tracking page in a real browser', () => {
     return { page, requests, complaints };
   }
 
+  /** The phone layout holds: no sideways scrolling; the map and the timeline shown (not hidden, not collapsed). */
+  async function fitsThePhone(page: Page): Promise<void> {
+    const widths = await page.evaluate<{ scroll: number; viewport: number }>(
+      '({ scroll: document.documentElement.scrollWidth, viewport: window.innerWidth })',
+    );
+    expect(widths.viewport).toBe(390);
+    expect(widths.scroll).toBeLessThanOrEqual(widths.viewport);
+    expect(await page.locator('#map').isVisible()).toBe(true);
+    expect(await page.locator('#timeline').isVisible()).toBe(true);
+  }
+
   const createLink = async (location_precision = 'exact', trackerId = tracker.id) =>
     (
       await t
@@ -109,6 +121,7 @@ describeIfBrowser('the public tracking page in a real browser', () => {
       expect(await entries.count()).toBe(history.length);
       expect(await entries.first().textContent()).toContain('Delivered');
       expect(await page.locator('h1').textContent()).toBe(tracker.name);
+      await fitsThePhone(page);
 
       expect(requests.length).toBeGreaterThan(1);
       expect(requests.filter((url) => !url.startsWith(`${base}/`))).toEqual([]);
