@@ -1,16 +1,13 @@
-import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
 import { createTestApp, type TestApp } from '../support/app.js';
+import { CHROMIUM, describeWithBrowser } from '../support/browser.js';
 
 /**
  * A real browser (Debian's chromium driven by playwright-core): Swagger UI works end to end with a
  * token from the login endpoint, and an uploaded SVG containing script never runs when opened.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const describeIfBrowser = existsSync(CHROMIUM) ? describe : describe.skip;
-if (!existsSync(CHROMIUM))
-  console.warn(`[tests] ${CHROMIUM} not found: browser tests skipped (apt-get install chromium)`);
+const describeIfBrowser = describeWithBrowser();
 
 describeIfBrowser('in a real browser', () => {
   let t: TestApp;

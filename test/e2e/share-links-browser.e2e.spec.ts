@@ -1,10 +1,11 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { backdatedTracker, HOUR } from '../support/alerts.js';
 import { closeApps, createPeerApp, type TestApp } from '../support/app.js';
+import { CHROMIUM, describeWithBrowser } from '../support/browser.js';
 import { at, createGeofenceWorld, FAR, IN_D, north, ORIGIN, sendTimeline, settled } from '../support/geofences.js';
 import type { TrackerWorld } from '../support/trackers.js';
 
@@ -16,10 +17,7 @@ import type { TrackerWorld } from '../support/trackers.js';
  * subdomains) when it is set; no map on a `none` link; a revoked link shows the 404 page. A
  * screenshot is kept under test-artifacts/ (its path is printed).
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const describeIfBrowser = existsSync(CHROMIUM) ? describe : describe.skip;
-if (!existsSync(CHROMIUM))
-  console.warn(`[tests] ${CHROMIUM} not found: browser tests skipped (apt-get install chromium)`);
+const describeIfBrowser = describeWithBrowser();
 const ARTIFACTS = join(process.cwd(), 'test-artifacts');
 
 describeIfBrowser('the public tracking page in a real browser', () => {
