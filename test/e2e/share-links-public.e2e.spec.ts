@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { TestApp } from '../support/app.js';
+import { closeApps, createPeerApp, type TestApp } from '../support/app.js';
 import { createTrackerWorld, TRACKERS, type TrackerWorld } from '../support/trackers.js';
 
 /**
@@ -41,5 +41,56 @@ describe('Share links: token enumeration', () => {
     const valid = await t.http().get(`/api/v1/public/track/${link.token}`);
     expect(valid.status).toBe(429);
     await t.http().get('/track-assets/track-page.js').expect(200);
+  });
+});
+
+/**
+ * Which address the limit counts: with TRUST_PROXY the one our proxy appended to `X-Forwarded-For`
+ * (the client's), so two clients behind the proxy count separately and a forged leftmost entry
+ * changes nothing; without it the connection's address, whatever the header says. A limit of 3
+ * keeps the cases short.
+ */
+describe('Share links: the per-IP limit behind a proxy', () => {
+  const PER_MINUTE = 3;
+  let proxied: { t: TestApp; w: TrackerWorld };
+  let direct: TestApp;
+  let token: string;
+
+  beforeAll(async () => {
+    const env = { PUBLIC_TRACK_REQUESTS_PER_MINUTE: String(PER_MINUTE) };
+    proxied = await createTrackerWorld({ env: { ...env, TRUST_PROXY: 'true' } });
+    direct = await createPeerApp(proxied.t, { env });
+    const tracker = await proxied.t.factories.tracker({ runId: proxied.w.runA.id });
+    token = (
+      await proxied.t
+        .http()
+        .post(`${TRACKERS}/${tracker.id}/share-links`)
+        .set(proxied.w.userA.auth)
+        .send({})
+        .expect(201)
+    ).body.token;
+  });
+  afterAll(() => closeApps(direct, proxied?.t));
+
+  /** A public view request whose `X-Forwarded-For` is `forwardedFor` (the proxy appends the last entry). */
+  const via = (app: TestApp, forwardedFor: string) =>
+    app.http().get(`/api/v1/public/track/${token}`).set('X-Forwarded-For', forwardedFor);
+
+  it('with TRUST_PROXY: each forwarded client address has its own count; a forged entry before it does not help', async () => {
+    const first = '203.0.113.10';
+    const second = '203.0.113.20';
+    for (let i = 0; i < PER_MINUTE; i += 1) await via(proxied.t, `198.51.100.${i}, ${first}`).expect(200);
+    const refused = await via(proxied.t, `198.51.100.99, ${first}`).expect(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    await via(proxied.t, first).expect(429);
+    // Another client behind the same proxy is not held back by the first one's requests.
+    for (let i = 0; i < PER_MINUTE; i += 1) await via(proxied.t, `${first}, ${second}`).expect(200);
+    await via(proxied.t, second).expect(429);
+  });
+
+  it('without TRUST_PROXY: the connection counts, and X-Forwarded-For changes nothing', async () => {
+    for (let i = 0; i < PER_MINUTE; i += 1) await via(direct, `203.0.113.${100 + i}`).expect(200);
+    await via(direct, '203.0.113.200').expect(429);
+    await direct.http().get(`/api/v1/public/track/${token}`).expect(429);
   });
 });
