@@ -6,6 +6,7 @@ import { RequestValidationException } from '../common/errors/validation.exceptio
 import { NEAR_KEYS } from '../infrastructure/cache/cache-invalidation.js';
 import { CacheService } from '../infrastructure/cache/cache.service.js';
 import { NearCache } from '../infrastructure/cache/near-cache.js';
+import { SingleFlight } from '../infrastructure/cache/single-flight.js';
 import type { TrackerStatus } from '../tracker-states/tracker-status.js';
 import { TracksService } from '../tracks/tracks.service.js';
 import type { LocationPrecision } from './dto/share-link.dto.js';
@@ -49,7 +50,8 @@ export const PAGE_ROUTE_MAX_POINTS = 2000;
 /**
  * How long a page's route is reused. Drawing it reads the tracker's whole track; a link opened by
  * many people (or reloaded 60 times a minute) reads it once a minute, and the newest report shows
- * as the latest location (read per request) meanwhile.
+ * as the latest location (read per request) meanwhile. Views that miss together wait for one read
+ * (per instance) rather than each reading the track.
  */
 export const PAGE_ROUTE_TTL_SECONDS = 60;
 
@@ -62,6 +64,9 @@ export const PAGE_ROUTE_TTL_SECONDS = 60;
  */
 @Injectable()
 export class PublicTrackService {
+  /** Route reads in flight by cache key: concurrent misses of one route share one track read. */
+  private readonly routeReads = new SingleFlight<[number, number][]>();
+
   constructor(
     private readonly links: ShareLinksRepository,
     private readonly view: PublicTrackRepository,
@@ -131,15 +136,20 @@ export class PublicTrackService {
     };
   }
 
-  /** The page's route at the link's precision (kept PAGE_ROUTE_TTL_SECONDS); none for a `none` link. */
+  /**
+   * The page's route at the link's precision (kept PAGE_ROUTE_TTL_SECONDS); none for a `none` link.
+   * The route is shared by every caller waiting on it and must not be changed.
+   */
   private async route(link: CachedLink): Promise<[number, number][]> {
     if (link.precision === 'none') return [];
     const key = `share-route:${link.trackerId}:${link.precision}`;
-    const cached = await this.cache.get<[number, number][]>(key);
-    if (cached !== undefined) return cached;
-    const route = await this.simplifiedRoute(link);
-    await this.cache.set(key, route, PAGE_ROUTE_TTL_SECONDS);
-    return route;
+    return this.routeReads.run(key, async () => {
+      const cached = await this.cache.get<[number, number][]>(key);
+      if (cached !== undefined) return cached;
+      const route = await this.simplifiedRoute(link);
+      await this.cache.set(key, route, PAGE_ROUTE_TTL_SECONDS);
+      return route;
+    });
   }
 
   private async simplifiedRoute(link: CachedLink): Promise<[number, number][]> {

@@ -1,5 +1,8 @@
+import { jest } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
+import { TracksRepository } from '../../src/tracks/tracks.repository.js';
 import { closeApps, createPeerApp, type TestApp } from '../support/app.js';
+import { postReports, report } from '../support/locations.js';
 import { createTrackerWorld, TRACKERS, type TrackerWorld } from '../support/trackers.js';
 
 /**
@@ -94,3 +97,60 @@ describe('Share links: the per-IP limit behind a proxy', () => {
     await direct.http().get(`/api/v1/public/track/${token}`).expect(429);
   });
 });
+
+/**
+ * The page's route reads the tracker's whole track on a cache miss: views that miss together (a
+ * link just shared with many people) wait for one read on the instance instead of each reading it.
+ */
+describe('Share links: concurrent first views of a page', () => {
+  let t: TestApp;
+  let w: TrackerWorld;
+
+  beforeAll(async () => ({ t, w } = await createTrackerWorld()));
+  afterAll(() => t.close());
+
+  it('ten views at once read the track once and draw the same route; the next view reads the cache', async () => {
+    const tracker = await t.factories.tracker({ runId: w.runA.id });
+    const start = Date.now() - 10 * 60_000;
+    const reports = [0, 1, 2, 3].map((i) =>
+      report(tracker.id, new Date(start + i * 60_000).toISOString(), { latitude: 48 + i / 10, longitude: 11 + i / 10 }),
+    );
+    expect((await postReports(t, w.ingest, reports)).status).toBe(200);
+    const link = (
+      await t
+        .http()
+        .post(`${TRACKERS}/${tracker.id}/share-links`)
+        .set(w.userA.auth)
+        .send({ location_precision: 'exact' })
+        .expect(201)
+    ).body;
+
+    // The real read, made slow enough that every view arrives while the first is still reading.
+    const tracks = t.app.get(TracksRepository);
+    const openTrack = tracks.openTrack.bind(tracks);
+    const reads = jest.spyOn(tracks, 'openTrack').mockImplementation(async (...args) => {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return openTrack(...args);
+    });
+    try {
+      const pages = await Promise.all(Array.from({ length: 10 }, () => t.http().get(link.url_path)));
+      expect(pages.map((res) => res.status)).toEqual(Array(10).fill(200));
+      expect(reads).toHaveBeenCalledTimes(1);
+      const routes = pages.map((res) => JSON.stringify(routeOf(res.text)));
+      expect(new Set(routes).size).toBe(1);
+      expect(routeOf(pages[0].text)).toHaveLength(4);
+
+      await t.http().get(link.url_path).expect(200);
+      expect(reads).toHaveBeenCalledTimes(1);
+    } finally {
+      reads.mockRestore();
+    }
+  });
+});
+
+/** The route in the page's data block. */
+function routeOf(html: string): unknown[] {
+  const match = /<script type="application\/json" id="track-data">([^<]*)<\/script>/.exec(html);
+  if (!match) throw new Error('no data block');
+  return JSON.parse(match[1]).route;
+}
