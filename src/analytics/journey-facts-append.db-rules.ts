@@ -3,8 +3,9 @@ import type { DatabaseRules } from '../infrastructure/database/database-rules.js
 /**
  * Inserted status entries: when all of a tracker's new entries sort after its facts row's last entry (by (timestamp,
  * id)), the row is updated from its stored values and the new entries alone, to exactly what the recomputation would
- * store; other trackers are recomputed. Two statements, so the usual insert (one entry per tracker) runs only the
- * small one.
+ * store; the one entry of a tracker that had none (a created or imported tracker) is written as its row directly; other
+ * trackers are recomputed. Separate statements, so the usual insert (one entry per tracker) runs only the small ones,
+ * and a bulk load of new trackers never reads the history back.
  */
 export const JOURNEY_FACT_APPEND_RULES: DatabaseRules = {
   functions: [
@@ -64,6 +65,36 @@ export const JOURNEY_FACT_APPEND_RULES: DatabaseRules = {
       RETURNING f.tracker_id
     )
     SELECT ARRAY(SELECT DISTINCT n.tracker_id FROM new_entries n WHERE NOT EXISTS (SELECT 1 FROM done d WHERE d.tracker_id = n.tracker_id) ORDER BY 1)
+      INTO rest;
+    IF cardinality(rest) = 0 THEN
+      RETURN NULL;
+    END IF;
+    
+    WITH fresh AS (
+      -- One new entry of a tracker without a facts row (a new tracker: a row exists for every tracker with entries)
+      -- is its whole history. Trackers that have a row after all conflict and are recomputed below.
+      INSERT INTO tracker_journey_facts AS f (tracker_id, last_at, first_epoch, last_epoch, last_status, last_storage_location_id,
+             delivered_epoch, delivered_until_epoch, delivered_location_id, visit_count, closed_storage_seconds,
+             closed_visit_location_ids, closed_visit_seconds, visits_json, last_id, production_run_id)
+      SELECT s.tracker_id, s.timestamp, s.epoch, s.epoch, s.status, s.storage_location_id,
+             CASE WHEN s.status = 'DELIVERED' THEN s.epoch END, NULL,
+             CASE WHEN s.status = 'DELIVERED' THEN s.delivery_location_id END,
+             (s.status = 'IN_STORAGE')::int, NULL, NULL, NULL,
+             CASE WHEN s.status = 'IN_STORAGE' THEN concat(
+               '{"storage_location_id":', COALESCE(s.storage_location_id::text, 'null'),
+               ',"location_name":', to_json(COALESCE(osl.name, '')),
+               ',"arrived_at":"', to_char(s.timestamp AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+               '","departed_at":null,"duration_days":') ELSE '' END,
+             s.id, t.production_run_id
+        FROM (SELECT n.*, date_part('epoch', n.timestamp) AS epoch, count(*) OVER (PARTITION BY n.tracker_id) AS entries
+                FROM new_entries n JOIN unnest(rest) r(id) ON r.id = n.tracker_id) s
+        JOIN trackers t ON t.id = s.tracker_id
+        LEFT JOIN storage_locations osl ON osl.id = s.storage_location_id
+       WHERE s.entries = 1
+      ON CONFLICT (tracker_id) DO NOTHING
+      RETURNING f.tracker_id
+    )
+    SELECT ARRAY(SELECT r.id FROM unnest(rest) r(id) WHERE NOT EXISTS (SELECT 1 FROM fresh d WHERE d.tracker_id = r.id) ORDER BY 1)
       INTO rest;
     IF cardinality(rest) = 0 THEN
       RETURN NULL;

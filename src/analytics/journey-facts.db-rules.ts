@@ -111,7 +111,7 @@ export const JOURNEY_FACT_RULES: DatabaseRules = {
         RETURN NULL;
       END $$`,
     },
-    /** Facts rows carry their tracker's production run (filled on insert; the facts functions insert positionally). */
+    /** Facts rows carry their tracker's production run (filled on insert when not given: the recomputation inserts positionally). */
     {
       name: 'tracker_journey_facts_set_run',
       sql: `
@@ -167,7 +167,7 @@ export const JOURNEY_FACT_RULES: DatabaseRules = {
       table: 'tracker_journey_facts',
       sql: `
       CREATE TRIGGER tracker_journey_facts_set_run BEFORE INSERT ON tracker_journey_facts
-        FOR EACH ROW EXECUTE FUNCTION tracker_journey_facts_set_run()`,
+        FOR EACH ROW WHEN (NEW.production_run_id IS NULL) EXECUTE FUNCTION tracker_journey_facts_set_run()`,
     },
     {
       name: 'tracker_journey_facts_run_change',
