@@ -162,6 +162,59 @@ describe('Device protocols over HTTP: OsmAnd / Traccar Client and OwnTracks', ()
       ]);
       expect(await storedReports(t, device.id)).toEqual([]);
     });
+    it.each([
+      ['malformed JSON', 'application/json', '{"id": ', 'body: malformed JSON'],
+      [
+        'JSON nested too deep',
+        'application/json',
+        `${'['.repeat(40)}${']'.repeat(40)}`,
+        'body: must not be nested more than 32 levels deep',
+      ],
+      [
+        'a JSON body over its limit',
+        'application/json',
+        JSON.stringify({ id: 'x'.repeat(70_000) }),
+        'Request body too large',
+      ],
+      [
+        'a form of too many fields',
+        'application/x-www-form-urlencoded',
+        'a=1&'.repeat(1_001),
+        'body: too many parameters',
+      ],
+      [
+        'a form with a control character',
+        'application/x-www-form-urlencoded',
+        'id=a%00b&lat=1&lon=2',
+        'id: must not contain control characters',
+      ],
+    ])('answers a body it cannot read (%s) with 400 and a detail', async (_, type, body, detail) => {
+      const res = await t.http().post(OSMAND).set(w.ingest.auth).set('Content-Type', type).send(body);
+      expect([res.status, res.body]).toEqual([400, { detail }]);
+    });
+
+    it('answers an encoding it does not read, and a control character in the query, with 400 too', async () => {
+      const encoded = await t
+        .http()
+        .post(OSMAND)
+        .set(w.ingest.auth)
+        .set({ 'Content-Type': 'application/json', 'Content-Encoding': 'compress' })
+        .send('{}');
+      expect([encoded.status, encoded.body]).toEqual([
+        400,
+        { detail: 'Unsupported Content-Encoding: send the body uncompressed, or as gzip, deflate or br' },
+      ]);
+      const query = await t.http().get(`${OSMAND}?id=a%00b&lat=1&lon=2`).set(w.ingest.auth);
+      expect([query.status, query.body]).toEqual([400, { detail: 'id: must not contain control characters' }]);
+      // OwnTracks keeps the usual answers: the rule belongs to the OsmAnd routes.
+      const owntracks = await t
+        .http()
+        .post(`${OWNTRACKS}?d=DEVICE`)
+        .set(w.ingest.auth)
+        .set('Content-Type', 'application/json')
+        .send('{"_type": ');
+      expect([owntracks.status, owntracks.body.detail]).toEqual([422, 'Validation failed: body: malformed JSON']);
+    });
   });
 
   describe('OwnTracks', () => {
