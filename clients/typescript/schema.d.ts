@@ -7289,7 +7289,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Tracker 'NAME' already exists in production run ID */
+            /** @description Tracker 'NAME' already exists in production run ID; Device id 'DEVICE' is already in use */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7681,7 +7681,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Tracker 'NAME' already exists in production run ID */
+            /** @description Tracker 'NAME' already exists in production run ID; Device id 'DEVICE' is already in use */
             409: {
                 headers: {
                     [name: string]: unknown;

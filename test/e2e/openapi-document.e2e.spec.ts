@@ -145,6 +145,16 @@ describe('OpenAPI document', () => {
     expect(Object.values(denied).map((e) => e.value)).toEqual([{ detail: 'Not enough permissions' }]);
   });
 
+  it('declares both conflicts of a tracker write: its name in the run and its device id', () => {
+    for (const op of [doc.paths['/api/v1/trackers'].post, doc.paths['/api/v1/trackers/{id}'].put]) {
+      const conflicts = Object.values(op.responses['409'].content!['application/json'].examples!).map((e) => e.value);
+      expect(conflicts).toEqual([
+        { detail: "Tracker 'NAME' already exists in production run ID" },
+        { detail: "Device id 'DEVICE' is already in use" },
+      ]);
+    }
+  });
+
   it('states security on every operation: bearer (and an API key where keys may call), or none on the public routes', () => {
     const security = Object.fromEntries(operations(doc).map(({ route, op }) => [route, op.security]));
     expect(Object.entries(security).filter(([, s]) => s === undefined)).toEqual([]);
