@@ -7289,7 +7289,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Tracker 'NAME' already exists in production run ID */
+            /** @description Tracker 'NAME' already exists in production run ID; Device id 'DEVICE' is already in use */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7681,7 +7681,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Tracker 'NAME' already exists in production run ID */
+            /** @description Tracker 'NAME' already exists in production run ID; Device id 'DEVICE' is already in use */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8522,7 +8522,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No tracker has the `id`, or it belongs to a client outside the API key's clients; A field is missing or has a bad value (named in `detail`) */
+            /** @description No tracker has the `id`, or it belongs to a client outside the API key's clients; A field is missing or has a bad value (named in `detail`); The query or body could not be read: malformed, nested too deep, too large, or an unsupported encoding */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8547,15 +8547,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A parameter or body field failed validation */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
             /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */
@@ -8693,7 +8684,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No tracker has the `id`, or it belongs to a client outside the API key's clients; A field is missing or has a bad value (named in `detail`) */
+            /** @description No tracker has the `id`, or it belongs to a client outside the API key's clients; A field is missing or has a bad value (named in `detail`); The query or body could not be read: malformed, nested too deep, too large, or an unsupported encoding */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8718,33 +8709,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Request body over its limit */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Content-Encoding or charset this service does not read */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A parameter or body field failed validation */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
             /** @description Requests with an API key from an IP that sent more than 20 bad keys within a minute (sent with Retry-After, in seconds) */

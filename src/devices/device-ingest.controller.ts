@@ -8,13 +8,21 @@ import { CurrentUser } from '../common/auth/current-user.decorator.js';
 import { ApiErrors } from '../common/errors/api-errors.decorator.js';
 import { ERRORS } from '../common/errors/error-catalogue.js';
 import { DomainError } from '../common/errors/domain-error.js';
+import { RefuseInputAs } from '../common/errors/input-refusal.js';
 import { DeviceProtocolsService } from './device-protocols.service.js';
 import { DEVICE_ERRORS } from './devices.errors.js';
 import { OSMAND_FORM_SCHEMA, OsmandQuery, OWNTRACKS_MESSAGE_SCHEMA, TRACCAR_JSON_SCHEMA } from './osmand.docs.js';
 import { traccarJsonFields } from './traccar-json.js';
 
 const FORM = 'application/x-www-form-urlencoded';
-const OSMAND_ERRORS = [DEVICE_ERRORS.osmandUnknownDevice, DEVICE_ERRORS.osmandInvalid()];
+const OSMAND_ERRORS = [
+  DEVICE_ERRORS.osmandUnknownDevice,
+  DEVICE_ERRORS.osmandInvalid(),
+  {
+    ...DEVICE_ERRORS.osmandInvalid('body: malformed JSON'),
+    summary: 'The query or body could not be read: malformed, nested too deep, too large, or an unsupported encoding',
+  },
+];
 const OSMAND_STORED = { description: 'Stored (or already stored: a resent report changes nothing); empty body.' };
 
 /**
@@ -37,6 +45,7 @@ export class DeviceIngestController {
       'Stored with confidence 3 and source `osmand`, through the same ingest as POST /locations/reports. Every refusal is a 400 with a `detail`.',
   })
   @OsmandQuery(false)
+  @RefuseInputAs(DEVICE_ERRORS.osmandInvalid)
   @ApiOkResponse(OSMAND_STORED)
   @ApiErrors(...OSMAND_ERRORS)
   async osmandQuery(@CurrentUser() user: AuthUser, @Query() query: Record<string, unknown>): Promise<void> {
@@ -53,6 +62,7 @@ export class DeviceIngestController {
   @ApiConsumes(FORM, 'application/json')
   @ApiBody({ required: false, schema: { oneOf: [OSMAND_FORM_SCHEMA, TRACCAR_JSON_SCHEMA] } })
   @OsmandQuery(true)
+  @RefuseInputAs(DEVICE_ERRORS.osmandInvalid)
   @ApiOkResponse(OSMAND_STORED)
   @ApiErrors(...OSMAND_ERRORS)
   async osmandForm(

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { isDataError } from '../infrastructure/database/sql-state.js';
 import { MAX_REPORTS_PER_MESSAGE } from './mqtt-messages.js';
 
 /** A received message waiting for its commit: its reports (none for a bad one) and how to acknowledge it. */
@@ -17,9 +18,15 @@ export interface MessageBatchesOptions {
   store(batch: PendingMessage[]): Promise<void>;
   retryMinMs: number;
   retryMaxMs: number;
+  /** An attempt failed in a way that may pass (connection loss, conflict, timeout, …): it is retried. */
   onStoreFailed(error: unknown, attempt: number): void;
+  /** A message whose reports the database refuses with a data error, alone: it is acknowledged without them. */
+  onUnstorable(message: PendingMessage, error: unknown): void;
   onPendingChanged(count: number): void;
 }
+
+/** How one attempt at a batch ended. */
+type Attempt = { kind: 'stored' } | { kind: 'abandoned' } | { kind: 'refused'; error: unknown };
 
 /** One batch holds at most this many reports: the size of one ingest statement. */
 const MAX_REPORTS_PER_BATCH = MAX_REPORTS_PER_MESSAGE;
@@ -29,7 +36,11 @@ const MAX_REPORTS_PER_BATCH = MAX_REPORTS_PER_MESSAGE;
  * after the batch holding it committed. While one batch commits the next one gathers, so batches
  * grow with the load and a quiet subscriber commits each message at once. A batch that fails is
  * retried with backoff and its messages stay unacknowledged, until it commits or `abandon()` (at
- * shutdown) leaves them to the broker, which delivers them again.
+ * shutdown) leaves them to the broker, which delivers them again. A data error (isDataError) would
+ * fail the same way every time, so instead of being retried the batch is split in halves, each
+ * stored on its own, down to the single messages the database refuses: those are handed to
+ * `onUnstorable` and acknowledged, everything else is stored. Any other error is retried, since
+ * acknowledging a message whose reports were not stored loses them.
  */
 export class MessageBatches {
   private readonly queue: PendingMessage[] = [];
@@ -84,7 +95,7 @@ export class MessageBatches {
       await new Promise((resolve) => setImmediate(resolve));
       while (this.queue.length > 0 && !this.abandoned) {
         const batch = this.take();
-        const stored = await this.storeWithRetry(batch);
+        const stored = await this.storeIsolating(batch);
         this.inBatch = 0;
         if (stored) for (const message of batch) message.ack();
         for (const message of batch) this.queuedBytes -= message.bytes;
@@ -111,19 +122,36 @@ export class MessageBatches {
     return this.queue.splice(0, count);
   }
 
-  private async storeWithRetry(batch: PendingMessage[]): Promise<boolean> {
+  /**
+   * Stores the batch, or, when the database refuses it with a data error, each half on its own
+   * (k refused messages of n cost about 2k·log2(n) attempts). True when every message is stored or
+   * refused, false when abandoned (the halves committed so far are delivered again and deduplicated).
+   */
+  private async storeIsolating(batch: PendingMessage[]): Promise<boolean> {
+    const attempt = await this.storeWithRetry(batch);
+    if (attempt.kind !== 'refused') return attempt.kind === 'stored';
+    if (batch.length === 1) {
+      this.options.onUnstorable(batch[0], attempt.error);
+      return true;
+    }
+    const half = Math.ceil(batch.length / 2);
+    return (await this.storeIsolating(batch.slice(0, half))) && (await this.storeIsolating(batch.slice(half)));
+  }
+
+  private async storeWithRetry(batch: PendingMessage[]): Promise<Attempt> {
     for (let attempt = 1; ; attempt++) {
       try {
         await this.options.store(batch);
-        return true;
+        return { kind: 'stored' };
       } catch (error) {
+        if (isDataError(error)) return { kind: 'refused', error };
         this.options.onStoreFailed(error, attempt);
-        if (this.abandoned) return false;
+        if (this.abandoned) return { kind: 'abandoned' };
         const delay = Math.min(this.options.retryMaxMs, this.options.retryMinMs * 2 ** (attempt - 1));
         await sleep(delay * (0.9 + Math.random() * 0.2), undefined, { signal: this.wake.signal }).catch(
           () => undefined,
         );
-        if (this.abandoned) return false;
+        if (this.abandoned) return { kind: 'abandoned' };
       }
     }
   }

@@ -23,7 +23,7 @@ export class MqttIngestMetrics {
     });
     this.bad = new Counter({
       name: 'mqtt_ingest_bad_messages_total',
-      help: 'MQTT messages that stored nothing or not all they held, by reason (invalid_reports: its valid reports were stored)',
+      help: 'MQTT messages that stored nothing or not all they held, by reason (invalid_reports: its valid reports were stored; unstorable: refused by the database, the rest of its batch stored)',
       labelNames: ['reason'],
       registers,
     });

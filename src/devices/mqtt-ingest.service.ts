@@ -90,6 +90,12 @@ export class MqttIngestService implements OnApplicationBootstrap, OnModuleDestro
         this.metrics.batchFailed();
         this.logger.warn(`Committing MQTT reports failed (attempt ${attempt}), retrying: ${(error as Error).message}`);
       },
+      onUnstorable: (message, error) => {
+        this.metrics.badMessage('unstorable');
+        this.logger.warn(
+          `MQTT message of device ${message.deviceId} refused by the database, acknowledged without storing its reports: ${(error as Error).message}`,
+        );
+      },
       onPendingChanged: (count) => this.metrics.setPending(count),
     });
   }

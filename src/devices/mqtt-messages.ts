@@ -1,6 +1,9 @@
 import { isDeviceId } from '../tracker-states/device-id.js';
 
-/** Why a message stored nothing, or not everything it held (the label of the bad-message counter). */
+/**
+ * Why a message stored nothing, or not everything it held (the label of the bad-message counter).
+ * `unstorable`: the database refused its reports with a data error (the rest of its batch was stored).
+ */
 export const BAD_MESSAGE_REASONS = [
   'too_large',
   'not_json',
@@ -8,6 +11,7 @@ export const BAD_MESSAGE_REASONS = [
   'bad_topic',
   'unknown_device',
   'invalid_reports',
+  'unstorable',
 ] as const;
 export type BadMessageReason = (typeof BAD_MESSAGE_REASONS)[number];
 

@@ -52,10 +52,17 @@ export class TrackerImportService {
       row.productionRunId ??= options.production_run_id ?? null;
     }
     await this.checkReferences(scope, rows, errors);
-    await this.checkDeviceIds(rows, errors);
+    // Duplicates first: a duplicate row is skipped or answered as a duplicate (409), never imported,
+    // so its device id (often the very tracker's it repeats) is not checked.
+    const duplicates = await this.findDuplicates(
+      scope,
+      rows.filter((row) => row.productionRunId !== null),
+    );
+    const duplicateRows = new Set(duplicates.map((d) => d.row));
+    const toInsert = rows.filter((row) => !duplicateRows.has(row.row));
+    await this.checkDeviceIds(toInsert, errors);
     if (errors.length > 0) throw importFailure(TRACKER_ERRORS.importRowsInvalid(errors.length), errors);
 
-    const duplicates = await this.findDuplicates(scope, rows);
     if (duplicates.length > 0 && !options.skip_duplicates) {
       throw importFailure(
         TRACKER_ERRORS.importDuplicates(duplicates.length),
@@ -66,8 +73,6 @@ export class TrackerImportService {
         })),
       );
     }
-    const duplicateRows = new Set(duplicates.map((d) => d.row));
-    const toInsert = rows.filter((row) => !duplicateRows.has(row.row));
 
     if (!options.dry_run && toInsert.length > 0) {
       await this.insert(scope, toInsert);
@@ -137,8 +142,9 @@ export class TrackerImportService {
   }
 
   /**
-   * A device id already held by a tracker, or repeated in the file (every occurrence after the
-   * first): a row error on device_id (device ids are unique among all trackers; never skipped).
+   * A device id already held by a tracker, or repeated among the rows to import (every occurrence
+   * after the first): a row error on device_id (device ids are unique among all trackers; such a
+   * row is never skipped).
    */
   private async checkDeviceIds(rows: CsvTrackerRow[], errors: CsvRowError[]): Promise<void> {
     const first = new Map<string, number>();

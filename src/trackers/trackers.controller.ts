@@ -129,6 +129,7 @@ export class TrackersController {
     PLACE_ERRORS.storageLocationNotFound,
     PLACE_ERRORS.deliveryLocationNotFound,
     TRACKER_ERRORS.trackerExists(),
+    TRACKER_ERRORS.deviceIdInUse(),
     {
       ...ERRORS.invalidField('status_timestamp', 'must not be more than 5 minutes in the future'),
       summary:
@@ -158,6 +159,7 @@ export class TrackersController {
     TRACKER_ERRORS.trackerNotFound,
     PRODUCTION_RUN_ERRORS.productionRunNotFound,
     TRACKER_ERRORS.trackerExists(),
+    TRACKER_ERRORS.deviceIdInUse(),
   )
   update(
     @CurrentScope() scope: AccessScope,

@@ -175,6 +175,7 @@ describe('MQTT ingest against the real broker', () => {
       bad_topic: 1,
       unknown_device: 1,
       invalid_reports: 3,
+      unstorable: 0,
     });
     expect((await storedReports(t, device.id)).map((r) => r.timestamp)).toEqual(['2025-11-28T11:00:00.000Z']);
     // Still consuming.

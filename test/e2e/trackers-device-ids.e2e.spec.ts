@@ -115,4 +115,45 @@ describe('Tracker device ids', () => {
     const after = (await t.db.query('SELECT count(*)::int AS n FROM trackers')) as { n: number }[];
     expect(after[0].n).toBe(before[0].n);
   });
+
+  it('leaves duplicate rows out of the device-id check: a re-import is skipped or answered 409, an identical repeated row is a duplicate', async () => {
+    const run = `production_run_id=${w.runA.id}`;
+    const [n1, n2, d1, d2] = [unique('n'), unique('n'), unique('csv'), unique('csv')];
+    const file = `name,device_id\n${n1},${d1}\n${n2},${d2}\n`;
+    expect((await uploadCsv(t, w.admin.auth, file, run)).status).toBe(201);
+
+    const skipped = await uploadCsv(t, w.admin.auth, file, `${run}&skip_duplicates=true`);
+    expect([skipped.status, skipped.body.imported, skipped.body.skipped]).toEqual([201, 0, 2]);
+    const refused = await uploadCsv(t, w.admin.auth, file, run);
+    expect([refused.status, refused.body.detail]).toEqual([409, 'Import failed: 2 duplicates']);
+    expect(refused.body.errors.map((e: { row: number; field: string }) => [e.row, e.field])).toEqual([
+      [2, 'name'],
+      [3, 'name'],
+    ]);
+
+    // A new row still may not take the device id of the tracker a skipped row repeats.
+    const taken = await uploadCsv(t, w.admin.auth, `${file}${unique('n')},${d1}\n`, `${run}&skip_duplicates=true`);
+    expect([taken.status, taken.body.errors]).toEqual([
+      422,
+      [{ row: 4, field: 'device_id', message: `Device id '${d1}' is already in use` }],
+    ]);
+
+    const [n3, d3] = [unique('n'), unique('csv')];
+    const repeated = `name,device_id\n${n3},${d3}\n${n3},${d3}\n`;
+    const twice = await uploadCsv(t, w.admin.auth, repeated, run);
+    expect([twice.status, twice.body.errors]).toEqual([
+      409,
+      [
+        {
+          row: 3,
+          field: 'name',
+          message: `Tracker '${n3}' already exists in production run ${w.runA.id} (repeated in the file)`,
+        },
+      ],
+    ]);
+    const once = await uploadCsv(t, w.admin.auth, repeated, `${run}&skip_duplicates=true`);
+    expect([once.status, once.body.imported, once.body.skipped]).toEqual([201, 1, 1]);
+    const stored = (await t.db.query('SELECT name FROM trackers WHERE device_id = $1', [d3])) as { name: string }[];
+    expect(stored).toEqual([{ name: n3 }]);
+  });
 });

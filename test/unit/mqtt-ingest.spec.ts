@@ -44,6 +44,7 @@ describe('MQTT message batches', () => {
     retryMinMs: 1,
     retryMaxMs: 2,
     onStoreFailed: () => undefined,
+    onUnstorable: () => undefined,
     onPendingChanged: () => undefined,
   });
 
@@ -106,5 +107,35 @@ describe('MQTT message batches', () => {
     failing.abandon();
     await failing.idle();
     expect([acks, failing.pending]).toEqual([['a'], 0]);
+  });
+
+  it('isolates the message the database refuses with a data error, acknowledging it, and stores all the others once', async () => {
+    const acks: string[] = [];
+    const stored: string[] = [];
+    const failures: string[] = [];
+    const unstorable: string[] = [];
+    const names = (batch: PendingMessage[]) => batch.map((m) => (m.reports[0] as { name: string }).name);
+    let attempts = 0;
+    const batches = new MessageBatches({
+      ...options(async (batch) => {
+        // The first attempt meets a serialization failure, which may pass: retried as it is.
+        if (++attempts === 1) throw Object.assign(new Error('could not serialize access'), { code: '40001' });
+        if (names(batch).includes('c')) throw Object.assign(new Error('value out of range'), { code: '22003' });
+        stored.push(...names(batch));
+      }),
+      maxQueuedMessages: 100,
+      onStoreFailed: (error) => void failures.push((error as Error).message),
+      onUnstorable: (m, error) => void unstorable.push(`${names([m])[0]}: ${(error as Error).message}`),
+    });
+    for (const name of ['a', 'b', 'c', 'd', 'e']) batches.add({ ...message(name, acks), reports: [{ name }] });
+    // Without isolation the batch would be retried until abandoned, acknowledging nothing.
+    const deadline = setTimeout(() => batches.abandon(), 1000);
+    await batches.idle();
+    clearTimeout(deadline);
+    expect(acks).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(unstorable).toEqual(['c: value out of range']);
+    expect(stored.sort()).toEqual(['a', 'b', 'd', 'e']);
+    expect(failures).toEqual(['could not serialize access']);
+    expect(batches.pending).toBe(0);
   });
 });

@@ -78,4 +78,16 @@ describe('OpenAPI error responses', () => {
     documentErrors(operation);
     expect(Object.keys(operation.responses).sort()).toEqual(['413', '415', '422', '500', '503']);
   });
+
+  it('adds neither 422 nor 413 nor 415 to a route that answers refused input as its own error, and drops the mark', () => {
+    const operation: Record<string, unknown> = {
+      parameters: [{ name: 'id', in: 'query' }],
+      requestBody: { content: {} },
+      responses: {},
+      'x-input-refusal': true,
+    };
+    documentErrors(operation);
+    expect(Object.keys(operation.responses as object).sort()).toEqual(['500', '503']);
+    expect(operation).not.toHaveProperty('x-input-refusal');
+  });
 });

@@ -1,5 +1,5 @@
 import { HttpException } from '@nestjs/common';
-import type { FieldError } from './validation.exception.js';
+import { RequestValidationException, type FieldError } from './validation.exception.js';
 import { ERRORS, validationFailedDetail } from './error-catalogue.js';
 import { TOO_DEEP } from './input-depth.js';
 
@@ -49,6 +49,22 @@ export function describeRequestError(exception: unknown): ErrorAnswer | undefine
   if (/^Request (aborted|closed)$/.test(cause.message)) return invalid('body', 'request body ended early');
   return undefined;
 }
+
+/**
+ * What was wrong with a refused input, for a route that answers refusals as its own error
+ * (RefuseInputAs): a validation failure's or an unreadable body's fields (`body: malformed JSON`),
+ * or the 413/415's detail. Undefined for any other exception, including the 500 of a parser set
+ * up wrong.
+ */
+export function inputRefusalDetail(exception: unknown): string | undefined {
+  if (exception instanceof RequestValidationException) return fieldsDetail(exception.errors);
+  const answer = describeRequestError(exception);
+  if (!answer || answer.status >= 500) return undefined;
+  const errors = answer.body.errors as FieldError[] | undefined;
+  return errors ? fieldsDetail(errors) : String(answer.body.detail);
+}
+
+const fieldsDetail = (errors: readonly FieldError[]) => errors.map((e) => `${e.field}: ${e.message}`).join('; ');
 
 /** busboy's messages for a multipart body it cannot parse. */
 const BUSBOY_MALFORMED = [

@@ -3,8 +3,17 @@ import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import { Reflector } from '@nestjs/core';
 import express, { type Request, type RequestHandler, type Response } from 'express';
-import { from, switchMap, type Observable } from 'rxjs';
+import { catchError, from, switchMap, type Observable } from 'rxjs';
+import { DomainError } from '../errors/domain-error.js';
+import { inputRefusalDetail } from '../errors/request-errors.js';
+import { INPUT_REFUSAL, type InputRefusal } from '../errors/input-refusal.js';
 import { BODY_LIMIT, DEFAULT_JSON_BODY_LIMIT, FORM_BODY_LIMIT, verifyJsonBody } from './request-body.js';
+
+/** What a route says about its input: its body limit (null: it reads no body) and its own refusal, if any. */
+interface RouteInput {
+  limit: number | null;
+  refusal: InputRefusal | undefined;
+}
 
 /**
  * Reads JSON and form bodies, as the first global interceptor: after the guard, so a request the
@@ -14,42 +23,57 @@ import { BODY_LIMIT, DEFAULT_JSON_BODY_LIMIT, FORM_BODY_LIMIT, verifyJsonBody } 
  * other leaves it unread, as an unknown path does. Multipart bodies are read by the upload routes'
  * own interceptors.
  * Failures (over the limit, malformed, nested too deep) are body-parser's errors, answered by the
- * exception filter as before.
+ * exception filter as before, except on a route that answers refusals as its own error
+ * (RefuseInputAs): there they, and the validation pipe's refusals, become that error here.
  */
 @Injectable()
 export class RequestBodyInterceptor implements NestInterceptor {
   private readonly jsonParsers = new Map<number, RequestHandler>();
   private readonly formParser = express.urlencoded({ extended: false, limit: FORM_BODY_LIMIT });
-  /** Per controller class and handler (a handler may be inherited by several controllers): its limit, or null for no body. */
-  private readonly limits = new WeakMap<object, WeakMap<object, number | null>>();
+  /** Per controller class and handler (a handler may be inherited by several controllers). */
+  private readonly routes = new WeakMap<object, WeakMap<object, RouteInput>>();
 
   constructor(private readonly reflector: Reflector) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'http') return next.handle();
-    const limit = this.limitOf(context);
-    if (limit === null) return next.handle();
+    const { limit, refusal } = this.inputOf(context);
     const http = context.switchToHttp();
-    const read = this.read(limit, http.getRequest<Request>(), http.getResponse<Response>());
-    return from(read).pipe(switchMap(() => next.handle()));
+    const handled =
+      limit === null
+        ? next.handle()
+        : from(this.read(limit, http.getRequest<Request>(), http.getResponse<Response>())).pipe(
+            switchMap(() => next.handle()),
+          );
+    if (refusal === undefined) return handled;
+    // Pipes run inside next.handle(): their refusals pass through here as the body's do.
+    return handled.pipe(
+      catchError((exception: unknown) => {
+        const detail = inputRefusalDetail(exception);
+        throw detail === undefined ? exception : new DomainError(refusal(detail));
+      }),
+    );
   }
 
-  private limitOf(context: ExecutionContext): number | null {
+  private inputOf(context: ExecutionContext): RouteInput {
     const controller = context.getClass();
     const handler = context.getHandler();
-    let byHandler = this.limits.get(controller);
-    if (!byHandler) this.limits.set(controller, (byHandler = new WeakMap()));
-    let limit = byHandler.get(handler);
-    if (limit === undefined) {
+    let byHandler = this.routes.get(controller);
+    if (!byHandler) this.routes.set(controller, (byHandler = new WeakMap()));
+    let input = byHandler.get(handler);
+    if (input === undefined) {
+      const targets = [handler, controller];
       const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, handler.name) ?? {}) as object;
       const takesBody = Object.keys(args).some((key) => key.startsWith(`${RouteParamtypes.BODY}:`));
-      limit = takesBody
-        ? (this.reflector.getAllAndOverride<number | undefined>(BODY_LIMIT, [handler, controller]) ??
-          DEFAULT_JSON_BODY_LIMIT)
-        : null;
-      byHandler.set(handler, limit);
+      input = {
+        limit: takesBody
+          ? (this.reflector.getAllAndOverride<number | undefined>(BODY_LIMIT, targets) ?? DEFAULT_JSON_BODY_LIMIT)
+          : null,
+        refusal: this.reflector.getAllAndOverride<InputRefusal | undefined>(INPUT_REFUSAL, targets),
+      };
+      byHandler.set(handler, input);
     }
-    return limit;
+    return input;
   }
 
   private async read(limit: number, req: Request, res: Response): Promise<void> {

@@ -1,5 +1,6 @@
 import { exampleKey } from '../errors/api-errors.decorator.js';
 import { ERRORS, errorExampleBody, errorSchemaName, type CatalogueError } from '../errors/error-catalogue.js';
+import { INPUT_REFUSAL_EXTENSION } from '../errors/input-refusal.js';
 
 type Json = Record<string, unknown>;
 
@@ -26,13 +27,16 @@ const REASONS: Record<number, string> = {
  * Gives every 4xx/5xx response of an operation a JSON body schema (`Error`, or `ValidationError`
  * for 422) with its known detail texts as examples, and adds the responses every operation of its
  * kind can give: 422 to routes with parameters or a body, 413 and 415 to routes with a body, 500
- * and 503 to all. A response that already documents its own body (e.g. a CSV import's row errors)
- * keeps it as an alternative.
+ * and 503 to all; a route that answers refused input as its own error (RefuseInputAs) gets neither
+ * 422 nor 413 nor 415. A response that already documents its own body (e.g. a CSV import's row
+ * errors) keeps it as an alternative.
  */
 export function documentErrors(operation: Json): void {
   const responses = (operation.responses ??= {}) as Record<string, Json>;
-  const hasBody = operation.requestBody !== undefined;
-  const hasInput = hasBody || ((operation.parameters as unknown[] | undefined)?.length ?? 0) > 0;
+  const ownRefusal = operation[INPUT_REFUSAL_EXTENSION] === true;
+  delete operation[INPUT_REFUSAL_EXTENSION];
+  const hasBody = operation.requestBody !== undefined && !ownRefusal;
+  const hasInput = !ownRefusal && (hasBody || ((operation.parameters as unknown[] | undefined)?.length ?? 0) > 0);
   const generic = [...(hasInput ? [422] : []), ...(hasBody ? [413, 415] : []), 500, 503];
   for (const status of generic) responses[status] ??= { description: REASONS[status] };
   for (const [code, response] of Object.entries(responses)) {

@@ -60,6 +60,17 @@ export function isUnstorableText(error: unknown): boolean {
   return code === '22021' || code === '22P05';
 }
 
+/**
+ * An error in the data a statement was given, which running it again cannot change: SQLSTATE
+ * class 22 (data exception: a value out of range, text that is not valid input or cannot be
+ * stored, …) or 23 (integrity constraint violation). Connection loss, conflicts and timeouts are
+ * none of these.
+ */
+export function isDataError(error: unknown): boolean {
+  const code = sqlStateOf(error);
+  return code !== undefined && /^2[23][0-9A-Z]{3}$/.test(code);
+}
+
 /** Connection-level failures that mean "the database is unreachable". */
 const UNAVAILABLE_MESSAGES = [
   /timeout exceeded when trying to connect/i,
