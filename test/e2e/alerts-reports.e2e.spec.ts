@@ -104,18 +104,60 @@ describe('Alerts and location reports', () => {
       expect(await alertsOf(quiet)).toEqual([]);
       expect(await eventsOf(quiet)).toEqual([]);
     });
+
+    it('that waits for an opening resolves the alert the opening committed: opened, then resolved', async () => {
+      const quiet = await inTransitSince(w.runA.id, 30);
+      // An uncommitted open alert of the same (tracker, kind), held here, stops the check's opening at
+      // its insert, after the check took the tracker's rows.
+      const holder = t.db.createQueryRunner();
+      await holder.connect();
+      let checking: Promise<unknown> | undefined;
+      let posting: Promise<unknown> | undefined;
+      try {
+        await holder.startTransaction();
+        await holder.query(`INSERT INTO alerts (kind, tracker_id, details) VALUES ('silent', $1, '{}')`, [quiet]);
+        const [{ pid }] = (await holder.query('SELECT pg_backend_pid() AS pid')) as { pid: number }[];
+        checking = check();
+        const checker = await waitUntilBlockedBy(t, pid);
+        let posted = false;
+        posting = postReports(t, w.ingest, [report(quiet, new Date().toISOString())])
+          .expect(200)
+          .then(() => (posted = true));
+        // The report's batch now waits for the check (or, without that lock, went through).
+        await waitUntilBlockedBy(t, checker, () => posted);
+        await holder.rollbackTransaction();
+        await checking;
+        await posting;
+      } finally {
+        if (holder.isTransactionActive) await holder.rollbackTransaction();
+        await holder.release();
+        await checking?.catch(() => undefined);
+        await posting?.catch(() => undefined);
+      }
+      const alerts = await alertsOf(quiet);
+      expect(alerts).toMatchObject([{ kind: 'silent' }]);
+      expect(alerts[0].resolved_at).not.toBeNull();
+      expect(await eventsOf(quiet)).toEqual([
+        { type: 'tracker.alert_opened', kind: 'silent' },
+        { type: 'tracker.alert_resolved', kind: 'silent' },
+      ]);
+    });
   });
 });
 
-/** Until another backend waits for a lock that backend `pid` holds (here: the check's statement). */
-async function waitUntilBlockedBy(t: TestApp, pid: number): Promise<void> {
+/**
+ * Until another backend waits for a lock that backend `pid` holds; answers that backend's pid. With
+ * `orElse`, stops waiting (answering 0) once it is true.
+ */
+async function waitUntilBlockedBy(t: TestApp, pid: number, orElse?: () => boolean): Promise<number> {
   for (let i = 0; i < 200; i++) {
     const rows = (await t.db.query(
-      `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND $1 = ANY(pg_blocking_pids(pid))`,
+      `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND $1 = ANY(pg_blocking_pids(pid))`,
       [pid],
-    )) as unknown[];
-    if (rows.length > 0) return;
+    )) as { pid: number }[];
+    if (rows.length > 0) return rows[0].pid;
+    if (orElse?.()) return 0;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
-  throw new Error('the check never waited on the held alert');
+  throw new Error(`nothing waited for backend ${pid}`);
 }
