@@ -28,6 +28,7 @@ import { NotificationStreamSlots1763990000000 } from './1763990000000-Notificati
 import { ApiKeys1764000000000 } from './1764000000000-ApiKeys.js';
 import { Webhooks1764010000000 } from './1764010000000-Webhooks.js';
 import { ShareLinks1764200000000 } from './1764200000000-ShareLinks.js';
+import { ReportActivityUpkeep1764400000000 } from './1764400000000-ReportActivityUpkeep.js';
 import { JourneyFactsFreshTrackers1764500000000 } from './1764500000000-JourneyFactsFreshTrackers.js';
 
 export const MIGRATIONS = [
@@ -60,5 +61,6 @@ export const MIGRATIONS = [
   OutboxDueOrder1764050000000,
   Alerts1764100000000,
   ShareLinks1764200000000,
+  ReportActivityUpkeep1764400000000,
   JourneyFactsFreshTrackers1764500000000,
 ];

@@ -8,9 +8,9 @@ import { AlertMetrics } from './alert-metrics.js';
 export type AlertCheckRun = { ran: false } | { ran: true; opened: number; resolved: number; durationMs: number };
 
 /**
- * The periodic alert check: every instance wakes up every ALERT_CHECK_SECONDS and tries the
- * check's advisory lock; the one that gets it opens and resolves alerts for the whole fleet (see
- * AlertCheckRepository), the others skip that round. Writes that end a condition (a report, a
+ * The periodic alert check: every instance wakes up every ALERT_CHECK_SECONDS (start to start) and
+ * tries the check's advisory lock; the one that gets it opens and resolves alerts for the whole fleet
+ * (see AlertCheckRepository), the others skip that round. Writes that end a condition (a report, a
  * battery level, a tracker leaving transit or storage) resolve their alerts themselves at once;
  * the rest changes within one interval.
  */
@@ -28,6 +28,9 @@ export class AlertCheckService implements OnApplicationBootstrap, OnModuleDestro
       what: 'alert check',
       logger: this.logger,
       intervalMs: config.alerts.checkSeconds * 1000,
+      // Start to start: an alert opens within one interval (plus the check's own duration) of its
+      // condition, however long the previous check took.
+      fixedRate: true,
       onResult: (result) => {
         if (result.ran && result.opened + result.resolved > 0) this.logger.log(result);
       },

@@ -5,12 +5,12 @@ import { AlertMetrics } from './alert-metrics.js';
 import { AlertsController } from './alerts.controller.js';
 import { AlertsRepository } from './alerts.repository.js';
 import { AlertsService } from './alerts.service.js';
-import { ReportActivityRecorder } from './report-activity.port.js';
+import { ReportActivityUpkeep } from './report-activity.port.js';
 
 /**
  * Alerts: silent, overdue and low-battery trackers. The periodic check opens and resolves them;
  * report writers keep the per-tracker activity the check reads and resolve what their reports end
- * (ReportActivityRecorder); a tracker leaving transit or storage resolves its alerts in the
+ * (ReportActivityUpkeep); a tracker leaving transit or storage resolves its alerts in the
  * database (alert-events.db-rules.ts). Their events take the status changes' path.
  */
 @Module({
@@ -21,8 +21,8 @@ import { ReportActivityRecorder } from './report-activity.port.js';
     AlertCheckRepository,
     AlertCheckService,
     AlertMetrics,
-    ReportActivityRecorder,
+    ReportActivityUpkeep,
   ],
-  exports: [ReportActivityRecorder, AlertCheckService],
+  exports: [ReportActivityUpkeep, AlertCheckService],
 })
 export class AlertsModule {}

@@ -3,7 +3,7 @@ import { isSerializationConflict } from '../infrastructure/database/sql-state.js
 import type { AccessScope } from '../common/auth/access-scope.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { TRACKER_ERRORS } from '../tracker-states/trackers.errors.js';
-import { ReportActivityRecorder } from '../alerts/report-activity.port.js';
+import { ReportActivityUpkeep } from '../alerts/report-activity.port.js';
 import { CARRIED_REPORT_FIELDS, GeofenceQueue, type Mark } from '../geofences/geofence-queue.port.js';
 import { CacheInvalidation } from '../infrastructure/cache/cache-invalidation.js';
 import { Db } from '../infrastructure/database/db.js';
@@ -37,7 +37,7 @@ export class LocationIngestionService {
     private readonly metrics: MetricsService,
     private readonly geofences: GeofenceQueue,
     private readonly invalidation: CacheInvalidation,
-    private readonly activity: ReportActivityRecorder,
+    private readonly activity: ReportActivityUpkeep,
   ) {}
 
   /**
@@ -97,9 +97,9 @@ export class LocationIngestionService {
   }
 
   /**
-   * The batch statement, the alerts' record of the trackers' newest reports, and the geofence mark
-   * of its new eligible reports, in one transaction (the mark last, right before the commit:
-   * GeofenceQueue).
+   * The batch statement (with the alerts' report-activity step fed by its inserted rows) and the
+   * geofence mark of its new eligible reports, in one transaction (the mark last, right before the
+   * commit: GeofenceQueue).
    */
   private async insertWithRetry(
     scope: AccessScope,
@@ -108,8 +108,9 @@ export class LocationIngestionService {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.db.transaction(async () => {
-          const outcome = await this.repository.insertBatch(scope, reports, this.geofences.enabled);
-          await this.activity.record(reports, new Set(outcome.knownTrackerIds));
+          const outcome = await this.repository.insertBatch(scope, reports, this.geofences.enabled, (newReports) =>
+            this.activity.step(newReports),
+          );
           const markId = outcome.newEligible ? await this.geofences.mark(marksOf(outcome.newEligible)) : null;
           return { ...outcome, markId };
         });

@@ -18,6 +18,7 @@ import {
   nullableTextArrayParam,
   timestamptzArray,
 } from '../infrastructure/database/pg-arrays.js';
+import type { ReportActivityStep } from '../alerts/report-activity.port.js';
 import type { ReportColumns } from './report-batch.js';
 
 export interface InsertOutcome {
@@ -97,12 +98,21 @@ export class LocationsRepository {
    * reports wait on each other instead of deadlocking. `returnEligible`: the statement also returns
    * the new eligible rows (in the order of GeofenceQueue's CARRIED_REPORT_FIELDS) and whether it skipped reports already stored.
    *
+   * `activityStep`: the alerts' report-activity step (ReportActivityUpkeep) for a relation of new
+   * reports; it is fed the inserted rows only, so a duplicate reaches no alert.
+   *
    * Runs in the caller's transaction. A tracker cannot be deleted (or rebuilt) while its reports go
    * in: LOCATION_WRITES_LOCK_KEY is taken shared first, in a statement of its own, so the batch
    * statement's snapshot sees every delete that committed before (location-writes-lock.ts). That is
    * the integrity check the per-row foreign keys used to make (migration 1763720000000).
    */
-  async insertBatch(scope: AccessScope, reports: ReportColumns, returnEligible: boolean): Promise<InsertOutcome> {
+  async insertBatch(
+    scope: AccessScope,
+    reports: ReportColumns,
+    returnEligible: boolean,
+    activityStep: (newReports: Sql) => ReportActivityStep | null,
+  ): Promise<InsertOutcome> {
+    const activity = activityStep(raw('inserted'));
     type OutcomeRow = {
       known_tracker_ids: number[];
       accepted: number;
@@ -142,15 +152,15 @@ export class LocationsRepository {
           FROM input i JOIN known k ON k.id = i.tracker_id
          ORDER BY i.tracker_id, i.timestamp, i.latitude, i.longitude, i.ord
         ON CONFLICT (tracker_id, timestamp, latitude, longitude) DO NOTHING
-        RETURNING id, tracker_id, timestamp, latitude, longitude, accuracy_m, confidence, eligible
+        RETURNING id, tracker_id, timestamp, latitude, longitude, accuracy_m, confidence, eligible, battery
       ),
       hourly AS (${aggregateUpsert('location_history_hourly', 'hour', sql`inserted r WHERE r.eligible`)}),
-      daily AS (${aggregateUpsert('location_history_daily', 'day', sql`inserted r WHERE r.eligible`)})
+      daily AS (${aggregateUpsert('location_history_daily', 'day', sql`inserted r WHERE r.eligible`)})${activity ? sql`,${activity.ctes}` : empty}
       SELECT (SELECT coalesce(array_agg(id), '{}') FROM known) AS known_tracker_ids,
              count(*)::int AS accepted,
              count(*) FILTER (WHERE eligible)::int AS aggregated,
              count(*) FILTER (WHERE ${belowMinConfidenceSql('confidence')})::int AS filtered_low_confidence,
-             count(*) FILTER (WHERE NOT eligible AND NOT ${belowMinConfidenceSql('confidence')})::int AS filtered_manufacturing_region${eligibleColumns}
+             count(*) FILTER (WHERE NOT eligible AND NOT ${belowMinConfidenceSql('confidence')})::int AS filtered_manufacturing_region${eligibleColumns}${activity ? sql`, ${activity.column}` : empty}
         FROM inserted`;
     await this.db.execute(sql`SELECT pg_advisory_xact_lock_shared(${LOCATION_WRITES_LOCK_KEY})`);
     const row = await this.db.one<OutcomeRow>(statement);

@@ -1,18 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { percentileCont } from '../support/alerts.js';
 import type { TestApp } from '../support/app.js';
 import { createTrackerWorld, TRACKERS, type TrackerWorld } from '../support/trackers.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-
-/** Linear interpolation between closest ranks, as PostgreSQL's percentile_cont. */
-function percentileCont(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const rank = p * (sorted.length - 1);
-  const low = Math.floor(rank);
-  const high = Math.ceil(rank);
-  return sorted[low] + (sorted[high] - sorted[low]) * (rank - low);
-}
 
 describe('Arrival estimates on GET /trackers/{id}', () => {
   let t: TestApp;

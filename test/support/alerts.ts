@@ -16,6 +16,15 @@ export interface Alert {
   details: Record<string, unknown>;
 }
 
+/** Linear interpolation between closest ranks, as PostgreSQL's percentile_cont. */
+export function percentileCont(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = p * (sorted.length - 1);
+  const low = Math.floor(rank);
+  const high = Math.ceil(rank);
+  return sorted[low] + (sorted[high] - sorted[low]) * (rank - low);
+}
+
 let seq = 0;
 
 /**

@@ -104,6 +104,58 @@ describe('loadConfig', () => {
     expect(problemsOf(env).map((p) => p.split(' ')[0])).toEqual([name]);
   });
 
+  it('reads the alert settings: defaults, overrides at their bounds, and the e-mailed kinds', () => {
+    expect(loadConfig({}).alerts).toEqual({
+      enabled: true,
+      silentHours: 24,
+      batteryPercent: 15,
+      checkSeconds: 60,
+      emailKinds: ['silent', 'overdue'],
+    });
+    expect(
+      loadConfig({
+        ALERTS_ENABLED: 'false',
+        ALERT_SILENT_HOURS: '1',
+        ALERT_BATTERY_PERCENT: '0',
+        ALERT_CHECK_SECONDS: '1',
+        EMAIL_NOTIFY_ALERTS: ' battery_low , silent ',
+      }).alerts,
+    ).toEqual({
+      enabled: false,
+      silentHours: 1,
+      batteryPercent: 0,
+      checkSeconds: 1,
+      emailKinds: ['battery_low', 'silent'],
+    });
+    expect(
+      loadConfig({ ALERT_SILENT_HOURS: '720', ALERT_BATTERY_PERCENT: '100', ALERT_CHECK_SECONDS: '86400' }).alerts,
+    ).toMatchObject({ silentHours: 720, batteryPercent: 100, checkSeconds: 86_400 });
+    expect(loadConfig({ EMAIL_NOTIFY_ALERTS: 'none' }).alerts.emailKinds).toEqual([]);
+    expect(loadConfig({ EMAIL_NOTIFY_ALERTS: 'NONE' }).alerts.emailKinds).toEqual([]);
+    expect(loadConfig({ EMAIL_NOTIFY_ALERTS: 'overdue' }).alerts.emailKinds).toEqual(['overdue']);
+  });
+
+  it.each([
+    ['ALERT_SILENT_HOURS', '0'],
+    ['ALERT_SILENT_HOURS', '721'],
+    ['ALERT_SILENT_HOURS', '1.5'],
+    ['ALERT_SILENT_HOURS', 'a day'],
+    ['ALERT_BATTERY_PERCENT', '-1'],
+    ['ALERT_BATTERY_PERCENT', '101'],
+    ['ALERT_CHECK_SECONDS', '0'],
+    ['ALERT_CHECK_SECONDS', '86401'],
+    ['ALERT_CHECK_SECONDS', '30s'],
+    ['EMAIL_NOTIFY_ALERTS', 'silent,late'],
+    ['EMAIL_NOTIFY_ALERTS', 'SILENT'],
+    ['ALERTS_ENABLED', 'sometimes'],
+  ])('refuses %s=%s, naming it', (name, value) => {
+    const problems = problemsOf({ [name]: value });
+    expect(problems.map((p) => p.split(' ')[0])).toEqual([name]);
+    expect(problems[0]).toContain(
+      name === 'EMAIL_NOTIFY_ALERTS' ? 'must be one of silent, overdue, battery_low' : value,
+    );
+  });
+
   it('puts every problem into the error message', () => {
     expect(() => loadConfig({ PORT: '-1', HOURLY_HISTORY_DAYS: 'x' })).toThrow(
       /Invalid configuration:[\s\S]*PORT[\s\S]*HOURLY_HISTORY_DAYS/,

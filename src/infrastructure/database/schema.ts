@@ -243,7 +243,7 @@ export interface Tables {
   };
   tracker_report_activity: {
     tracker_id: number;
-    last_report_at: Date;
+    last_report_at: Date | null;
     battery: number | null;
     battery_at: Date | null;
   };
