@@ -1500,7 +1500,7 @@ export interface components {
             expires_at?: string | null;
             /**
              * Format: int32
-             * @description Admin only: the user the key is created for, who becomes its owner.
+             * @description Admin only: the user the key is created for, who becomes its owner (null: the admin). A non-admin sending the field, null included, gets 403.
              */
             user_id?: number;
         };
