@@ -1111,7 +1111,7 @@ export interface paths {
         put?: never;
         /**
          * Send a delivery again now (a new attempt, same webhook-id), whatever its status
-         * @description Pending again with a new 24-hour retry period; an attempt in flight records nothing.
+         * @description Pending again with a new 24-hour retry period; an attempt in flight records nothing. Also on a disabled webhook: that one delivery is attempted now, the webhook stays disabled and its other pending deliveries keep waiting.
          */
         post: operations["webhooksRetry"];
         delete?: never;
@@ -11478,15 +11478,6 @@ export interface operations {
             };
             /** @description Missing, or another user's; Missing, or a delivery of another webhook */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The webhook is disabled (is_active false): enable it first */
-            409: {
                 headers: {
                     [name: string]: unknown;
                 };
