@@ -102,8 +102,9 @@ export class NotificationsController {
   @Get('stream')
   @Public()
   @UseGuards(StreamAuthGuard)
-  @ApiBearerAuth(BEARER_SCHEME)
+  // Listed as @Access lists them: bearer first (decorators apply bottom-up).
   @ApiSecurity(API_KEY_SCHEME)
+  @ApiBearerAuth(BEARER_SCHEME)
   @ApiOperation({
     summary: 'Live notifications (Server-Sent Events)',
     description: [
