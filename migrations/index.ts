@@ -28,7 +28,7 @@ import { NotificationStreamSlots1763990000000 } from './1763990000000-Notificati
 import { ApiKeys1764000000000 } from './1764000000000-ApiKeys.js';
 import { Webhooks1764010000000 } from './1764010000000-Webhooks.js';
 import { ShareLinks1764200000000 } from './1764200000000-ShareLinks.js';
-import { WebhookManualRetries1764300000000 } from './1764300000000-WebhookManualRetries.js';
+import { WebhookManualRetries1764600000000 } from './1764600000000-WebhookManualRetries.js';
 
 export const MIGRATIONS = [
   InitialSchema1763700000000,
@@ -60,5 +60,5 @@ export const MIGRATIONS = [
   OutboxDueOrder1764050000000,
   Alerts1764100000000,
   ShareLinks1764200000000,
-  WebhookManualRetries1764300000000,
+  WebhookManualRetries1764600000000,
 ];

@@ -5,8 +5,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * until that attempt is recorded (the worker's claim honours it; the webhook's other pending
  * deliveries keep waiting for it to be enabled again).
  */
-export class WebhookManualRetries1764300000000 implements MigrationInterface {
-  name = 'WebhookManualRetries1764300000000';
+export class WebhookManualRetries1764600000000 implements MigrationInterface {
+  name = 'WebhookManualRetries1764600000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`ALTER TABLE webhook_deliveries ADD COLUMN manual_retry boolean NOT NULL DEFAULT false`);
