@@ -30,6 +30,7 @@ import { Webhooks1764010000000 } from './1764010000000-Webhooks.js';
 import { ShareLinks1764200000000 } from './1764200000000-ShareLinks.js';
 import { ReportActivityUpkeep1764400000000 } from './1764400000000-ReportActivityUpkeep.js';
 import { JourneyFactsFreshTrackers1764500000000 } from './1764500000000-JourneyFactsFreshTrackers.js';
+import { WebhookManualRetries1764600000000 } from './1764600000000-WebhookManualRetries.js';
 
 export const MIGRATIONS = [
   InitialSchema1763700000000,
@@ -63,4 +64,5 @@ export const MIGRATIONS = [
   ShareLinks1764200000000,
   ReportActivityUpkeep1764400000000,
   JourneyFactsFreshTrackers1764500000000,
+  WebhookManualRetries1764600000000,
 ];

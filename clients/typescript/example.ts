@@ -18,6 +18,10 @@ export interface ExampleRun {
   imageBytes: number;
   deletedImageId: number;
   notFoundDetail: string;
+  keyTrackers: number;
+  webhookSecretPrefix: string;
+  webhookDeliveries: number;
+  revokedKeyStatus: number;
 }
 
 /** What openapi-fetch answers: the body on success, the typed error body otherwise. */
@@ -33,7 +37,10 @@ function body<T>(step: string, answer: Answer<T>): T {
   return answer.data;
 }
 
-/** Logs in, builds a client → brand → run → tracker chain, reports a location and reads everything back. */
+/**
+ * Logs in, builds a client → brand → run → tracker chain, reports a location and reads everything
+ * back; then makes an API key, reads and manages a webhook with it, and revokes it.
+ */
 export async function runExample(baseUrl: string, credentials: { email: string; password: string }, png: Blob): Promise<ExampleRun> {
   const anonymous = createClient<paths>({ baseUrl });
   const login = body('login', await anonymous.POST('/api/v1/auth/login/json', { body: credentials }));
@@ -81,6 +88,30 @@ export async function runExample(baseUrl: string, credentials: { email: string; 
   const missing = await api.GET('/api/v1/trackers/{id}', { params: { path: { id: 2_147_483_647 } } });
   if (missing.response.status !== 404 || missing.error === undefined) throw new Error(`missing tracker: ${missing.response.status}`);
 
+  // A machine client: an API key narrowed to the new client, allowed to read and to manage webhooks.
+  // Its text is answered only here; a real integration stores it in its secret store.
+  const created = body(
+    'create API key',
+    await api.POST('/api/v1/api-keys', { body: { name: `Example ERP ${suffix}`, scopes: ['read', 'webhooks'], client_ids: [client.id] } }),
+  );
+  const machine = createClient<paths>({ baseUrl, headers: { 'X-API-Key': created.key } });
+  const keyList = body('list trackers with the key', await machine.GET('/api/v1/trackers', { params: { query: { production_run_id: run.id } } }));
+  // A webhook made with that key must stay within the key's clients. Its secret, too, is shown once.
+  const webhook = body(
+    'create webhook',
+    await machine.POST('/api/v1/webhooks', {
+      body: { url: 'https://erp.example.com/hooks/tracker', event_types: ['tracker.status_changed'], client_ids: [client.id] },
+    }),
+  );
+  const deliveries = body(
+    'webhook deliveries',
+    await machine.GET('/api/v1/webhooks/{id}/deliveries', { params: { path: { id: webhook.id }, query: { status: 'failed' } } }),
+  );
+  body('delete webhook', await machine.DELETE('/api/v1/webhooks/{id}', { params: { path: { id: webhook.id } } }));
+  // Revoked with the person's token (a key never manages keys); the key stops working at once.
+  body('revoke API key', await api.DELETE('/api/v1/api-keys/{id}', { params: { path: { id: created.id } } }));
+  const refused = await machine.GET('/api/v1/trackers', {});
+
   return {
     userName: renamed.name,
     trackerId: tracker.id,
@@ -91,5 +122,9 @@ export async function runExample(baseUrl: string, credentials: { email: string; 
     imageBytes: uploaded.size,
     deletedImageId: deleted.id,
     notFoundDetail: missing.error.detail,
+    keyTrackers: keyList.total,
+    webhookSecretPrefix: webhook.secret.slice(0, 6),
+    webhookDeliveries: deliveries.total,
+    revokedKeyStatus: refused.response.status,
   };
 }

@@ -736,7 +736,7 @@ export interface paths {
         put?: never;
         /**
          * A ticket to open the stream without an Authorization header (EventSource)
-         * @description Single use, valid for 60 s, bound to the caller and to the access token that asked for it: the stream it opens ends when that token expires or is revoked.
+         * @description Single use, valid for 60 s, bound to the caller and to the credential that asked for it: the stream it opens ends when that access token expires or is revoked, or when that API key is revoked or expires. An API key needs the `write` scope for this route and `read` for the stream the ticket opens.
          */
         post: operations["notificationsStreamTicket"];
         delete?: never;
@@ -760,7 +760,7 @@ export interface paths {
          *
          *     A user holds at most `NOTIFICATION_STREAMS_PER_USER` (5) open streams, counted across every instance; one more answers 429 with `Retry-After` and sends nothing.
          *
-         *     Authenticate with the bearer header or `?ticket=`. The stream ends when the access token (for a ticket: the one that asked for it) expires or is revoked, the user is deactivated, or the service shuts down; reconnect with `Last-Event-ID`.
+         *     Authenticate with the bearer header, an API key with the `read` scope (`X-API-Key` or `Authorization: Bearer tps_…`; a key narrowed to clients streams only their events), or `?ticket=`. The stream ends when the access token or API key (for a ticket: the credential that asked for it) expires or is revoked, the user is deactivated, or the service shuts down; reconnect with `Last-Event-ID`.
          */
         get: operations["notificationsStream"];
         put?: never;
@@ -1111,7 +1111,7 @@ export interface paths {
         put?: never;
         /**
          * Send a delivery again now (a new attempt, same webhook-id), whatever its status
-         * @description Pending again with a new 24-hour retry period; an attempt in flight records nothing.
+         * @description Pending again with a new 24-hour retry period; an attempt in flight records nothing. Also on a disabled webhook: that one delivery is attempted now, the webhook stays disabled and its other pending deliveries keep waiting.
          */
         post: operations["webhooksRetry"];
         delete?: never;
@@ -1500,7 +1500,7 @@ export interface components {
             expires_at?: string | null;
             /**
              * Format: int32
-             * @description Admin only: the user the key is created for, who becomes its owner.
+             * @description Admin only: the user the key is created for, who becomes its owner (null: the admin). A non-admin sending the field, null included, gets 403.
              */
             user_id?: number;
         };
@@ -9439,7 +9439,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description No bearer token or API key; Token invalid, expired or revoked; ticket bad, used or late */
+            /** @description No bearer token or API key; Token or API key invalid, expired or revoked; ticket bad, used or late */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9448,7 +9448,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A role without notifications, or an API key (keys open no stream) */
+            /** @description A role without notifications, or an API key without the read scope */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11442,15 +11442,6 @@ export interface operations {
             };
             /** @description Missing, or another user's; Missing, or a delivery of another webhook */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The webhook is disabled (is_active false): enable it first */
-            409: {
                 headers: {
                     [name: string]: unknown;
                 };

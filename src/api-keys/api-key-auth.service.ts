@@ -81,6 +81,11 @@ export class ApiKeyAuth implements ApiKeyAuthenticator {
     return authUser(key, owner);
   }
 
+  async isUsable(grant: { id: number; prefix: string }): Promise<boolean> {
+    const key = await this.keyByPrefix(grant.prefix);
+    return key !== null && key.id === grant.id && usable(key);
+  }
+
   /** The owner acting through the key, or null when the key is not accepted (for whatever reason: all answer alike). */
   private async resolve(text: string): Promise<AuthUser | null> {
     const parsed = parseKeyText(text);
@@ -141,11 +146,11 @@ function authUser(key: CachedKey, owner: ActiveUserRow): AuthUser {
     name: owner.name,
     roles: owner.roles,
     clientIds: owner.client_list,
-    // Not a token: nothing a key authenticates may be revoked as one (logout and streams refuse keys).
+    // Not a token: nothing a key authenticates may be revoked as one (logout refuses keys; a stream checks the key).
     tokenId: `api-key:${key.id}`,
     tokenFamily: null,
     tokenExpiresAt: new Date(key.expiresAt ?? NEVER),
-    apiKey: { id: key.id, scopes: key.scopes, clientIds: key.clientIds },
+    apiKey: { id: key.id, prefix: key.prefix, scopes: key.scopes, clientIds: key.clientIds },
   };
 }
 

@@ -31,8 +31,9 @@ export class ApiKeysService {
   ) {}
 
   async create(caller: AuthUser, dto: CreateApiKeyDto): Promise<CreatedApiKeyResponse> {
+    // `user_id` is an admin's field: a non-admin naming anyone, themselves or null included, is refused.
+    if (dto.user_id !== undefined && !isAdmin(caller)) throw new DomainError(ERRORS.notEnoughPermissions);
     const forOther = dto.user_id !== undefined && dto.user_id !== null;
-    if (forOther && !isAdmin(caller)) throw new DomainError(ERRORS.notEnoughPermissions);
     const ownerId = forOther ? (dto.user_id as number) : caller.id;
     const expiresAt = checkedExpiry(dto.expires_at ?? null);
     if (forOther && !(await this.keys.findOwner(ownerId)))

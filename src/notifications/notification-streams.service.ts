@@ -8,7 +8,7 @@ import { toNotificationResponse } from './notification.mapper.js';
 import type { PgListener } from '../infrastructure/database/pg-listener.js';
 import { notificationListener } from './notification-listener.js';
 import { NotificationMetrics } from './notification-metrics.js';
-import { NotificationsRepository, type NotificationRow } from './notifications.repository.js';
+import { NotificationsRepository, type Inbox, type NotificationRow } from './notifications.repository.js';
 import { StreamCredentials } from './stream-credentials.js';
 import { NOTIFICATION_ERRORS } from './notifications.errors.js';
 import { StreamSlotsRepository } from './stream-slots.repository.js';
@@ -27,6 +27,8 @@ export const SLOT_STALE_SECONDS = 30;
 const RETRY_AFTER_SECONDS = SLOT_STALE_SECONDS;
 /** A client that stops reading is dropped once this much is waiting for it (it reconnects with Last-Event-ID). */
 const MAX_BUFFERED_BYTES = 1024 * 1024;
+/** The longest delay a timer takes; a later expiry (a key's, or none) is left to the credential check. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 interface OpenStream {
   identity: StreamIdentity;
@@ -35,7 +37,7 @@ interface OpenStream {
   res: Response;
   /** The last notification id written to it. */
   cursor: bigint;
-  expiry: NodeJS.Timeout;
+  expiry: NodeJS.Timeout | undefined;
   closed: boolean;
 }
 
@@ -45,8 +47,9 @@ interface OpenStream {
  * this instance, the notifications above the streams' cursors and writes each to the streams of
  * its user. Notification ids become visible in increasing order (the database assigns them under
  * a lock at commit), so "above the cursor" never skips one. Before writing, and every second, the
- * streams' credentials are checked again: a revoked token, a deactivated user or one that lost
- * its roles ends the stream at once; so does the token's expiry, and the app's shutdown.
+ * streams' credentials are checked again: a revoked token or API key, a deactivated user or one
+ * that lost its roles ends the stream at once; so does the credential's expiry, and the app's
+ * shutdown. A stream on a key narrowed to clients carries only the notifications of their events.
  */
 @Injectable()
 export class NotificationStreams implements OnModuleDestroy {
@@ -93,15 +96,16 @@ export class NotificationStreams implements OnModuleDestroy {
       throw new DomainError(NOTIFICATION_ERRORS.tooManyStreams(cap), {
         headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
       });
+    const expiresIn = Math.max(0, identity.tokenExpiresAt - Date.now());
     const stream: OpenStream = {
       identity,
       slot,
       res,
       cursor: 0n,
       closed: false,
-      expiry: setTimeout(() => this.close(stream), Math.max(0, identity.tokenExpiresAt - Date.now())),
+      expiry: expiresIn <= MAX_TIMER_MS ? setTimeout(() => this.close(stream), expiresIn) : undefined,
     };
-    stream.expiry.unref();
+    stream.expiry?.unref();
     // The client may have gone while the slot was taken: its 'close' has passed already.
     if (!res.socket || res.socket.destroyed) return this.close(stream, false);
     res.on('close', () => this.close(stream, false));
@@ -135,7 +139,7 @@ export class NotificationStreams implements OnModuleDestroy {
    */
   private async replay(stream: OpenStream, lastEventId: string): Promise<void> {
     const max = this.config.notificationStreamReplayMax;
-    const newest = await this.repository.newestAfter(stream.identity.userId, lastEventId, max + 1);
+    const newest = await this.repository.newestAfter(inboxOf(stream.identity), lastEventId, max + 1);
     const rows = newest.slice(0, max).reverse();
     stream.cursor = BigInt(lastEventId);
     if (newest.length > max) {
@@ -200,7 +204,7 @@ export class NotificationStreams implements OnModuleDestroy {
     for (;;) {
       const rows = await this.repository.afterForUsers(users, from.toString(), BATCH);
       for (const row of rows) {
-        for (const stream of open) if (stream.identity.userId === row.user_id) this.write(stream, row, true);
+        for (const stream of open) if (receives(stream.identity, row)) this.write(stream, row, true);
       }
       if (rows.length > 0) from = BigInt(rows[rows.length - 1].id);
       if (rows.length < BATCH) break;
@@ -245,4 +249,15 @@ export class NotificationStreams implements OnModuleDestroy {
     if (this.streams.delete(stream)) this.metrics.streamClosed();
     if (end && !stream.res.writableEnded) stream.res.end();
   }
+}
+
+/** Whose notifications a stream carries: its user's, narrowed to a key's clients when it lives on such a key. */
+function inboxOf(identity: StreamIdentity): Inbox {
+  return { userId: identity.userId, clientIds: identity.apiKey?.clientIds ?? null };
+}
+
+function receives(identity: StreamIdentity, row: NotificationRow): boolean {
+  if (identity.userId !== row.user_id) return false;
+  const clients = identity.apiKey?.clientIds ?? null;
+  return clients === null || clients.includes(row.event.client_id);
 }

@@ -14,6 +14,7 @@ import {
 import {
   ApiBearerAuth,
   ApiCreatedResponse,
+  ApiSecurity,
   ApiHeader,
   ApiOkResponse,
   ApiOperation,
@@ -22,7 +23,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Access, AccessWithoutKeys, Public } from '../common/auth/access.decorator.js';
+import { Access, API_KEY_SCHEME, BEARER_SCHEME, Public } from '../common/auth/access.decorator.js';
 import type { AuthUser } from '../common/auth/auth-user.js';
 import { CurrentUser } from '../common/auth/current-user.decorator.js';
 import { ApiErrors } from '../common/errors/api-errors.decorator.js';
@@ -44,7 +45,7 @@ import { StreamQuery } from './dto/stream.query.js';
 import { NotificationStreams } from './notification-streams.service.js';
 import { NotificationsService } from './notifications.service.js';
 import { StreamAuthGuard, type StreamRequest } from './stream-auth.guard.js';
-import { bearerIssuedMicros, StreamTickets, TICKET_SECONDS, type StreamIdentity } from './stream-tickets.service.js';
+import { StreamTickets, TICKET_SECONDS, type StreamIdentity } from './stream-tickets.service.js';
 
 const LAST_EVENT_ID = /^(0|[1-9][0-9]{0,17})$/;
 
@@ -84,38 +85,33 @@ export class NotificationsController {
 
   @Post('stream-ticket')
   @HttpCode(201)
-  @AccessWithoutKeys('admin', 'user')
+  @Access('admin', 'user')
   @ApiOperation({
     summary: 'A ticket to open the stream without an Authorization header (EventSource)',
     description:
-      'Single use, valid for 60 s, bound to the caller and to the access token that asked for it: the stream it opens ends when that token expires or is revoked.',
+      'Single use, valid for 60 s, bound to the caller and to the credential that asked for it: the stream it opens ends when that access token expires or is revoked, or when that API key is revoked or expires. An API key needs the `write` scope for this route and `read` for the stream the ticket opens.',
   })
   @ApiCreatedResponse({ type: StreamTicketResponse })
   streamTicket(
     @CurrentUser() user: AuthUser,
     @Headers('authorization') authorization: string | undefined,
   ): StreamTicketResponse {
-    const ticket = this.tickets.issue({
-      userId: user.id,
-      tokenId: user.tokenId,
-      tokenFamily: user.tokenFamily,
-      tokenExpiresAt: user.tokenExpiresAt.getTime(),
-      tokenIssuedUs: bearerIssuedMicros(authorization),
-    });
-    return { ticket, expires_in: TICKET_SECONDS };
+    return { ticket: this.tickets.issueFor(user, authorization), expires_in: TICKET_SECONDS };
   }
 
   @Get('stream')
   @Public()
   @UseGuards(StreamAuthGuard)
-  @ApiBearerAuth()
+  // Listed as @Access lists them: bearer first (decorators apply bottom-up).
+  @ApiSecurity(API_KEY_SCHEME)
+  @ApiBearerAuth(BEARER_SCHEME)
   @ApiOperation({
     summary: 'Live notifications (Server-Sent Events)',
     description: [
       'Each new notification of the caller as `id: <notification id>`, `event: notification`, `data: <Notification JSON>`; a `: keepalive` comment every 15 s.',
       'With `Last-Event-ID` (or `last_event_id`), the notifications after that id are replayed first, in id order: at most the newest `NOTIFICATION_STREAM_REPLAY_MAX` (500) of them. When there were more, a `replay-truncated` event without an id comes first, its data `{"replay_limit": <max>, "first_id": <id of the first replayed notification>}`; the ones in between are read with GET /notifications.',
       'A user holds at most `NOTIFICATION_STREAMS_PER_USER` (5) open streams, counted across every instance; one more answers 429 with `Retry-After` and sends nothing.',
-      'Authenticate with the bearer header or `?ticket=`. The stream ends when the access token (for a ticket: the one that asked for it) expires or is revoked, the user is deactivated, or the service shuts down; reconnect with `Last-Event-ID`.',
+      'Authenticate with the bearer header, an API key with the `read` scope (`X-API-Key` or `Authorization: Bearer tps_…`; a key narrowed to clients streams only their events), or `?ticket=`. The stream ends when the access token or API key (for a ticket: the credential that asked for it) expires or is revoked, the user is deactivated, or the service shuts down; reconnect with `Last-Event-ID`.',
     ].join('\n\n'),
   })
   @ApiHeader({
@@ -139,8 +135,8 @@ export class NotificationsController {
   })
   @ApiErrors(
     ERRORS.notAuthenticated,
-    { ...ERRORS.invalidCredentials, summary: 'Token invalid, expired or revoked; ticket bad, used or late' },
-    { ...ERRORS.notEnoughPermissions, summary: 'A role without notifications, or an API key (keys open no stream)' },
+    { ...ERRORS.invalidCredentials, summary: 'Token or API key invalid, expired or revoked; ticket bad, used or late' },
+    { ...ERRORS.notEnoughPermissions, summary: 'A role without notifications, or an API key without the read scope' },
     { ...ERRORS.validationFailed, summary: 'Last-Event-ID or last_event_id not a notification id' },
     NOTIFICATION_ERRORS.tooManyStreams(),
     ERRORS.tooManyKeyAttempts,

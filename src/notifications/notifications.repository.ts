@@ -81,10 +81,10 @@ export class NotificationsRepository {
     );
   }
 
-  /** The user's newest notifications with an id above `afterId`, newest first, at most `limit` (bounded replay). */
-  newestAfter(userId: number, afterId: string, limit: number): Promise<NotificationRow[]> {
+  /** The inbox's newest notifications with an id above `afterId`, newest first, at most `limit` (bounded replay). */
+  newestAfter(inbox: Inbox, afterId: string, limit: number): Promise<NotificationRow[]> {
     return this.db.rows<NotificationRow>(
-      sql`SELECT ${COLUMNS} FROM ${FROM} WHERE n.user_id = ${userId} AND n.id > ${afterId}::bigint ORDER BY n.id DESC LIMIT ${limit}`,
+      sql`SELECT ${COLUMNS} FROM ${FROM} WHERE ${inInbox(inbox)} AND n.id > ${afterId}::bigint ORDER BY n.id DESC LIMIT ${limit}`,
     );
   }
 

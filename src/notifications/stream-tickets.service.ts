@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { RevocationService } from '../auth/revocation.service.js';
+import { keyAllows } from '../common/auth/api-key.js';
+import type { AuthUser } from '../common/auth/auth-user.js';
 import type { AppConfig } from '../common/config/app-config.js';
 import { APP_CONFIG } from '../common/config/config.module.js';
 import { DomainError } from '../common/errors/domain-error.js';
@@ -10,9 +12,18 @@ import { StreamCredentials } from './stream-credentials.js';
 /** Seconds within which a stream ticket must be used. */
 export const TICKET_SECONDS = 60;
 
-/** Who a stream belongs to and which access token it lives on. */
+/** The API key a stream lives on instead of an access token. */
+export interface StreamKey {
+  id: number;
+  prefix: string;
+  /** The clients the key is narrowed to: the stream carries only their events. Null: not narrowed. */
+  clientIds: readonly number[] | null;
+}
+
+/** Who a stream belongs to and which credential it lives on: an access token, or an API key (`apiKey`). */
 export interface StreamIdentity {
   userId: number;
+  /** The access token's id (for a key: a placeholder, never looked up). */
   tokenId: string;
   /** The access token's family (see tokenFamily in the auth module), revoked as a whole on refresh-token reuse. */
   tokenFamily: string | null;
@@ -20,6 +31,21 @@ export interface StreamIdentity {
   tokenExpiresAt: number;
   /** Issue time of the access token (µs since the epoch), judged against the user's token epoch. */
   tokenIssuedUs: number;
+  /** Set when the stream lives on an API key: it ends when the key is revoked or expires. */
+  apiKey?: StreamKey;
+}
+
+/** The stream identity of an authenticated caller (`authorization`: the header the bearer token came in). */
+export function streamIdentityOf(user: AuthUser, authorization: string | undefined): StreamIdentity {
+  const key = user.apiKey;
+  return {
+    userId: user.id,
+    tokenId: user.tokenId,
+    tokenFamily: user.tokenFamily,
+    tokenExpiresAt: user.tokenExpiresAt.getTime(),
+    tokenIssuedUs: key ? 0 : bearerIssuedMicros(authorization),
+    ...(key && { apiKey: { id: key.id, prefix: key.prefix, clientIds: key.clientIds } }),
+  };
 }
 
 interface TicketClaims {
@@ -30,12 +56,14 @@ interface TicketClaims {
   tf?: string;
   te: number;
   ti: number;
+  /** The API key that asked for it (id, prefix, clients), when one did. */
+  k?: { i: number; p: string; c: number[] | null };
 }
 
 /**
  * Stream tickets, for browsers' EventSource (which cannot send a header): `<payload>.<mac>`, the
  * payload naming the user, the ticket's own id and expiry, and the access token that asked for it
- * (id, expiry, issue time). The MAC key is derived from JWT_SECRET for this purpose only, so a
+ * (id, expiry, issue time) or the API key that did. The MAC key is derived from JWT_SECRET for this purpose only, so a
  * ticket is never a valid JWT and a JWT never a ticket. Single use across instances: redeeming
  * records the ticket id in revoked_tokens (PostgreSQL, atomically), the same table that makes a
  * refresh token single use, so it needs no Redis.
@@ -54,6 +82,15 @@ export class StreamTickets {
       .digest();
   }
 
+  /**
+   * A ticket for the caller. A key asking needs `read` beside the route's `write`: the ticket opens
+   * the stream, a read, which the key must be allowed itself (else 403).
+   */
+  issueFor(user: AuthUser, authorization: string | undefined): string {
+    if (user.apiKey && !keyAllows('read', user.apiKey)) throw new DomainError(ERRORS.notEnoughPermissions);
+    return this.issue(streamIdentityOf(user, authorization));
+  }
+
   issue(identity: StreamIdentity): string {
     const nowSeconds = Math.floor(Date.now() / 1000);
     const claims: TicketClaims = {
@@ -64,6 +101,13 @@ export class StreamTickets {
       ...(identity.tokenFamily !== null && { tf: identity.tokenFamily }),
       te: identity.tokenExpiresAt,
       ti: identity.tokenIssuedUs,
+      ...(identity.apiKey && {
+        k: {
+          i: identity.apiKey.id,
+          p: identity.apiKey.prefix,
+          c: identity.apiKey.clientIds && [...identity.apiKey.clientIds],
+        },
+      }),
     };
     const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
     return `${payload}.${this.mac(payload)}`;
@@ -84,6 +128,7 @@ export class StreamTickets {
       tokenFamily: claims.tf ?? null,
       tokenExpiresAt: claims.te,
       tokenIssuedUs: claims.ti,
+      ...(claims.k && { apiKey: { id: claims.k.i, prefix: claims.k.p, clientIds: claims.k.c } }),
     };
     if (!(await this.credentials.isValid(identity))) throw new DomainError(ERRORS.invalidCredentials);
     if (!(await this.revocations.revokeOnce(claims.j, new Date(claims.e * 1000))))
@@ -106,7 +151,8 @@ export class StreamTickets {
         Number.isSafeInteger(claims.ti) &&
         typeof claims.j === 'string' &&
         typeof claims.tj === 'string' &&
-        (claims.tf === undefined || typeof claims.tf === 'string');
+        (claims.tf === undefined || typeof claims.tf === 'string') &&
+        (claims.k === undefined || keyClaimOk(claims.k));
       return ok ? (claims as TicketClaims) : null;
     } catch {
       return null;
@@ -116,6 +162,14 @@ export class StreamTickets {
   private mac(payload: string): string {
     return createHmac('sha256', this.key).update(payload).digest('base64url');
   }
+}
+
+function keyClaimOk(k: Partial<NonNullable<TicketClaims['k']>>): boolean {
+  return (
+    Number.isSafeInteger(k.i) &&
+    typeof k.p === 'string' &&
+    (k.c === null || (Array.isArray(k.c) && k.c.every((id) => Number.isSafeInteger(id))))
+  );
 }
 
 /** Issue time (µs) of a verified bearer token, read from its payload (`iat_us`, else `iat`). */

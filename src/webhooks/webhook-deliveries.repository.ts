@@ -52,8 +52,8 @@ const FROM = sql`webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id`;
 
 /**
  * The delivery queue (webhook_deliveries, an outbox: claims and outcomes through OutboxQueue) and
- * the delivery log. Only deliveries of an enabled webhook whose owner is active are claimed; the
- * others wait. Log reads carry the caller's WebhookOwner condition.
+ * the delivery log. Only deliveries of an enabled webhook (or retried by hand) whose owner is active
+ * are claimed; the others wait. Log reads carry the caller's WebhookOwner condition.
  */
 @Injectable()
 export class WebhookDeliveriesRepository {
@@ -77,7 +77,7 @@ export class WebhookDeliveriesRepository {
         readyAt: 'next_attempt_at',
       },
       claimWhere: sql`EXISTS (SELECT 1 FROM webhooks cw JOIN users cu ON cu.id = cw.user_id
-                               WHERE cw.id = q.webhook_id AND cw.is_active AND cu.is_active)`,
+                               WHERE cw.id = q.webhook_id AND (cw.is_active OR q.manual_retry) AND cu.is_active)`,
       groupBy: 'webhook_id',
       claimReturning: sql`o.webhook_id, o.event_type, o.event_id::text AS event_id, o.created_at,
         (SELECT jsonb_build_object('url', w.url, 'secret', w.secret, 'failing_since', w.failing_since,
@@ -87,10 +87,13 @@ export class WebhookDeliveriesRepository {
     });
   }
 
-  /** The attempt's own columns, written with its outcome by the outbox kit. */
+  /**
+   * The attempt's own columns, written with its outcome by the outbox kit. A manual retry is one
+   * attempt: once recorded, the delivery waits with the others while its webhook is disabled.
+   */
   attemptColumns(attempt: AttemptRecord): Sql {
     return sql`last_attempt_at = ${attempt.startedAt}, response_status = ${attempt.responseStatus},
-               response_time_ms = ${attempt.responseTimeMs}`;
+               response_time_ms = ${attempt.responseTimeMs}, manual_retry = false`;
   }
 
   /**
@@ -146,13 +149,14 @@ export class WebhookDeliveriesRepository {
   /**
    * Makes a delivery due now whatever its status: pending again with a new retry period, and a new
    * claim counter value, so an attempt in flight records nothing and the next claim sends it again
-   * (same id). Null when it is not a delivery of this webhook.
+   * (same id). Marked manual, it is claimed even while the webhook is disabled (its owner must still
+   * be active). Null when it is not a delivery of this webhook.
    */
   retryNow(owner: WebhookOwner, webhookId: number, deliveryId: number): Promise<DeliveryRow | null> {
     return this.db.first<DeliveryRow>(
       sql`WITH d AS (
             UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = now(), claimed_until = NULL,
-                   claims = d.claims + 1, first_attempt_at = NULL, finished_at = NULL
+                   claims = d.claims + 1, first_attempt_at = NULL, finished_at = NULL, manual_retry = true
               FROM webhooks w
              WHERE d.id = ${deliveryId} AND d.webhook_id = ${webhookId} AND w.id = d.webhook_id AND ${owner.visible('w')}
             RETURNING d.*

@@ -141,13 +141,13 @@ export class WebhooksController {
   @Access('admin', 'user')
   @ApiOperation({
     summary: 'Send a delivery again now (a new attempt, same webhook-id), whatever its status',
-    description: 'Pending again with a new 24-hour retry period; an attempt in flight records nothing.',
+    description:
+      'Pending again with a new 24-hour retry period; an attempt in flight records nothing. Also on a disabled webhook: that one delivery is attempted now, the webhook stays disabled and its other pending deliveries keep waiting.',
   })
   @ApiAcceptedResponse({ type: DeliveryResponse })
   @ApiErrors(
     WEBHOOK_ERRORS.webhookNotFound,
     WEBHOOK_ERRORS.deliveryNotFound,
-    WEBHOOK_ERRORS.webhookDisabled,
     ERRORS.invalidField('delivery_id', 'must be a positive integer'),
   )
   retry(

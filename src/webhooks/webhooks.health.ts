@@ -37,7 +37,7 @@ export class WebhooksHealth implements PipelineStepSource {
     const row = await readOnlyStep(this.db, scope, () =>
       this.db.one<DeliveryBacklogRow>(
         sql`WITH pending AS (
-              SELECT d.next_attempt_at, w.is_active AND u.is_active AS sendable
+              SELECT d.next_attempt_at, (w.is_active OR d.manual_retry) AND u.is_active AS sendable
                 FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id JOIN users u ON u.id = w.user_id
                WHERE d.status = 'pending')
             SELECT count(*) FILTER (WHERE sendable)::int AS pending,

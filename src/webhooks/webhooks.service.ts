@@ -122,14 +122,15 @@ export class WebhooksService {
     return toPage(rows.map(toDeliveryResponse), total, query);
   }
 
-  /** A new attempt now (same webhook-id), whatever the delivery's status; not while the webhook is disabled. */
+  /**
+   * A new attempt now (same webhook-id), whatever the delivery's status and even while the webhook is
+   * disabled: the webhook stays disabled and its other pending deliveries keep waiting.
+   */
   async retry(user: AuthUser, id: number, deliveryId: number): Promise<DeliveryResponse> {
     const owner = WebhookOwner.of(user);
     const delivery = await this.db.transaction(async () => {
-      const webhook = found(await this.webhooks.find(owner, id, true), WEBHOOK_ERRORS.webhookNotFound);
-      const row = found(await this.deliveries.retryNow(owner, id, deliveryId), WEBHOOK_ERRORS.deliveryNotFound);
-      if (!webhook.is_active) fail(WEBHOOK_ERRORS.webhookDisabled);
-      return row;
+      found(await this.webhooks.find(owner, id, true), WEBHOOK_ERRORS.webhookNotFound);
+      return found(await this.deliveries.retryNow(owner, id, deliveryId), WEBHOOK_ERRORS.deliveryNotFound);
     });
     this.worker.wake();
     return toDeliveryResponse(delivery);

@@ -107,8 +107,6 @@ describe('API keys: authenticating with a key (scopes, client narrowing, revocat
         'POST /auth/login/json',
         () => t.http().post('/api/v1/auth/login/json').set(as).send({ email: 'a@b.c', password: 'x' }),
       ],
-      ['POST /notifications/stream-ticket', () => t.http().post('/api/v1/notifications/stream-ticket').set(as)],
-      ['GET /notifications/stream', () => t.http().get('/api/v1/notifications/stream').set(as)],
     ];
     for (const [route, call] of calls) {
       const res = await call();

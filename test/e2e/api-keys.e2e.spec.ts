@@ -104,6 +104,16 @@ describe('API keys: management (create, list, get, revoke) and bad input', () =>
       .send({ name: 'x', scopes: ['read'], user_id: w.userA.id })
       .expect(403);
     expect(denied.body).toEqual({ detail: 'Not enough permissions' });
+    // Any presence of the field counts, null included (it is not read as "myself").
+    const nullOwner = await t
+      .http()
+      .post(API_KEYS)
+      .set(w.userA.auth)
+      .send({ name: 'x', scopes: ['read'], user_id: null })
+      .expect(403);
+    expect(nullOwner.body).toEqual({ detail: 'Not enough permissions' });
+    // For an admin, null is the admin themselves.
+    expect((await createKey(t, w.admin.auth, { user_id: null, scopes: ['read'] })).user_id).toBe(w.admin.id);
     // An ingest account gets its keys from an admin.
     await t
       .http()

@@ -4,7 +4,7 @@ type Json = Record<string, unknown>;
 interface Operation {
   operationId?: string;
   security?: Json[];
-  parameters?: { name: string; in: string; schema?: Json }[];
+  parameters?: { name: string; in: string; required?: boolean; schema?: Json }[];
   requestBody?: { content: Record<string, { schema: Json }> };
   responses: Record<
     string,
@@ -15,7 +15,11 @@ interface Document {
   openapi: string;
   servers?: { url: string }[];
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, Json & { properties?: Record<string, Json>; required?: string[] }> };
+  webhooks?: Record<string, Record<string, Operation>>;
+  components: {
+    schemas: Record<string, Json & { properties?: Record<string, Json>; required?: string[] }>;
+    securitySchemes?: Record<string, Json>;
+  };
 }
 
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch']);
@@ -39,6 +43,12 @@ function namedSchemas(doc: Document): { where: string; name: string; schema: Jso
     (op.parameters ?? []).map((p) => ({ where: `${route} ${p.in} ${p.name}`, name: p.name, schema: p.schema ?? {} })),
   );
   return [...fromComponents, ...fromParameters];
+}
+
+/** The component a property refers to: `$ref` itself, or the one of an `allOf` that adds a description. */
+function refOf(schema: Json): string | undefined {
+  const allOf = schema.allOf as Json[] | undefined;
+  return (schema.$ref ?? allOf?.find((s) => typeof s.$ref === 'string')?.$ref) as string | undefined;
 }
 
 function walk(value: unknown, visit: (node: Json, path: string) => void, path = ''): void {
@@ -162,6 +172,56 @@ describe('OpenAPI document', () => {
     expect(security['GET /api/v1/images/{storage_name}.{extension}']).toEqual([]);
     expect(security['GET /api/v1/trackers']).toEqual([{ bearer: [] }, { apiKey: [] }]);
     expect(security['GET /api/v1/users/me']).toEqual([{ bearer: [] }]);
+    expect(security['GET /api/v1/notifications/stream']).toEqual([{ bearer: [] }, { apiKey: [] }]);
+    expect(security['POST /api/v1/notifications/stream-ticket']).toEqual([{ bearer: [] }, { apiKey: [] }]);
+  });
+
+  it('declares both security schemes: a bearer JWT and an API key header', () => {
+    expect(doc.components.securitySchemes).toEqual({
+      bearer: expect.objectContaining({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }),
+      apiKey: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-API-Key' }),
+    });
+  });
+
+  it('declares every webhook payload under `webhooks`: one POST per event type, signed headers, references resolving', () => {
+    const webhooks = doc.webhooks ?? {};
+    const types = ['tracker.status_changed', 'tracker.alert_opened', 'tracker.alert_resolved', 'webhook.test'];
+    expect(Object.keys(webhooks).sort()).toEqual([...types].sort());
+    const resolve = (ref: string) => {
+      const [, , , name] = ref.split('/');
+      expect([ref, ref.startsWith('#/components/schemas/') && doc.components.schemas[name] !== undefined]).toEqual([
+        ref,
+        true,
+      ]);
+      return doc.components.schemas[name];
+    };
+    for (const type of types) {
+      const op = webhooks[type].post;
+      expect([type, op.security]).toEqual([type, []]);
+      expect(op.parameters?.filter((p) => p.in === 'header' && p.required).map((p) => p.name)).toEqual([
+        'webhook-id',
+        'webhook-timestamp',
+        'webhook-signature',
+      ]);
+      const body = resolve(op.requestBody!.content['application/json'].schema.$ref as string);
+      expect([type, body.required]).toEqual([type, expect.arrayContaining(['type', 'timestamp', 'data'])]);
+      expect([type, body.properties!.type.enum]).toEqual([type, expect.arrayContaining([type])]);
+      expect([type, refOf(body.properties!.data)]).toEqual([type, expect.stringMatching(/^#\/components\/schemas\//)]);
+      // Every reference the payload reaches, transitively, names a component of the document.
+      const seen = new Set<string>();
+      const follow = (schema: Json) =>
+        walk(schema, (node) => {
+          if (typeof node.$ref !== 'string' || seen.has(node.$ref)) return;
+          seen.add(node.$ref);
+          follow(resolve(node.$ref));
+        });
+      follow(op.requestBody!.content['application/json'].schema);
+      expect(seen.size).toBeGreaterThan(1);
+    }
+    const alert = resolve(
+      webhooks['tracker.alert_opened'].post.requestBody!.content['application/json'].schema.$ref as string,
+    );
+    expect(resolve(refOf(alert.properties!.data)!).properties).toHaveProperty('alert');
   });
 
   it('puts no defaults in request bodies: only the fields without one are required', () => {

@@ -49,7 +49,7 @@ describe('TypeScript client (openapi-typescript + openapi-fetch)', () => {
     execFileSync(bin('tsc'), ['-p', 'clients/typescript/tsconfig.json'], { stdio: 'pipe' });
   }, 60_000);
 
-  it('logs in, renames the user, creates the chain, ingests, reads back, downloads CSV, uploads and deletes an image, and reads a 404 detail', async () => {
+  it('logs in, renames the user, creates the chain, ingests, reads back, downloads CSV, uploads and deletes an image, reads a 404 detail, and works with an API key and a webhook', async () => {
     const admin = await t.factories.admin();
     const png = new Blob([new Uint8Array(await rasterImage('png', 4, 3))], { type: 'image/png' });
     const result = await runExample(baseUrl, { email: admin.email, password: admin.password }, png);
@@ -63,6 +63,10 @@ describe('TypeScript client (openapi-typescript + openapi-fetch)', () => {
       imageBytes: expect.any(Number),
       deletedImageId: expect.any(Number),
       notFoundDetail: 'Tracker not found',
+      keyTrackers: 1,
+      webhookSecretPrefix: 'whsec_',
+      webhookDeliveries: 0,
+      revokedKeyStatus: 401,
     });
     expect(t.responses.violations).toEqual([]);
   }, 60_000);

@@ -212,7 +212,7 @@ describe('webhooks: routes', () => {
       tokenId: 'key',
       tokenFamily: null,
       tokenExpiresAt: new Date(Date.now() + 60_000),
-      apiKey: { id: 1, scopes: ['webhooks'], clientIds },
+      apiKey: { id: 1, prefix: 'abcd1234', scopes: ['webhooks'], clientIds },
     });
     const body = { url: URL_OK, event_types: STATUS as ['tracker.status_changed'] };
     const message = async (promise: Promise<unknown>) =>

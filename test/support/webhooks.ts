@@ -12,6 +12,8 @@ export function webhookEnv(overrides: Record<string, string> = {}): Record<strin
 }
 
 export interface ReceivedRequest {
+  /** Date.now() when the request's body had arrived. */
+  receivedAt: number;
   id: string;
   timestamp: string;
   signature: string;
@@ -19,8 +21,9 @@ export interface ReceivedRequest {
   headers: http.IncomingHttpHeaders;
 }
 
-/** What the receiver does with one request: answer a status, never answer, or stream a body without end. */
-export type Behaviour = { status: number; body?: string } | 'hang' | { streamBytes: number };
+/** What the receiver does with one request: answer a status (with headers), never answer, or stream a body without end. */
+export type Behaviour =
+  { status: number; body?: string; headers?: Record<string, string> } | 'hang' | { streamBytes: number };
 
 /**
  * A real webhook receiver (node http on 127.0.0.1, a free port). `script` decides each answer by the
@@ -90,6 +93,7 @@ export class TestReceiver {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const request: ReceivedRequest = {
+      receivedAt: Date.now(),
       id: String(req.headers['webhook-id']),
       timestamp: String(req.headers['webhook-timestamp']),
       signature: String(req.headers['webhook-signature']),
@@ -104,7 +108,10 @@ export class TestReceiver {
     this.waiters.clear();
     if (behaviour === 'hang') this.hanging.add(res);
     else if ('streamBytes' in behaviour) await this.stream(res, behaviour.streamBytes);
-    else res.writeHead(behaviour.status, { 'content-type': 'text/plain' }).end(behaviour.body ?? 'ok');
+    else
+      res
+        .writeHead(behaviour.status, { 'content-type': 'text/plain', ...behaviour.headers })
+        .end(behaviour.body ?? 'ok');
   }
 
   private async stream(res: http.ServerResponse, total: number): Promise<void> {

@@ -69,7 +69,7 @@ describe('AccessScope of a request with an API key', () => {
     tokenId: 'api-key:1',
     tokenFamily: null,
     tokenExpiresAt: new Date(),
-    apiKey: { id: 1, scopes: ['read'], clientIds: keyClients },
+    apiKey: { id: 1, prefix: 'abcd1234', scopes: ['read'], clientIds: keyClients },
   });
 
   it("intersects the owner's clients with the key's; an admin owner sees exactly the key's", () => {

@@ -58,7 +58,10 @@ export class CreateApiKeyDto {
   @IsoDateTime()
   expires_at?: Date | null;
 
-  @OptionalIdField({ description: 'Admin only: the user the key is created for, who becomes its owner.' })
+  @OptionalIdField({
+    description:
+      'Admin only: the user the key is created for, who becomes its owner (null: the admin). A non-admin sending the field, null included, gets 403.',
+  })
   user_id?: number | null;
 }
 

@@ -35,8 +35,8 @@ export function Access(...roles: Role[]): MethodDecorator & ClassDecorator {
 }
 
 /**
- * @Access for a route only a person's token opens (user management, API keys, notification
- * streams): a request with an API key answers 403 "Not enough permissions".
+ * @Access for a route only a person's token opens (user management, API keys): a request with an
+ * API key answers 403 "Not enough permissions".
  */
 export function AccessWithoutKeys(...roles: Role[]): MethodDecorator & ClassDecorator {
   return applyDecorators(

@@ -25,6 +25,12 @@ export interface ApiKeyAuthenticator {
   authenticate(key: string, request: Request): Promise<AuthUser>;
   /** The same check when everything it needs is known in process; undefined otherwise (or when refused). */
   knownCaller(key: string, request: Request): AuthUser | undefined;
+  /**
+   * Whether the key `grant` names is still usable (not revoked, deleted or expired), read through the
+   * same in-process tier as authentication: a change made on any instance counts once its cache
+   * invalidation arrives, at once on the instance that made it. The owner is not judged here.
+   */
+  isUsable(grant: Pick<ApiKeyGrant, 'id' | 'prefix'>): Promise<boolean>;
 }
 
 /** What a route admits from a key: one scope, or `none` (a key never calls it: users, API keys, auth). */
@@ -53,7 +59,7 @@ export function defaultKeyRule(method: string, routePath: string | undefined): K
   return method === 'GET' || method === 'HEAD' ? 'read' : 'write';
 }
 
-export function keyAllows(rule: KeyRouteRule, grant: ApiKeyGrant): boolean {
+export function keyAllows(rule: KeyRouteRule, grant: Pick<ApiKeyGrant, 'scopes'>): boolean {
   return rule !== 'none' && grant.scopes.includes(rule);
 }
 

@@ -7,6 +7,8 @@ export const API_KEY_SCOPES: readonly ApiKeyScope[] = ['read', 'write', 'ingest'
 /** The API key a request authenticated with: its id, scopes and optional client narrowing. */
 export interface ApiKeyGrant {
   id: number;
+  /** The key's public prefix (how its state is looked up). */
+  prefix: string;
   scopes: readonly ApiKeyScope[];
   /** The clients the key is narrowed to (intersected with the owner's visibility); null: not narrowed. */
   clientIds: readonly number[] | null;

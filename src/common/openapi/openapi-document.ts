@@ -60,7 +60,7 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
           in: 'header',
           name: 'X-API-Key',
           description:
-            'An API key (`tps_<prefix>_<secret>`, from POST /api/v1/api-keys) for machine clients; it may also be sent as `Authorization: Bearer tps_…`. It acts as its owner narrowed by its scopes and clients. Routes that list only the bearer scheme (users, API keys, notification streams, auth) refuse keys with 403.',
+            'An API key (`tps_<prefix>_<secret>`, from POST /api/v1/api-keys) for machine clients; it may also be sent as `Authorization: Bearer tps_…`. It acts as its owner narrowed by its scopes and clients. Routes that list only the bearer scheme (users, API keys, auth) refuse keys with 403.',
         },
         API_KEY_SCHEME,
       )
