@@ -64,11 +64,16 @@ interface Waiting<Claim, Batch> {
   batch: Batch;
 }
 
+/** How often a consumer with work looks at its table's planner statistics. */
+const STATISTICS_CHECK_MS = 30_000;
+
 export class OutboxConsumer<Claim extends OutboxClaim, Batch> {
   private readonly job: PeriodicJob<number>;
   /** Resolves the wait of a running pass (wake()). */
   private nudge: (() => void) | null = null;
   private nudged = false;
+  private statisticsCheck: Promise<unknown> | null = null;
+  private statisticsCheckedAt = 0;
 
   constructor(private readonly options: OutboxConsumerOptions<Claim, Batch>) {
     if ((options.concurrency ?? 1) > options.batchSize) throw new Error('concurrency must not exceed batchSize');
@@ -137,6 +142,7 @@ export class OutboxConsumer<Claim extends OutboxClaim, Batch> {
         const claims = await queue.claim(batchSize - running.size, leaseSeconds, room);
         woken = false;
         if (claims.length > 0) {
+          this.refreshStatistics();
           metrics.claimed(claims.length);
           for (const { group_key: key } of claims) if (key !== undefined) busy.set(key, (busy.get(key) ?? 0) + 1);
           const batch = await this.options.prepare(claims);
@@ -156,7 +162,25 @@ export class OutboxConsumer<Claim extends OutboxClaim, Batch> {
     }
     // Claimed but not tried (stopping): the lease lapses and any instance delivers it later.
     await Promise.all(running);
+    await this.statisticsCheck;
     return sent;
+  }
+
+  /**
+   * While there is work, at most every STATISTICS_CHECK_MS and never two at once, the queue's table
+   * gets fresh planner statistics when it needs them (OutboxQueue.refreshStatisticsIfStale), off the
+   * delivery path: a failure only logs.
+   */
+  private refreshStatistics(): void {
+    const now = Date.now();
+    if (this.statisticsCheck || now - this.statisticsCheckedAt < STATISTICS_CHECK_MS) return;
+    this.statisticsCheckedAt = now;
+    this.statisticsCheck = this.options.queue
+      .refreshStatisticsIfStale()
+      .catch((error: unknown) =>
+        this.options.logger.warn(`${this.options.what}: statistics not refreshed: ${(error as Error).message}`),
+      )
+      .finally(() => (this.statisticsCheck = null));
   }
 
   /** Waits for a delivery to end or, with `orWake`, for a wake-up or the poll interval; true for the latter. */

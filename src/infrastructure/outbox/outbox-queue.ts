@@ -195,6 +195,24 @@ export class OutboxQueue<Claim extends OutboxClaim = OutboxClaim> {
     return Math.max(0, row.age);
   }
 
+  /**
+   * Takes the table's planner statistics (ANALYZE) when it has never had any, or when more rows
+   * changed since than a tenth of its size (at least 1 000); true when it did. Claims read due rows
+   * in (dueAt, id) index order only while the statistics know how many rows are pending: right
+   * after a burst into a table without them the planner takes the backlog for a handful and sorts
+   * all of it on every claim. The consumer asks now and then while it has work, so a burst costs
+   * one ANALYZE instead of a sort per claim, whether or not autovacuum runs.
+   */
+  async refreshStatisticsIfStale(): Promise<boolean> {
+    const { stale } = await this.db.one<{ stale: boolean }>(
+      sql`SELECT c.reltuples < 0 OR coalesce(s.n_mod_since_analyze > greatest(1000, 0.1 * c.reltuples), false) AS stale
+            FROM pg_class c LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid
+           WHERE c.oid = ${this.spec.table}::regclass`,
+    );
+    if (stale) await this.db.execute(sql`ANALYZE ${this.t}`);
+    return stale;
+  }
+
   private owns(claim: OutboxClaim): Sql {
     const { c } = this;
     return sql`${c.id} = ${claim.id}::${raw(this.spec.idType)} AND ${c.claims} = ${claim.claims}`;
