@@ -3,6 +3,8 @@ const project = (displayName, testMatch) => ({
   displayName,
   testMatch: [testMatch],
   testEnvironment: 'node',
+  // Inert unless JEST_MEMORY_REPORT is set (see the file).
+  setupFilesAfterEnv: ['<rootDir>/test/setup/memory-report.ts'],
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: {
