@@ -3,6 +3,8 @@ const project = (displayName, testMatch) => ({
   displayName,
   testMatch: [testMatch],
   testEnvironment: 'node',
+  // Inert unless JEST_MEMORY_REPORT is set (see the file).
+  setupFilesAfterEnv: ['<rootDir>/test/setup/memory-report.ts'],
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: {
@@ -26,4 +28,11 @@ export default {
   globalTeardown: '<rootDir>/test/setup/global-teardown.mjs',
   testTimeout: 60000,
   maxWorkers: 2,
+  // In native ESM mode a worker never frees the modules a test file loaded (Node keeps every vm
+  // module alive), so each file leaves its whole application graph behind and a worker grows without
+  // end. Jest compares this limit with the worker's V8 heap in use (not its RSS) after each file and
+  // starts a fresh worker when it is over: the RSS a file can reach is then this heap, the native
+  // memory beside it, and that one file's own peak, which keeps the worker within the bound the team
+  // guide sets. It does not apply when Jest runs a single file in band.
+  workerIdleMemoryLimit: '600MB',
 };
