@@ -304,6 +304,7 @@ export interface Tables {
     error: string | null;
     finished_at: Date | null;
     created_at: Date;
+    manual_retry: boolean;
   };
   webhooks: {
     id: number;
